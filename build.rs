@@ -1,0 +1,172 @@
+//! Generates the dialect's C++ from `td/` with mlir-tblgen, compiles it with the
+//! hand-written bridge in `cpp/`, and sets up linking against the one shared
+//! `libMLIR.so` of the LLVM 22 installation.
+
+use std::{
+    env,
+    error::Error,
+    fs,
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+/// mlir-tblgen generators and the file each one writes, per `.td` file.
+const GENERATED: &[(&str, &str, &[&str])] = &[
+    (
+        "ExecutorOps.td",
+        "ExecutorDialect.h.inc",
+        &["-gen-dialect-decls", "-dialect=executor"],
+    ),
+    (
+        "ExecutorOps.td",
+        "ExecutorDialect.cpp.inc",
+        &["-gen-dialect-defs", "-dialect=executor"],
+    ),
+    (
+        "ExecutorTypes.td",
+        "ExecutorTypes.h.inc",
+        &["-gen-typedef-decls", "-typedefs-dialect=executor"],
+    ),
+    (
+        "ExecutorTypes.td",
+        "ExecutorTypes.cpp.inc",
+        &["-gen-typedef-defs", "-typedefs-dialect=executor"],
+    ),
+    (
+        "ExecutorOps.td",
+        "ExecutorOps.h.inc",
+        &["-gen-op-decls", "-dialect=executor"],
+    ),
+    (
+        "ExecutorOps.td",
+        "ExecutorOps.cpp.inc",
+        &["-gen-op-defs", "-dialect=executor"],
+    ),
+];
+
+const CPP_SOURCES: &[&str] = &["cpp/ExecutorDialect.cpp", "cpp/Bridge.cpp"];
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let prefix = PathBuf::from(
+        env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into()),
+    );
+    let out_dir = PathBuf::from(env::var("OUT_DIR")?);
+    println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
+    println!("cargo:rerun-if-changed=td");
+    println!("cargo:rerun-if-changed=cpp");
+
+    generate_cpp(&prefix, &out_dir)?;
+    compile_cpp(&prefix, &out_dir)?;
+    merge_capi_archives(&prefix, &out_dir)?;
+
+    let lib_dir = prefix.join("lib");
+    println!("cargo:rustc-link-search=native={}", out_dir.display());
+    println!("cargo:rustc-link-search=native={}", lib_dir.display());
+    // After the bridge archive, so its references to MLIR's C++ resolve here.
+    println!("cargo:rustc-link-lib=dylib=MLIR");
+    println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
+    Ok(())
+}
+
+fn generate_cpp(prefix: &Path, out_dir: &Path) -> Result<(), Box<dyn Error>> {
+    let tblgen = prefix.join("bin/mlir-tblgen");
+    for (td, output, flags) in GENERATED {
+        let status = Command::new(&tblgen)
+            .args(*flags)
+            .arg(format!("-I{}", prefix.join("include").display()))
+            .arg("-Itd")
+            .arg(Path::new("td").join(td))
+            .arg("-o")
+            .arg(out_dir.join(output))
+            .status()
+            .map_err(|error| {
+                format!(
+                    "cannot run {}: {error} (run scripts/deps.sh)",
+                    tblgen.display()
+                )
+            })?;
+        if !status.success() {
+            return Err(format!(
+                "mlir-tblgen {} on td/{td} failed: {status}",
+                flags.join(" ")
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+fn compile_cpp(prefix: &Path, out_dir: &Path) -> Result<(), Box<dyn Error>> {
+    let cxxflags = llvm_config(prefix, "--cxxflags")?;
+    let mut build = cc::Build::new();
+    build
+        .cpp(true)
+        .files(CPP_SOURCES)
+        .include("cpp")
+        .include(out_dir)
+        .warnings(false);
+    for flag in cxxflags.split_whitespace() {
+        build.flag(flag);
+    }
+    build.try_compile("executor_cpp")?;
+    Ok(())
+}
+
+/// Debian ships MLIR's C API only as static `libMLIRCAPI*.a` archives, while
+/// mlir-sys links `-lMLIR-C` in shared mode: merge them into `libMLIR-C.a`.
+/// The archives are position independent, so the merged one also links into
+/// shared objects (the mlir-opt plugin), resolving the C++ against libMLIR.so.
+fn merge_capi_archives(prefix: &Path, out_dir: &Path) -> Result<(), Box<dyn Error>> {
+    let lib_dir = prefix.join("lib");
+    let mut archives: Vec<PathBuf> = fs::read_dir(&lib_dir)?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("libMLIRCAPI") && name.ends_with(".a"))
+        })
+        .collect();
+    archives.sort();
+    if archives.is_empty() {
+        return Err(format!(
+            "no libMLIRCAPI*.a in {} (run scripts/deps.sh)",
+            lib_dir.display()
+        )
+        .into());
+    }
+
+    let merged = out_dir.join("libMLIR-C.a");
+    let _ = fs::remove_file(&merged);
+    let mut script = format!("CREATE {}\n", merged.display());
+    for archive in &archives {
+        script += &format!("ADDLIB {}\n", archive.display());
+    }
+    script += "SAVE\nEND\n";
+    let script_path = out_dir.join("merge-capi.mri");
+    fs::write(&script_path, script)?;
+
+    let ar = prefix.join("bin/llvm-ar");
+    let status = Command::new(&ar)
+        .arg("-M")
+        .stdin(fs::File::open(&script_path)?)
+        .status()
+        .map_err(|error| format!("cannot run {}: {error}", ar.display()))?;
+    if !status.success() {
+        return Err(format!(
+            "merging the MLIR C API archives into {} failed: {status}",
+            merged.display()
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn llvm_config(prefix: &Path, argument: &str) -> Result<String, Box<dyn Error>> {
+    let output = Command::new(prefix.join("bin/llvm-config"))
+        .arg(argument)
+        .output()?;
+    if !output.status.success() {
+        return Err(format!("llvm-config {argument} failed: {}", output.status).into());
+    }
+    Ok(String::from_utf8(output.stdout)?.trim().to_owned())
+}

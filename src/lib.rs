@@ -1,0 +1,8 @@
+//! executor-mlir: Catalyst's `executor` MLIR dialect, defined in TableGen
+//! (`td/`), registered with MLIR through melior, with its passes in Rust.
+
+pub mod dialect;
+pub mod ffi;
+#[path = "../passes/mod.rs"]
+pub mod passes;
+pub mod registration;

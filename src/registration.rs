@@ -1,0 +1,30 @@
+//! The one place that lists what this project adds to MLIR: its dialect and
+//! its passes. The driver and the mlir-opt plugin both register through here.
+
+use std::sync::Once;
+
+use melior::dialect::DialectRegistry;
+
+use crate::ffi;
+
+/// Adds the executor dialect to `registry`.
+pub fn register_dialect(registry: &DialectRegistry) {
+    ffi::executor_dialect_handle().insert_dialect(registry);
+}
+
+/// Adds every upstream dialect and extension, then the executor dialect.
+pub fn register_all_dialects(registry: &DialectRegistry) {
+    melior::utility::register_all_dialects(registry);
+    register_dialect(registry);
+}
+
+/// Puts this project's passes into MLIR's global pass registry. Registering a
+/// pass argument twice aborts inside MLIR, so repeated calls do nothing.
+pub fn register_passes() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        for factory in crate::passes::FACTORIES {
+            ffi::register_pass(*factory);
+        }
+    });
+}

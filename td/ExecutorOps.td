@@ -1,0 +1,187 @@
+//===- ExecutorOps.td - Operations of the executor dialect -*- tablegen -*-===//
+//
+// The summaries, descriptions and assembly formats follow the op reference
+// (shared/spec/executor-ops.txt) to the letter; each description then lists
+// the rules the verifier adds on top of the operand and result types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EXECUTOR_OPS_TD
+#define EXECUTOR_OPS_TD
+
+include "ExecutorDialect.td"
+include "ExecutorTypes.td"
+
+//===----------------------------------------------------------------------===//
+// Attribute constraints
+//===----------------------------------------------------------------------===//
+
+// Names of addresses, files and symbols: an empty one can never be resolved
+// by the runtime, so it is rejected when the IR is verified.
+def Executor_NonEmptyStrAttr : ConfinedAttr<StrAttr, [AttrConstraint<
+    CPred<"!::llvm::cast<::mlir::StringAttr>($_self).getValue().empty()">,
+    "that is not empty">]>;
+
+// The encodings of executor.send_binary the runtime loads.
+def Executor_BinaryFormatAttr : ConfinedAttr<I32Attr, [AttrConstraint<
+    CPred<"::llvm::is_contained({0, 1}, "
+          "::llvm::cast<::mlir::IntegerAttr>($_self).getInt())">,
+    "whose value is 0 (relocatable object file) or 1 (shared library); "
+    "other values are reserved for future encodings">]>;
+
+def Executor_ShapedValue : AnyTypeOf<[AnyRankedTensor, AnyMemRef]>;
+
+//===----------------------------------------------------------------------===//
+// Sessions
+//===----------------------------------------------------------------------===//
+
+def Executor_OpenOp : Executor_Op<"open"> {
+  let summary = "Open a session with an executor.";
+  let description = [{
+    Establish a connection to the executor reachable at address and return an
+    !executor.session handle identifying it. Subsequent executor operations
+    consume the handle to target this session.
+
+    Verification:
+    - `address` is not empty.
+  }];
+  let arguments = (ins Executor_NonEmptyStrAttr:$address);
+  let results = (outs Executor_SessionType:$session);
+  let assemblyFormat = "`(` $address `)` attr-dict `:` type($session)";
+}
+
+def Executor_SendBinaryOp : Executor_Op<"send_binary"> {
+  let summary = "Ship a compiled kernel object file to the executor.";
+  let description = [{
+    Transfer the compiled binary at binary_path over the session to the
+    executor. The executor loads the file and exposes all of its symbols.
+    format selects the wire encoding for the transfer, which is handled by the
+    runtime. Defaults to 0 (the raw object file); other values are reserved for
+    future encodings.
+
+    Verification:
+    - `binary_path` is not empty.
+    - `format` is 0 (relocatable object file) or 1 (shared library); other
+      values are reserved.
+  }];
+  let arguments = (ins Executor_SessionType:$session,
+                       Executor_NonEmptyStrAttr:$binary_path,
+                       DefaultValuedAttr<Executor_BinaryFormatAttr, "0">:$format);
+  let assemblyFormat = "$session `(` $binary_path `)` attr-dict `:` type($session)";
+}
+
+def Executor_CloseOp : Executor_Op<"close"> {
+  let summary = "Release a session handle with an executor.";
+  let description = [{
+    Release the session previously established via executor.open, marking the
+    end of its use in the IR.
+  }];
+  let arguments = (ins Executor_SessionType:$session);
+  let assemblyFormat = "$session attr-dict `:` type($session)";
+}
+
+//===----------------------------------------------------------------------===//
+// Launches
+//===----------------------------------------------------------------------===//
+
+def Executor_LaunchOp : Executor_Op<"launch"> {
+  let summary = "Dispatch a cross-compiled kernel on the executor and receive its results.";
+  let description = [{
+    Invoke, on the given session, the kernel previously registered via
+    executor.send_binary. The inputs operand list mirrors the original host-side
+    func.call to the kernel; results mirrors the kernel’s return values.
+
+    Verification:
+    - `kernel_callee` and `object` are not empty.
+  }];
+  let arguments = (ins Executor_SessionType:$session,
+                       Executor_NonEmptyStrAttr:$kernel_callee,
+                       Executor_NonEmptyStrAttr:$object,
+                       Variadic<AnyMemRef>:$inputs);
+  let results = (outs Variadic<AnyMemRef>:$results);
+  let assemblyFormat = [{
+    $session `(` $kernel_callee `,` $object `)` `(` $inputs `)` attr-dict
+    `:` type($session) `,` functional-type($inputs, $results)
+  }];
+}
+
+def Executor_LaunchAsyncOp : Executor_Op<"launch_async"> {
+  let summary = "Dispatch a ``()->()`` entry on the executor without waiting for it.";
+  let description = [{
+    Like executor.launch, but returns as soon as the entry has been started
+    instead of waiting for it to finish; the entry runs on a background thread
+    on the host. Pass the returned token to executor.await to wait for it.
+
+    Verification:
+    - `kernel_callee` and `object` are not empty.
+  }];
+  let arguments = (ins Executor_SessionType:$session,
+                       Executor_NonEmptyStrAttr:$kernel_callee,
+                       Executor_NonEmptyStrAttr:$object);
+  let results = (outs Executor_TokenType:$token);
+  let assemblyFormat = [{
+    $session `(` $kernel_callee `,` $object `)` attr-dict
+    `:` type($session) `->` type($token)
+  }];
+}
+
+def Executor_AwaitOp : Executor_Op<"await"> {
+  let summary = "Wait for one executor.launch_async to finish.";
+  let description = [{
+    Block until the executor.launch_async that produced token has finished.
+    Waiting on the token rather than on the session means other launches on
+    that session are left running.
+  }];
+  let arguments = (ins Executor_TokenType:$token);
+  let assemblyFormat = "$token attr-dict `:` type($token)";
+}
+
+//===----------------------------------------------------------------------===//
+// Library calls
+//===----------------------------------------------------------------------===//
+
+def Executor_CallOp : Executor_Op<"call", [
+    PredOpTrait<"num_input_args is at most the number of operands",
+                CPred<"!getNumInputArgs() || "
+                      "*getNumInputArgs() <= getInputs().size()">>]> {
+  let summary = "Invoke a symbol in a previously-loaded shared library.";
+  let description = [{
+    Invoke symbol in a shared library already loaded on the executor session.
+
+    The operand list packs input buffers followed by output buffers.
+    num_input_args, when present, marks the boundary: operands
+    [0, num_input_args) are inputs and the remainder are output buffers to be
+    filled by the callee. Without num_input_args all operands are treated as
+    inputs.
+
+    Operands and results are ranked tensors (value semantics) or, once
+    bufferized, memrefs.
+
+    Verification:
+    - `symbol` is not empty.
+    - `num_input_args` is within [0, number of operands].
+    - Operands and results are either all tensors or all memrefs.
+    - With output operands, the results are the filled outputs: one result per
+      output operand, each of the same type as its output operand.
+    - Without output operands, every result has a static shape, since nothing
+      else tells the executor how large it is.
+  }];
+  let arguments = (ins Executor_SessionType:$session,
+                       Executor_NonEmptyStrAttr:$symbol,
+                       Variadic<Executor_ShapedValue>:$inputs,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$num_input_args);
+  let results = (outs Variadic<Executor_ShapedValue>:$results);
+  let assemblyFormat = [{
+    $session `(` $symbol `)` `(` $inputs `)` attr-dict
+    `:` type($session) `,` functional-type($inputs, $results)
+  }];
+  let extraClassDeclaration = [{
+    /// The operands the callee reads: all of them without num_input_args.
+    ::mlir::OperandRange getInputBuffers();
+    /// The buffers the callee fills: empty without num_input_args.
+    ::mlir::OperandRange getOutputBuffers();
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // EXECUTOR_OPS_TD
