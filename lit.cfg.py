@@ -1,0 +1,39 @@
+# -*- Python -*-
+# The lit configuration of executor-mlir. `cargo test` (tests/lit.rs) runs it on
+# test/; by hand: /usr/lib/llvm-22/bin/lit -sv test
+import os
+
+import lit.formats
+import lit.llvm
+
+lit.llvm.initialize(lit_config, config)
+from lit.llvm import llvm_config  # noqa: E402 (set by initialize)
+from lit.llvm.subst import ToolSubst  # noqa: E402
+
+config.name = "executor-mlir"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.test_source_root, "target", "lit")
+# Only test/ holds tests; examples/ and docs/ hold .mlir files without RUN lines.
+config.excludes = ["examples", "docs", "bench", "target", "Inputs"]
+
+llvm_prefix = lit_config.params.get("llvm_prefix", "/usr/lib/llvm-22")
+llvm_bin = os.path.join(llvm_prefix, "bin")
+project_bin = lit_config.params.get(
+    "project_bin", os.path.join(config.test_source_root, "target", "release")
+)
+config.llvm_tools_dir = llvm_bin
+config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment["PATH"]])
+
+llvm_config.use_default_substitutions()
+llvm_config.add_tool_substitutions(
+    [
+        ToolSubst("executor-opt", command=os.path.join(project_bin, "executor-opt"), unresolved="fatal"),
+        # Upstream's mlir-opt, spelled out so a test can never pick up another one.
+        ToolSubst("mlir-opt", command=os.path.join(llvm_bin, "mlir-opt"), unresolved="fatal"),
+        ToolSubst("mlir-translate", command=os.path.join(llvm_bin, "mlir-translate"), unresolved="fatal"),
+        ToolSubst("split-file", command=os.path.join(llvm_bin, "split-file"), unresolved="fatal"),
+    ],
+    [project_bin, llvm_bin],
+)

@@ -1,0 +1,24 @@
+//! Runs the lit/FileCheck suite under `test/` against the binaries this
+//! `cargo test` built, so that `cargo test` is the whole test suite.
+
+use std::{path::Path, process::Command};
+
+#[test]
+fn lit_suite_passes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let llvm_prefix = option_env!("MLIR_SYS_220_PREFIX").unwrap_or("/usr/lib/llvm-22");
+    let project_bin = Path::new(env!("CARGO_BIN_EXE_executor-opt"))
+        .parent()
+        .expect("the executor-opt binary lives in a directory");
+    let lit = Path::new(llvm_prefix).join("bin/lit");
+
+    let status = Command::new(&lit)
+        .current_dir(root)
+        .arg("-v")
+        .arg(format!("--param=llvm_prefix={llvm_prefix}"))
+        .arg(format!("--param=project_bin={}", project_bin.display()))
+        .arg("test")
+        .status()
+        .unwrap_or_else(|error| panic!("cannot run {}: {error} (run scripts/deps.sh)", lit.display()));
+    assert!(status.success(), "lit reported failing tests (see its report above)");
+}
