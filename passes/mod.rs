@@ -1,6 +1,32 @@
 //! This project's passes, written in Rust with melior.
 
+pub mod convert_executor_to_llvm;
+mod ir;
+mod module_symbols;
+mod runtime_abi;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use melior::ir::{OperationRef, operation::OperationLike};
+
 use crate::ffi::PassFactory;
 
 /// One factory per pass, in the order `--help` lists them.
-pub const FACTORIES: &[PassFactory] = &[];
+pub const FACTORIES: &[PassFactory] = &[convert_executor_to_llvm::create_pass];
+
+/// Runs a pass body; a panic must not unwind into MLIR's C++, so it becomes an
+/// error at `root` naming the pass. Returns whether the body succeeded.
+fn run_guarded<T>(pass: &str, root: OperationRef<'_, '_>, body: impl FnOnce() -> Result<(), T>) -> bool {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(result) => result.is_ok(),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("unknown panic");
+            ir::emit_error(root.location(), &format!("internal error in {pass}: {message}"));
+            false
+        }
+    }
+}

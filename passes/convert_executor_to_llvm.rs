@@ -1,0 +1,583 @@
+//! `convert-executor-to-llvm`: rewrites every executor op into LLVM-dialect
+//! calls to the executor runtime ABI (`passes/runtime_abi.rs`), and every
+//! `!executor.session` / `!executor.token` into `i64`.
+//!
+//! MLIR's C API has no dialect-conversion framework, so the pass works in three
+//! phases over the whole module: check every op (nothing is changed when one
+//! cannot be lowered), retype every session and token value to `i64` in place
+//! (block arguments, op results and function signatures alike, which is what
+//! makes sessions cross `func.call`, `scf` and `cf` boundaries), then replace
+//! each executor op by its calls. Memref operands become descriptors through
+//! `builtin.unrealized_conversion_cast`, which `reconcile-unrealized-casts`
+//! folds against `finalize-memref-to-llvm`'s casts whichever runs first.
+
+use std::collections::HashMap;
+
+use melior::{
+    Context,
+    dialect::DialectHandle,
+    ir::{
+        BlockLike, BlockRef, Identifier, Location, Operation, OperationRef,
+        RegionLike, Type, Value, ValueLike,
+        attribute::{
+            DenseI32ArrayAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute,
+            TypeAttribute,
+        },
+        operation::{OperationBuilder, OperationLike},
+        r#type::{FunctionType, IntegerType, MemRefType},
+    },
+    pass::{ExternalPass, RunExternalPass, create_external},
+};
+use mlir_sys::MlirPass;
+
+use super::{
+    ir,
+    module_symbols::ModuleSymbols,
+    runtime_abi::{self, RuntimeFunction},
+};
+
+pub const ARGUMENT: &str = "convert-executor-to-llvm";
+
+#[repr(align(8))]
+struct PassId;
+static PASS_ID: PassId = PassId;
+
+/// The pass factory registered with MLIR.
+pub extern "C" fn create_pass() -> MlirPass {
+    create_external(
+        ConvertExecutorToLlvm,
+        melior::ir::r#type::TypeId::create(&PASS_ID),
+        "ConvertExecutorToLLVMPass",
+        ARGUMENT,
+        "Lower executor ops to LLVM-dialect calls into the executor runtime ABI",
+        "builtin.module",
+        &[DialectHandle::llvm()],
+    )
+    .to_raw()
+}
+
+#[derive(Clone)]
+struct ConvertExecutorToLlvm;
+
+impl<'c> RunExternalPass<'c> for ConvertExecutorToLlvm {
+    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
+
+    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        let lowered = ir::with_context(module, |context| super::run_guarded(ARGUMENT, module, || lower_module(context, module)));
+        if !lowered {
+            pass.signal_failure();
+        }
+    }
+}
+
+/// Diagnostics were emitted at the ops that could not be lowered.
+pub struct Failed;
+
+fn lower_module<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> Result<(), Failed> {
+    let types = CommonTypes::new(context);
+
+    let executor_ops = ir::collect_operations(module, |operation| {
+        operation.name().as_string_ref().as_str().is_ok_and(|name| name.starts_with("executor."))
+    });
+    let mut errors = 0;
+    for operation in &executor_ops {
+        if let Err(message) = check(*operation, &types) {
+            ir::emit_error(operation.location(), &message);
+            errors += 1;
+        }
+    }
+    if errors > 0 {
+        return Err(Failed);
+    }
+
+    retype_handles(context, module, &types);
+
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|region| region.first_block())
+        .expect("builtin.module has a body block");
+    let mut lowering = Lowering { context, types, symbols: ModuleSymbols::new(context, body), descriptors: HashMap::new() };
+    for operation in executor_ops {
+        if let Err(message) = lowering.lower(operation) {
+            ir::emit_error(operation.location(), &message);
+            return Err(Failed);
+        }
+    }
+    Ok(())
+}
+
+/// The types the lowering uses over and over, created once per run.
+struct CommonTypes<'c> {
+    session: Type<'c>,
+    token: Type<'c>,
+    i32: Type<'c>,
+    i64: Type<'c>,
+    ptr: Type<'c>,
+}
+
+impl<'c> CommonTypes<'c> {
+    fn new(context: &'c Context) -> Self {
+        let parse = |source: &str| {
+            Type::parse(context, source).unwrap_or_else(|| panic!("the type {source} parses"))
+        };
+        Self {
+            session: parse("!executor.session"),
+            token: parse("!executor.token"),
+            i32: IntegerType::new(context, 32).into(),
+            i64: IntegerType::new(context, 64).into(),
+            ptr: parse("!llvm.ptr"),
+        }
+    }
+
+    fn is_handle(&self, value_type: Type<'c>) -> bool {
+        value_type == self.session || value_type == self.token
+    }
+
+    fn lowered(&self, value_type: Type<'c>) -> Type<'c> {
+        if self.is_handle(value_type) { self.i64 } else { value_type }
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Phase 1: check that every executor op can be lowered
+//===----------------------------------------------------------------------===//
+
+fn check(operation: OperationRef<'_, '_>, types: &CommonTypes<'_>) -> Result<(), String> {
+    match op_name(operation) {
+        "executor.launch" => {
+            enclosing_function_entry(operation)?;
+            let values = operation.operands().skip(1).map(|value| value.r#type());
+            let results = operation.results().map(|value| value.r#type());
+            for (index, memref) in values.chain(results).enumerate() {
+                check_memref(memref).map_err(|problem| format!("cannot lower value #{index} of executor.launch: {problem}"))?;
+            }
+            Ok(())
+        }
+        "executor.call" => Err(
+            "executor.call is not lowered by convert-executor-to-llvm yet; the call_wrapper ABI is documented in docs/runtime-abi.md"
+                .to_owned(),
+        ),
+        "executor.await" => check_await(operation, types),
+        _ => Ok(()),
+    }
+}
+
+fn check_memref(memref: Type<'_>) -> Result<(), String> {
+    let memref = MemRefType::try_from(memref).map_err(|_| format!("{memref} is not a ranked memref"))?;
+    let memref_type: Type = memref.into();
+    let element = ir::element_type(memref_type);
+    if ir::element_size_in_bytes(element).is_none() {
+        return Err(format!("the element type {element} of {memref_type} has no known size in memory"));
+    }
+    if !ir::is_default_memory_space(ir::memref_memory_space(memref_type)) {
+        return Err(format!("{memref_type} is not in the default memory space"));
+    }
+    Ok(())
+}
+
+/// A token is awaited once; after `executor.await` nothing may use it.
+fn check_await(operation: OperationRef<'_, '_>, types: &CommonTypes<'_>) -> Result<(), String> {
+    let token = operation.operand(0).map_err(|error| error.to_string())?;
+    debug_assert!(token.r#type() == types.token);
+    for user in ir::users(token) {
+        if user == operation {
+            continue;
+        }
+        if op_name(user) == "executor.await" {
+            return Err("this token is awaited more than once; each executor.launch_async is awaited exactly once".to_owned());
+        }
+        if user.block() == operation.block() && operation.is_before_in_block(user) {
+            return Err(format!("the token is used by {} after this executor.await", op_name(user)));
+        }
+    }
+    Ok(())
+}
+
+//===----------------------------------------------------------------------===//
+// Phase 2: sessions and tokens become i64 wherever they appear
+//===----------------------------------------------------------------------===//
+
+fn retype_handles<'c>(context: &'c Context, module: OperationRef<'c, '_>, types: &CommonTypes<'c>) {
+    for operation in ir::collect_operations(module, |_| true) {
+        for result in operation.results() {
+            if types.is_handle(result.r#type()) {
+                result.set_type(types.i64);
+            }
+        }
+        for region in operation.regions() {
+            let mut block = region.first_block();
+            while let Some(current) = block {
+                for index in 0..current.argument_count() {
+                    let argument = current.argument(index).expect("index below argument_count");
+                    if types.is_handle(argument.r#type()) {
+                        argument.set_type(types.i64);
+                    }
+                }
+                block = current.next_in_region();
+            }
+        }
+        retype_function_signature(context, operation, types);
+    }
+}
+
+/// `func.func` (and any op with a `function_type`) keeps its signature in an
+/// attribute, which must follow its entry block's argument types.
+fn retype_function_signature<'c>(context: &'c Context, operation: OperationRef<'c, '_>, types: &CommonTypes<'c>) {
+    let Some(function_type) = operation
+        .attribute("function_type")
+        .ok()
+        .and_then(|attribute| TypeAttribute::try_from(attribute).ok())
+        .and_then(|attribute| FunctionType::try_from(attribute.value()).ok())
+    else {
+        return;
+    };
+    let inputs: Vec<Type> = (0..function_type.input_count()).filter_map(|i| function_type.input(i).ok()).collect();
+    let results: Vec<Type> = (0..function_type.result_count()).filter_map(|i| function_type.result(i).ok()).collect();
+    if !inputs.iter().chain(&results).any(|value_type| types.is_handle(*value_type)) {
+        return;
+    }
+    let lowered = |list: &[Type<'c>]| -> Vec<Type<'c>> { list.iter().map(|t| types.lowered(*t)).collect() };
+    let lowered_type = FunctionType::new(context, &lowered(&inputs), &lowered(&results));
+    ir::set_attribute(operation, "function_type", TypeAttribute::new(lowered_type.into()).into());
+}
+
+//===----------------------------------------------------------------------===//
+// Phase 3: each executor op becomes runtime calls
+//===----------------------------------------------------------------------===//
+
+struct Lowering<'c, 'a> {
+    context: &'c Context,
+    types: CommonTypes<'c>,
+    symbols: ModuleSymbols<'c, 'a>,
+    /// The LLVM struct type of a memref descriptor, per rank.
+    descriptors: HashMap<usize, Type<'c>>,
+}
+
+impl<'c, 'a> Lowering<'c, 'a> {
+    fn lower(&mut self, operation: OperationRef<'c, 'a>) -> Result<(), String> {
+        let at = Emitter::before(operation)?;
+        let name = op_name(operation);
+        let results: Vec<Value<'c, 'a>> = match name {
+            "executor.open" => {
+                let address = self.string_attribute(&at, operation, "address")?;
+                vec![self.call(&at, &runtime_abi::OPEN, &[address])?.expect("open returns a session")]
+            }
+            "executor.send_binary" => {
+                let session = operation.operand(0).map_err(|e| e.to_string())?;
+                let path = self.string_attribute(&at, operation, "binary_path")?;
+                let format = operation
+                    .attribute("format")
+                    .ok()
+                    .and_then(|attribute| IntegerAttribute::try_from(attribute).ok())
+                    .map_or(0, |attribute| attribute.value());
+                let format = at.constant(self.context, self.types.i32, format);
+                self.call(&at, &runtime_abi::SEND_BINARY, &[session, path, format])?;
+                vec![]
+            }
+            "executor.launch" => self.lower_launch(&at, operation)?,
+            "executor.launch_async" => {
+                let session = operation.operand(0).map_err(|e| e.to_string())?;
+                let callee = self.attribute_text(operation, "kernel_callee")?;
+                let entry = self.string(&at, &callee);
+                let object = self.string_attribute(&at, operation, "object")?;
+                vec![self.call(&at, &runtime_abi::LAUNCH_ASYNC, &[session, entry, object])?.expect("launch_async returns a token")]
+            }
+            "executor.await" => {
+                let token = operation.operand(0).map_err(|e| e.to_string())?;
+                self.call(&at, &runtime_abi::AWAIT, &[token])?;
+                vec![]
+            }
+            "executor.close" => {
+                let session = operation.operand(0).map_err(|e| e.to_string())?;
+                self.call(&at, &runtime_abi::CLOSE, &[session])?;
+                vec![]
+            }
+            other => return Err(format!("no lowering for {other}")),
+        };
+        for (old, new) in operation.results().zip(results) {
+            ir::replace_all_uses(old.into(), new);
+        }
+        ir::erase(operation);
+        Ok(())
+    }
+
+    /// `executor.launch`: one descriptor slot per input and result, arrays of
+    /// pointers to them, constant arrays of ranks and element sizes, one call,
+    /// then the results read back from their filled descriptors.
+    fn lower_launch(&mut self, at: &Emitter<'c, 'a>, operation: OperationRef<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, String> {
+        let mut entry = EntryBlock { block: enclosing_function_entry(operation)?, location: at.location, prologue_end: None };
+        let session = operation.operand(0).map_err(|e| e.to_string())?;
+        let callee = self.attribute_text(operation, "kernel_callee")?;
+        let entry_symbol = self.string(at, &format!("{}{callee}", runtime_abi::MLIR_CIFACE_PREFIX));
+        let object = self.string_attribute(at, operation, "object")?;
+
+        let inputs: Vec<Value> = operation.operands().skip(1).collect();
+        let result_types: Vec<Type> = operation.results().map(|result| result.r#type()).collect();
+        let input_types: Vec<Type> = inputs.iter().map(|value| value.r#type()).collect();
+
+        let input_slots: Vec<Value> = input_types.iter().map(|t| self.descriptor_slot(&mut entry, *t)).collect();
+        for ((input, input_type), slot) in inputs.iter().zip(&input_types).zip(&input_slots) {
+            let descriptor = at.cast(*input, self.descriptor_type(*input_type));
+            at.store(descriptor, *slot);
+        }
+        let output_slots: Vec<Value> = result_types.iter().map(|t| self.descriptor_slot(&mut entry, *t)).collect();
+
+        let mut operands = vec![session, entry_symbol, object];
+        for (types, slots) in [(&input_types, &input_slots), (&result_types, &output_slots)] {
+            operands.push(at.constant(self.context, self.types.i64, types.len() as i64));
+            operands.push(self.pointer_array(at, &mut entry, slots));
+            let ranks: Vec<i64> = types.iter().map(|t| memref_rank(*t) as i64).collect();
+            let sizes: Vec<i64> = types.iter().map(|t| memref_element_size(*t) as i64).collect();
+            operands.push(self.i64_array(at, &ranks));
+            operands.push(self.i64_array(at, &sizes));
+        }
+        self.call(at, &runtime_abi::LAUNCH, &operands)?;
+
+        Ok(result_types
+            .iter()
+            .zip(&output_slots)
+            .map(|(result_type, slot)| {
+                let descriptor = at.load(*slot, self.descriptor_type(*result_type));
+                at.cast(descriptor, *result_type)
+            })
+            .collect())
+    }
+
+    /// The LLVM struct of MLIR's strided memref descriptor:
+    /// `{T *allocated, T *aligned, i64 offset, i64 sizes[rank], i64 strides[rank]}`.
+    fn descriptor_type(&mut self, memref: Type<'c>) -> Type<'c> {
+        let rank = memref_rank(memref);
+        let context = self.context;
+        *self.descriptors.entry(rank).or_insert_with(|| {
+            let source = if rank == 0 {
+                "!llvm.struct<(ptr, ptr, i64)>".to_owned()
+            } else {
+                format!("!llvm.struct<(ptr, ptr, i64, array<{rank} x i64>, array<{rank} x i64>)>")
+            };
+            Type::parse(context, &source).expect("a descriptor type parses")
+        })
+    }
+
+    fn descriptor_slot(&mut self, entry: &mut EntryBlock<'c, 'a>, memref: Type<'c>) -> Value<'c, 'a> {
+        let descriptor = self.descriptor_type(memref);
+        entry.alloca(self.context, &self.types, descriptor)
+    }
+
+    /// A pointer to an array holding `slots`, filled once in the entry block
+    /// (the slots never move), or null when there are none.
+    fn pointer_array(&mut self, at: &Emitter<'c, 'a>, entry: &mut EntryBlock<'c, 'a>, slots: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+        if slots.is_empty() {
+            return at.null(self.types.ptr);
+        }
+        let array_type = Type::parse(self.context, &format!("!llvm.array<{} x ptr>", slots.len())).expect("an array type parses");
+        entry.pointer_array(self.context, &self.types, array_type, slots)
+    }
+
+    fn i64_array(&mut self, at: &Emitter<'c, 'a>, values: &[i64]) -> Value<'c, 'a> {
+        if values.is_empty() {
+            return at.null(self.types.ptr);
+        }
+        let name = self.symbols.i64_array(values);
+        at.address_of(self.context, self.types.ptr, &name)
+    }
+
+    fn string(&mut self, at: &Emitter<'c, 'a>, text: &str) -> Value<'c, 'a> {
+        let name = self.symbols.string(text);
+        at.address_of(self.context, self.types.ptr, &name)
+    }
+
+    fn attribute_text(&self, operation: OperationRef<'c, 'a>, name: &str) -> Result<String, String> {
+        operation
+            .attribute(name)
+            .ok()
+            .and_then(|attribute| StringAttribute::try_from(attribute).ok())
+            .map(|attribute| attribute.value().to_owned())
+            .ok_or_else(|| format!("{} has no string attribute '{name}'", op_name(operation)))
+    }
+
+    fn string_attribute(&mut self, at: &Emitter<'c, 'a>, operation: OperationRef<'c, 'a>, name: &str) -> Result<Value<'c, 'a>, String> {
+        let text = self.attribute_text(operation, name)?;
+        Ok(self.string(at, &text))
+    }
+
+    fn call(&mut self, at: &Emitter<'c, 'a>, function: &RuntimeFunction, operands: &[Value<'c, 'a>]) -> Result<Option<Value<'c, 'a>>, String> {
+        self.symbols.declare(function)?;
+        let result = match function.result {
+            Some("i32") => Some(self.types.i32),
+            Some(_) => Some(self.types.i64),
+            None => None,
+        };
+        Ok(at.call(self.context, function.name, operands, result))
+    }
+}
+
+/// Builds LLVM-dialect ops right before one operation.
+struct Emitter<'c, 'a> {
+    block: BlockRef<'c, 'a>,
+    anchor: OperationRef<'c, 'a>,
+    location: Location<'c>,
+}
+
+impl<'c, 'a> Emitter<'c, 'a> {
+    fn before(anchor: OperationRef<'c, 'a>) -> Result<Self, String> {
+        let block = anchor.block().ok_or("the operation is not in a block")?;
+        Ok(Self { block, anchor, location: anchor.location() })
+    }
+
+    fn emit(&self, operation: Operation<'c>) -> OperationRef<'c, 'a> {
+        self.block.insert_operation_before(self.anchor, operation)
+    }
+
+    fn emit_value(&self, operation: Operation<'c>) -> Value<'c, 'a> {
+        let emitted = self.emit(operation);
+        emitted.result(0).expect("the emitted op has a result").into()
+    }
+
+    fn constant(&self, context: &'c Context, value_type: Type<'c>, value: i64) -> Value<'c, 'a> {
+        self.emit_value(constant_op(context, self.location, value_type, value))
+    }
+
+    fn null(&self, ptr: Type<'c>) -> Value<'c, 'a> {
+        self.emit_value(build(OperationBuilder::new("llvm.mlir.zero", self.location).add_results(&[ptr])))
+    }
+
+    fn address_of(&self, context: &'c Context, ptr: Type<'c>, global: &str) -> Value<'c, 'a> {
+        self.emit_value(build(
+            OperationBuilder::new("llvm.mlir.addressof", self.location)
+                .add_attributes(&[(Identifier::new(context, "global_name"), FlatSymbolRefAttribute::new(context, global).into())])
+                .add_results(&[ptr]),
+        ))
+    }
+
+    fn cast(&self, value: Value<'c, 'a>, to: Type<'c>) -> Value<'c, 'a> {
+        self.emit_value(build(
+            OperationBuilder::new("builtin.unrealized_conversion_cast", self.location).add_operands(&[value]).add_results(&[to]),
+        ))
+    }
+
+    fn store(&self, value: Value<'c, 'a>, address: Value<'c, 'a>) {
+        self.emit(store_op(self.location, value, address));
+    }
+
+    fn load(&self, address: Value<'c, 'a>, value_type: Type<'c>) -> Value<'c, 'a> {
+        self.emit_value(build(OperationBuilder::new("llvm.load", self.location).add_operands(&[address]).add_results(&[value_type])))
+    }
+
+    fn call(&self, context: &'c Context, callee: &str, operands: &[Value<'c, 'a>], result: Option<Type<'c>>) -> Option<Value<'c, 'a>> {
+        let segment_sizes = [i32::try_from(operands.len()).expect("fewer than 2^31 operands"), 0];
+        let builder = OperationBuilder::new("llvm.call", self.location)
+            .add_operands(operands)
+            .add_attributes(&[
+                (Identifier::new(context, "callee"), FlatSymbolRefAttribute::new(context, callee).into()),
+                (Identifier::new(context, "operandSegmentSizes"), DenseI32ArrayAttribute::new(context, &segment_sizes).into()),
+                (Identifier::new(context, "op_bundle_sizes"), DenseI32ArrayAttribute::new(context, &[]).into()),
+            ]);
+        let builder = match result {
+            Some(result) => builder.add_results(&[result]),
+            None => builder,
+        };
+        let call = self.emit(build(builder));
+        result.map(|_| call.result(0).expect("the call has a result").into())
+    }
+}
+
+/// The entry block of the function around a launch: where its stack slots go,
+/// so that a launch in a loop reuses them instead of growing the stack. The
+/// slots form a prologue at the top of the block, in the order they are made.
+struct EntryBlock<'c, 'a> {
+    block: BlockRef<'c, 'a>,
+    location: Location<'c>,
+    prologue_end: Option<OperationRef<'c, 'a>>,
+}
+
+impl<'c, 'a> EntryBlock<'c, 'a> {
+    fn append(&mut self, operation: Operation<'c>) -> OperationRef<'c, 'a> {
+        let inserted = match self.prologue_end {
+            Some(last) => self.block.insert_operation_after(last, operation),
+            None => self.block.insert_operation(0, operation),
+        };
+        self.prologue_end = Some(inserted);
+        inserted
+    }
+
+    fn append_value(&mut self, operation: Operation<'c>) -> Value<'c, 'a> {
+        self.append(operation).result(0).expect("the appended op has a result").into()
+    }
+
+    /// Allocates one `element`.
+    fn alloca(&mut self, context: &'c Context, types: &CommonTypes<'c>, element: Type<'c>) -> Value<'c, 'a> {
+        let count = self.append_value(constant_op(context, self.location, types.i64, 1));
+        self.append_value(build(
+            OperationBuilder::new("llvm.alloca", self.location)
+                .add_operands(&[count])
+                .add_attributes(&[(Identifier::new(context, "elem_type"), TypeAttribute::new(element).into())])
+                .add_results(&[types.ptr]),
+        ))
+    }
+
+    /// Allocates an array of pointers and stores `slots` into it: the slots
+    /// never move, so this happens once per call of the function.
+    fn pointer_array(&mut self, context: &'c Context, types: &CommonTypes<'c>, array_type: Type<'c>, slots: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+        let array = self.alloca(context, types, array_type);
+        let mut value = self.append_value(build(OperationBuilder::new("llvm.mlir.undef", self.location).add_results(&[array_type])));
+        for (index, slot) in slots.iter().enumerate() {
+            let position = DenseI64ArrayAttribute::new(context, &[index as i64]);
+            value = self.append_value(build(
+                OperationBuilder::new("llvm.insertvalue", self.location)
+                    .add_operands(&[value, *slot])
+                    .add_attributes(&[(Identifier::new(context, "position"), position.into())])
+                    .add_results(&[array_type]),
+            ));
+        }
+        self.append(store_op(self.location, value, array));
+        array
+    }
+}
+
+fn constant_op<'c>(context: &'c Context, location: Location<'c>, value_type: Type<'c>, value: i64) -> Operation<'c> {
+    build(
+        OperationBuilder::new("llvm.mlir.constant", location)
+            .add_attributes(&[(Identifier::new(context, "value"), IntegerAttribute::new(value_type, value).into())])
+            .add_results(&[value_type]),
+    )
+}
+
+fn store_op<'c>(location: Location<'c>, value: Value<'c, '_>, address: Value<'c, '_>) -> Operation<'c> {
+    build(OperationBuilder::new("llvm.store", location).add_operands(&[value, address]))
+}
+
+fn build(builder: OperationBuilder<'_>) -> Operation<'_> {
+    builder.build().expect("the lowering builds well-formed LLVM-dialect ops")
+}
+
+fn op_name<'c>(operation: OperationRef<'c, '_>) -> &'c str {
+    ir::operation_name(operation)
+}
+
+fn memref_rank(memref: Type<'_>) -> usize {
+    MemRefType::try_from(memref).map_or(0, |memref| {
+        use melior::ir::r#type::ShapedTypeLike;
+        memref.rank()
+    })
+}
+
+fn memref_element_size(memref: Type<'_>) -> u64 {
+    ir::element_size_in_bytes(ir::element_type(memref)).expect("checked before lowering")
+}
+
+/// The entry block of the nearest enclosing `func.func` or `llvm.func`.
+fn enclosing_function_entry<'c, 'a>(operation: OperationRef<'c, 'a>) -> Result<BlockRef<'c, 'a>, String> {
+    let mut parent = operation.parent_operation();
+    while let Some(candidate) = parent {
+        if matches!(op_name(candidate), "func.func" | "llvm.func") {
+            return candidate
+                .region(0)
+                .ok()
+                .and_then(|region| region.first_block())
+                .ok_or_else(|| "the enclosing function has no body".to_owned());
+        }
+        parent = candidate.parent_operation();
+    }
+    Err(format!("{} must be inside a func.func or llvm.func, whose entry block holds its stack slots", op_name(operation)))
+}

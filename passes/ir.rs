@@ -1,0 +1,179 @@
+//! IR operations the passes need that melior does not wrap safely: collecting
+//! operations for later rewriting, uses of a value, replacing and erasing,
+//! parsing one operation, emitting a diagnostic, and classifying element types.
+//! Every `unsafe` block of the passes lives here.
+
+use std::ffi::CString;
+
+use melior::{
+    Context,
+    ir::{
+        Attribute, AttributeLike, Location, Operation, OperationRef, Type, TypeLike, Value,
+        ValueLike,
+        operation::{OperationLike, WalkOrder, WalkResult},
+    },
+};
+use mlir_sys::{
+    mlirComplexTypeGetElementType, mlirEmitError, mlirFloatTypeGetWidth,
+    mlirIdentifierStr, mlirIntegerTypeGetWidth, mlirOperationGetName, mlirMemRefTypeGetMemorySpace, mlirOpOperandGetNextUse,
+    mlirOpOperandGetOwner, mlirOpOperandIsNull, mlirOperationCreateParse, mlirOperationDestroy,
+    mlirOperationSetAttributeByName, mlirShapedTypeGetElementType, mlirShapedTypeGetDimSize, mlirShapedTypeGetRank,
+    mlirShapedTypeHasStaticShape, mlirTypeIsAComplex, mlirTypeIsAFloat, mlirTypeIsAIndex,
+    mlirTypeIsAInteger, mlirTypeIsAVector, mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith,
+};
+
+use melior::StringRef;
+
+/// Runs `body` with the context that owns `operation`.
+pub fn with_context<'c, R>(operation: OperationRef<'c, '_>, body: impl FnOnce(&'c Context) -> R) -> R {
+    let context = operation.context();
+    // SAFETY: `to_ref` hands out a reference into `context`, a local that lives
+    // until `body` returns; the context it names outlives the operation.
+    body(unsafe { context.to_ref() })
+}
+
+/// The name of an operation, e.g. `executor.launch`.
+pub fn operation_name<'c>(operation: OperationRef<'c, '_>) -> &'c str {
+    // SAFETY: operation names are identifiers interned in the context, which
+    // lives for 'c; names are ASCII, so the UTF-8 check cannot fail.
+    unsafe {
+        StringRef::from_raw(mlirIdentifierStr(mlirOperationGetName(operation.to_raw())))
+            .as_str()
+            .unwrap_or("<non-UTF-8 operation name>")
+    }
+}
+
+/// The operations nested in `root` (itself included) that `keep` accepts, in
+/// pre-order. The references stay valid while the operations are not erased.
+pub fn collect_operations<'c, 'a>(
+    root: OperationRef<'c, 'a>,
+    mut keep: impl FnMut(OperationRef<'c, 'a>) -> bool,
+) -> Vec<OperationRef<'c, 'a>> {
+    let mut raw = Vec::new();
+    root.walk(WalkOrder::PreOrder, |operation| {
+        raw.push(operation.to_raw());
+        WalkResult::Advance
+    });
+    raw.into_iter()
+        // SAFETY: each handle was just produced by walking `root`, which outlives
+        // 'a, and nothing has been erased since.
+        .map(|raw| unsafe { OperationRef::from_raw(raw) })
+        .filter(|operation| keep(*operation))
+        .collect()
+}
+
+/// The operations that use `value`, one entry per use.
+pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut users = Vec::new();
+    // SAFETY: `value` is a live value; the use list is only read, and each owner
+    // is a live operation of the same IR as `value`.
+    unsafe {
+        let mut operand = mlirValueGetFirstUse(value.to_raw());
+        while !mlirOpOperandIsNull(operand) {
+            users.push(OperationRef::from_raw(mlirOpOperandGetOwner(operand)));
+            operand = mlirOpOperandGetNextUse(operand);
+        }
+    }
+    users
+}
+
+/// Makes every use of `of` use `with` instead.
+pub fn replace_all_uses(of: Value<'_, '_>, with: Value<'_, '_>) {
+    // SAFETY: both values are live and belong to the same context.
+    unsafe { mlirValueReplaceAllUsesOfWith(of.to_raw(), with.to_raw()) }
+}
+
+/// Erases an operation whose results have no uses left. The reference must
+/// not be used afterwards.
+pub fn erase(operation: OperationRef<'_, '_>) {
+    // SAFETY: the caller passes an operation it owns through its block and no
+    // longer uses; mlirOperationDestroy unlinks it from the block and frees it.
+    unsafe { mlirOperationDestroy(operation.to_raw()) }
+}
+
+/// Sets (or replaces) an attribute of an operation found by a walk.
+pub fn set_attribute(operation: OperationRef<'_, '_>, name: &str, attribute: Attribute<'_>) {
+    // SAFETY: the operation and the attribute are live and share a context; the
+    // name is copied by MLIR.
+    unsafe {
+        mlirOperationSetAttributeByName(
+            operation.to_raw(),
+            StringRef::new(name).to_raw(),
+            attribute.to_raw(),
+        )
+    }
+}
+
+/// Parses one operation written in MLIR's textual form, detached from any block.
+pub fn parse_operation<'c>(context: &'c Context, source: &str) -> Option<Operation<'c>> {
+    // SAFETY: the strings outlive the call; a null result (parse error, already
+    // reported through the context's diagnostics) is turned into None.
+    unsafe {
+        let raw = mlirOperationCreateParse(
+            context.to_raw(),
+            StringRef::new(source).to_raw(),
+            StringRef::new("convert-executor-to-llvm").to_raw(),
+        );
+        Operation::from_option_raw(raw)
+    }
+}
+
+/// Reports an error at `location` through the context's diagnostic handlers
+/// (printed by mlir-opt, matched by `-verify-diagnostics`).
+pub fn emit_error(location: Location<'_>, message: &str) {
+    let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    // SAFETY: the location is live and the message is a NUL-terminated string
+    // that MLIR copies.
+    unsafe { mlirEmitError(location.to_raw(), message.as_ptr()) }
+}
+
+/// The memory space attribute of a memref type, if it has one.
+pub fn memref_memory_space<'c>(memref: Type<'c>) -> Option<Attribute<'c>> {
+    // SAFETY: callers pass memref types only; a null attribute means "none".
+    unsafe { Attribute::from_option_raw(mlirMemRefTypeGetMemorySpace(memref.to_raw())) }
+}
+
+/// The element type of a shaped (memref, tensor or vector) type.
+pub fn element_type<'c>(shaped: Type<'c>) -> Type<'c> {
+    // SAFETY: callers pass shaped types only.
+    unsafe { Type::from_raw(mlirShapedTypeGetElementType(shaped.to_raw())) }
+}
+
+/// The number of bytes one element of `element` takes in memory, as MLIR's
+/// LLVM lowering lays it out on a 64-bit host: integers and floats round up to
+/// a power-of-two number of bytes (i1 takes one byte), `index` is 64 bits, a
+/// complex number is two of its parts, a static vector its elements rounded up
+/// to a power of two. None for types without a memory layout.
+pub fn element_size_in_bytes(element: Type<'_>) -> Option<u64> {
+    let raw = element.to_raw();
+    let bits_to_bytes = |bits: u32| u64::from(bits).div_ceil(8).next_power_of_two();
+    // SAFETY: each accessor is called only after the matching type check.
+    unsafe {
+        if mlirTypeIsAIndex(raw) {
+            Some(8)
+        } else if mlirTypeIsAInteger(raw) {
+            Some(bits_to_bytes(mlirIntegerTypeGetWidth(raw)))
+        } else if mlirTypeIsAFloat(raw) {
+            Some(bits_to_bytes(mlirFloatTypeGetWidth(raw)))
+        } else if mlirTypeIsAComplex(raw) {
+            element_size_in_bytes(Type::from_raw(mlirComplexTypeGetElementType(raw)))
+                .map(|part| 2 * part)
+        } else if mlirTypeIsAVector(raw) && mlirShapedTypeHasStaticShape(raw) {
+            let count = (0..mlirShapedTypeGetRank(raw))
+                .map(|dim| u64::try_from(mlirShapedTypeGetDimSize(raw, dim as isize)).ok())
+                .product::<Option<u64>>()?;
+            let part = element_size_in_bytes(element_type(element))?;
+            Some((count * part).next_power_of_two())
+        } else {
+            None
+        }
+    }
+}
+
+/// Whether `attribute` is absent or the integer 0 (the default memory space).
+pub fn is_default_memory_space(attribute: Option<Attribute<'_>>) -> bool {
+    attribute.is_none_or(|attribute| {
+        melior::ir::attribute::IntegerAttribute::try_from(attribute)
+            .is_ok_and(|integer| integer.value() == 0)
+    })
+}
