@@ -11,40 +11,18 @@ use std::{
 };
 
 /// mlir-tblgen generators and the file each one writes, per `.td` file.
+#[rustfmt::skip]
 const GENERATED: &[(&str, &str, &[&str])] = &[
-    (
-        "ExecutorOps.td",
-        "ExecutorDialect.h.inc",
-        &["-gen-dialect-decls", "-dialect=executor"],
-    ),
-    (
-        "ExecutorOps.td",
-        "ExecutorDialect.cpp.inc",
-        &["-gen-dialect-defs", "-dialect=executor"],
-    ),
-    (
-        "ExecutorTypes.td",
-        "ExecutorTypes.h.inc",
-        &["-gen-typedef-decls", "-typedefs-dialect=executor"],
-    ),
-    (
-        "ExecutorTypes.td",
-        "ExecutorTypes.cpp.inc",
-        &["-gen-typedef-defs", "-typedefs-dialect=executor"],
-    ),
-    (
-        "ExecutorOps.td",
-        "ExecutorOps.h.inc",
-        &["-gen-op-decls", "-dialect=executor"],
-    ),
-    (
-        "ExecutorOps.td",
-        "ExecutorOps.cpp.inc",
-        &["-gen-op-defs", "-dialect=executor"],
-    ),
+    ("ExecutorOps.td", "ExecutorDialect.h.inc", &["-gen-dialect-decls", "-dialect=executor"]),
+    ("ExecutorOps.td", "ExecutorDialect.cpp.inc", &["-gen-dialect-defs", "-dialect=executor"]),
+    ("ExecutorTypes.td", "ExecutorTypes.h.inc", &["-gen-typedef-decls", "-typedefs-dialect=executor"]),
+    ("ExecutorTypes.td", "ExecutorTypes.cpp.inc", &["-gen-typedef-defs", "-typedefs-dialect=executor"]),
+    ("ExecutorOps.td", "ExecutorOps.h.inc", &["-gen-op-decls", "-dialect=executor"]),
+    ("ExecutorOps.td", "ExecutorOps.cpp.inc", &["-gen-op-defs", "-dialect=executor"]),
+    ("ExecutorPasses.td", "ExecutorPasses.h.inc", &["-gen-pass-decls", "-name=Executor"]),
 ];
 
-const CPP_SOURCES: &[&str] = &["cpp/ExecutorDialect.cpp", "cpp/Bridge.cpp"];
+const CPP_SOURCES: &[&str] = &["cpp/ExecutorDialect.cpp", "cpp/Passes.cpp", "cpp/Bridge.cpp"];
 
 fn main() -> Result<(), Box<dyn Error>> {
     let prefix = PathBuf::from(

@@ -63,7 +63,9 @@ LogicalResult CallOp::verify() {
                        "memrefs");
 
   OperandRange outputs = getOutputBuffers();
-  unsigned firstOutput = getInputs().size() - outputs.size();
+  // Numbered as in MLIR's own messages, where the session is operand #0.
+  unsigned firstOutput =
+      getODSOperandIndexAndLength(/*inputs=*/1).first + numInputBuffers(*this);
   if (!outputs.empty() && memrefForm) {
     if (getNumResults() != 0)
       return emitOpError() << "writes its " << outputs.size()

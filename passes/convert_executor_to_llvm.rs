@@ -15,7 +15,6 @@ use std::collections::HashMap;
 
 use melior::{
     Context,
-    dialect::DialectHandle,
     ir::{
         BlockLike, BlockRef, Identifier, Location, Operation, OperationRef,
         RegionLike, Type, Value, ValueLike,
@@ -26,9 +25,7 @@ use melior::{
         operation::{OperationBuilder, OperationLike},
         r#type::{FunctionType, IntegerType, MemRefType},
     },
-    pass::{ExternalPass, RunExternalPass, create_external},
 };
-use mlir_sys::MlirPass;
 
 use super::{
     ir,
@@ -38,42 +35,54 @@ use super::{
 
 pub const ARGUMENT: &str = "convert-executor-to-llvm";
 
-#[repr(align(8))]
-struct PassId;
-static PASS_ID: PassId = PassId;
-
-/// The pass factory registered with MLIR.
-pub extern "C" fn create_pass() -> MlirPass {
-    create_external(
-        ConvertExecutorToLlvm,
-        melior::ir::r#type::TypeId::create(&PASS_ID),
-        "ConvertExecutorToLLVMPass",
-        ARGUMENT,
-        "Lower executor ops to LLVM-dialect calls into the executor runtime ABI",
-        "builtin.module",
-        &[DialectHandle::llvm()],
-    )
-    .to_raw()
+/// Which symbol `executor.launch` runs for a kernel (the pass option
+/// `entry-convention`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryConvention {
+    /// `_mlir_ciface_<callee>(results..., inputs...)`, made by `llvm.emit_c_interface`.
+    MlirCInterface,
+    /// Catalyst's `_catalyst_pyface_<callee>(results*, args*)`.
+    CatalystPyface,
 }
 
-#[derive(Clone)]
-struct ConvertExecutorToLlvm;
-
-impl<'c> RunExternalPass<'c> for ConvertExecutorToLlvm {
-    fn initialize(&mut self, _context: melior::ContextRef<'c>) {}
-
-    fn run(&mut self, module: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        let lowered = ir::with_context(module, |context| super::run_guarded(ARGUMENT, module, || lower_module(context, module)));
-        if !lowered {
-            pass.signal_failure();
+impl EntryConvention {
+    fn parse(option: &str) -> Option<Self> {
+        match option {
+            "mlir-ciface" => Some(Self::MlirCInterface),
+            "catalyst-pyface" => Some(Self::CatalystPyface),
+            _ => None,
         }
     }
+
+    fn entry_symbol(self, callee: &str) -> String {
+        let prefix = match self {
+            Self::MlirCInterface => runtime_abi::MLIR_CIFACE_PREFIX,
+            Self::CatalystPyface => runtime_abi::CATALYST_PYFACE_PREFIX,
+        };
+        format!("{prefix}{callee}")
+    }
+}
+
+/// Runs the pass on `module`; false once errors have been reported.
+pub fn run(module: OperationRef<'_, '_>, entry_convention: &str) -> bool {
+    ir::with_context(module, |context| {
+        super::run_guarded(ARGUMENT, module, || {
+            let convention = EntryConvention::parse(entry_convention).ok_or_else(|| {
+                ir::emit_error(
+                    module.location(),
+                    &format!("{ARGUMENT}: unknown entry-convention '{entry_convention}'; expected 'mlir-ciface' or 'catalyst-pyface'"),
+                );
+                Failed
+            })?;
+            lower_module(context, module, convention)
+        })
+    })
 }
 
 /// Diagnostics were emitted at the ops that could not be lowered.
 pub struct Failed;
 
-fn lower_module<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> Result<(), Failed> {
+fn lower_module<'c>(context: &'c Context, module: OperationRef<'c, '_>, convention: EntryConvention) -> Result<(), Failed> {
     let types = CommonTypes::new(context);
 
     let executor_ops = ir::collect_operations(module, |operation| {
@@ -97,7 +106,7 @@ fn lower_module<'c>(context: &'c Context, module: OperationRef<'c, '_>) -> Resul
         .ok()
         .and_then(|region| region.first_block())
         .expect("builtin.module has a body block");
-    let mut lowering = Lowering { context, types, symbols: ModuleSymbols::new(context, body), descriptors: HashMap::new() };
+    let mut lowering = Lowering { context, convention, types, symbols: ModuleSymbols::new(context, body), descriptors: HashMap::new() };
     for operation in executor_ops {
         if let Err(message) = lowering.lower(operation) {
             ir::emit_error(operation.location(), &message);
@@ -248,6 +257,7 @@ fn retype_function_signature<'c>(context: &'c Context, operation: OperationRef<'
 
 struct Lowering<'c, 'a> {
     context: &'c Context,
+    convention: EntryConvention,
     types: CommonTypes<'c>,
     symbols: ModuleSymbols<'c, 'a>,
     /// The LLVM struct type of a memref descriptor, per rank.
@@ -309,7 +319,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let mut entry = EntryBlock { block: enclosing_function_entry(operation)?, location: at.location, prologue_end: None };
         let session = operation.operand(0).map_err(|e| e.to_string())?;
         let callee = self.attribute_text(operation, "kernel_callee")?;
-        let entry_symbol = self.string(at, &format!("{}{callee}", runtime_abi::MLIR_CIFACE_PREFIX));
+        let entry_symbol = self.string(at, &self.convention.entry_symbol(&callee));
         let object = self.string_attribute(at, operation, "object")?;
 
         let inputs: Vec<Value> = operation.operands().skip(1).collect();

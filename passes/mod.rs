@@ -9,11 +9,6 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use melior::ir::{OperationRef, operation::OperationLike};
 
-use crate::ffi::PassFactory;
-
-/// One factory per pass, in the order `--help` lists them.
-pub const FACTORIES: &[PassFactory] = &[convert_executor_to_llvm::create_pass];
-
 /// Runs a pass body; a panic must not unwind into MLIR's C++, so it becomes an
 /// error at `root` naming the pass. Returns whether the body succeeded.
 fn run_guarded<T>(pass: &str, root: OperationRef<'_, '_>, body: impl FnOnce() -> Result<(), T>) -> bool {

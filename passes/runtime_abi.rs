@@ -73,3 +73,7 @@ pub const CLOSE: RuntimeFunction = RuntimeFunction {
 /// wrapper `llvm.emit_c_interface` makes, taking result descriptors first and
 /// then one pointer per input descriptor.
 pub const MLIR_CIFACE_PREFIX: &str = "_mlir_ciface_";
+
+/// The prefix of the entry Catalyst generates for a kernel:
+/// `void _catalyst_pyface_<callee>(results *, args *)`.
+pub const CATALYST_PYFACE_PREFIX: &str = "_catalyst_pyface_";

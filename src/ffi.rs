@@ -2,12 +2,25 @@
 
 use std::ffi::{CString, c_char, c_int};
 
-use melior::dialect::{DialectHandle, DialectRegistry};
-use mlir_sys::{MlirDialectHandle, MlirDialectRegistry, MlirPass};
+use melior::{
+    StringRef,
+    dialect::{DialectHandle, DialectRegistry},
+    ir::OperationRef,
+};
+use mlir_sys::{MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirStringRef};
+
+use crate::passes;
+
+/// The Rust implementations behind the C++ pass shells of `cpp/Passes.cpp`
+/// (`ExecutorPassImplementations` there).
+#[repr(C)]
+struct PassImplementations {
+    convert_executor_to_llvm: extern "C" fn(MlirOperation, MlirStringRef) -> bool,
+}
 
 unsafe extern "C" {
     fn mlirGetDialectHandle__executor__() -> MlirDialectHandle;
-    fn executorRegisterPass(factory: extern "C" fn() -> MlirPass);
+    fn executorRegisterPasses(implementations: PassImplementations);
     fn executorOptMain(
         argc: c_int,
         argv: *mut *mut c_char,
@@ -23,15 +36,23 @@ pub fn executor_dialect_handle() -> DialectHandle {
     unsafe { DialectHandle::from_raw(mlirGetDialectHandle__executor__()) }
 }
 
-/// A function that creates a fresh instance of one pass each time it is called.
-pub type PassFactory = extern "C" fn() -> MlirPass;
+/// Puts this project's passes (td/ExecutorPasses.td) into MLIR's global pass
+/// registry, so textual pipelines can name them. The C++ side registers them
+/// once per process, however often this is called.
+pub fn register_passes() {
+    let implementations = PassImplementations { convert_executor_to_llvm };
+    // SAFETY: the implementations are plain functions that live as long as the
+    // process; the C++ side only stores them.
+    unsafe { executorRegisterPasses(implementations) }
+}
 
-/// Puts a pass into MLIR's global pass registry under its own argument, so
-/// textual pipelines (`--pass-pipeline`, `mlir::parsePassPipeline`) can name it.
-pub fn register_pass(factory: PassFactory) {
-    // SAFETY: `factory` is a plain function that returns an owned pass; the
-    // registry takes ownership of each pass it creates.
-    unsafe { executorRegisterPass(factory) }
+extern "C" fn convert_executor_to_llvm(module: MlirOperation, entry_convention: MlirStringRef) -> bool {
+    // SAFETY: MLIR calls this from the pass's runOnOperation with the module the
+    // pass owns for the duration of the call, and the option's string, which
+    // outlives the call.
+    let (module, entry_convention) =
+        unsafe { (OperationRef::from_raw(module), StringRef::from_raw(entry_convention)) };
+    passes::convert_executor_to_llvm::run(module, entry_convention.as_str().unwrap_or_default())
 }
 
 /// Runs mlir-opt's driver on the command line `args` with the dialects of

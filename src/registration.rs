@@ -1,8 +1,6 @@
 //! The one place that lists what this project adds to MLIR: its dialect and
 //! its passes. The driver and the mlir-opt plugin both register through here.
 
-use std::sync::Once;
-
 use melior::dialect::DialectRegistry;
 
 use crate::ffi;
@@ -18,13 +16,8 @@ pub fn register_all_dialects(registry: &DialectRegistry) {
     register_dialect(registry);
 }
 
-/// Puts this project's passes into MLIR's global pass registry. Registering a
-/// pass argument twice aborts inside MLIR, so repeated calls do nothing.
+/// Puts this project's passes into MLIR's global pass registry (once per
+/// process; later calls do nothing).
 pub fn register_passes() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        for factory in crate::passes::FACTORIES {
-            ffi::register_pass(*factory);
-        }
-    });
+    ffi::register_passes();
 }

@@ -141,7 +141,7 @@ def Executor_AwaitOp : Executor_Op<"await"> {
 //===----------------------------------------------------------------------===//
 
 def Executor_CallOp : Executor_Op<"call", [
-    PredOpTrait<"num_input_args is at most the number of operands",
+    PredOpTrait<"num_input_args is at most the number of operands after the session",
                 CPred<"!getNumInputArgs() || "
                       "*getNumInputArgs() <= getInputs().size()">>]> {
   let summary = "Invoke a symbol in a previously-loaded shared library.";
@@ -159,7 +159,7 @@ def Executor_CallOp : Executor_Op<"call", [
 
     Verification:
     - `symbol` is not empty.
-    - `num_input_args` is within [0, number of operands].
+    - `num_input_args` is within [0, number of operands after the session].
     - Operands and results are either all tensors or all memrefs.
     - With output operands, the results are the filled outputs: one result per
       output operand, each of the same type as its output operand.

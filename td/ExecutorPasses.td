@@ -1,0 +1,45 @@
+//===- ExecutorPasses.td - Passes of the executor dialect --*- tablegen -*-===//
+//
+// The passes' names, options and documentation. mlir-tblgen generates their
+// C++ shells (option parsing, registration, --help); cpp/Passes.cpp hands each
+// run to its Rust implementation under passes/.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EXECUTOR_PASSES_TD
+#define EXECUTOR_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertExecutorToLLVMPass : Pass<"convert-executor-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Lower executor ops to LLVM-dialect calls into the executor runtime ABI";
+  let description = [{
+    Rewrites every executor op into `llvm.call`s to the functions of the
+    executor runtime ABI (Catalyst's `ExecutorCAPI.h`; see docs/runtime-abi.md),
+    declared once per module, and every `!executor.session` and
+    `!executor.token` into `i64`: function signatures, calls, block arguments
+    and region-carried values included.
+
+    String attributes become internal constant NUL-terminated globals shared by
+    content. Stack slots are allocated in the entry block of the enclosing
+    function. Memref operands become descriptors through
+    `builtin.unrealized_conversion_cast`, so the pass runs before or after
+    `finalize-memref-to-llvm`; `reconcile-unrealized-casts` removes the casts.
+    `executor.call` on tensors must be bufferized first (`one-shot-bufferize`).
+
+    An op that cannot be lowered (an element type without a size, a memref
+    outside the default memory space, a token awaited twice) fails the pass
+    with an error at the op, before anything is changed.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let options = [
+    Option<"entryConvention", "entry-convention", "std::string",
+           /*default=*/"\"mlir-ciface\"",
+           "The symbol executor.launch runs: 'mlir-ciface' runs "
+           "_mlir_ciface_<callee>(results..., inputs...), the wrapper of "
+           "llvm.emit_c_interface; 'catalyst-pyface' runs Catalyst's "
+           "_catalyst_pyface_<callee>(results*, args*)">,
+  ];
+}
+
+#endif // EXECUTOR_PASSES_TD
