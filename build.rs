@@ -22,7 +22,12 @@ const GENERATED: &[(&str, &str, &[&str])] = &[
     ("ExecutorPasses.td", "ExecutorPasses.h.inc", &["-gen-pass-decls", "-name=Executor"]),
 ];
 
-const CPP_SOURCES: &[&str] = &["cpp/ExecutorDialect.cpp", "cpp/Passes.cpp", "cpp/Bridge.cpp"];
+const CPP_SOURCES: &[&str] = &[
+    "cpp/ExecutorDialect.cpp",
+    "cpp/BufferizableOpInterfaceImpl.cpp",
+    "cpp/Passes.cpp",
+    "cpp/Bridge.cpp",
+];
 
 fn main() -> Result<(), Box<dyn Error>> {
     let prefix = PathBuf::from(

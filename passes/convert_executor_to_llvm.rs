@@ -16,11 +16,11 @@ use std::collections::HashMap;
 use melior::{
     Context,
     ir::{
-        BlockLike, BlockRef, Identifier, Location, Operation, OperationRef,
-        RegionLike, Type, Value, ValueLike,
+        BlockLike, BlockRef, Identifier, Location, Operation, OperationRef, RegionLike, Type,
+        Value, ValueLike,
         attribute::{
-            DenseI32ArrayAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute,
-            TypeAttribute,
+            DenseI32ArrayAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute,
+            IntegerAttribute, StringAttribute, TypeAttribute,
         },
         operation::{OperationBuilder, OperationLike},
         r#type::{FunctionType, IntegerType, MemRefType},
@@ -82,11 +82,19 @@ pub fn run(module: OperationRef<'_, '_>, entry_convention: &str) -> bool {
 /// Diagnostics were emitted at the ops that could not be lowered.
 pub struct Failed;
 
-fn lower_module<'c>(context: &'c Context, module: OperationRef<'c, '_>, convention: EntryConvention) -> Result<(), Failed> {
+fn lower_module<'c>(
+    context: &'c Context,
+    module: OperationRef<'c, '_>,
+    convention: EntryConvention,
+) -> Result<(), Failed> {
     let types = CommonTypes::new(context);
 
     let executor_ops = ir::collect_operations(module, |operation| {
-        operation.name().as_string_ref().as_str().is_ok_and(|name| name.starts_with("executor."))
+        operation
+            .name()
+            .as_string_ref()
+            .as_str()
+            .is_ok_and(|name| name.starts_with("executor."))
     });
     let mut errors = 0;
     for operation in &executor_ops {
@@ -106,7 +114,13 @@ fn lower_module<'c>(context: &'c Context, module: OperationRef<'c, '_>, conventi
         .ok()
         .and_then(|region| region.first_block())
         .expect("builtin.module has a body block");
-    let mut lowering = Lowering { context, convention, types, symbols: ModuleSymbols::new(context, body), descriptors: HashMap::new() };
+    let mut lowering = Lowering {
+        context,
+        convention,
+        types,
+        symbols: ModuleSymbols::new(context, body),
+        descriptors: HashMap::new(),
+    };
     for operation in executor_ops {
         if let Err(message) = lowering.lower(operation) {
             ir::emit_error(operation.location(), &message);
@@ -144,7 +158,11 @@ impl<'c> CommonTypes<'c> {
     }
 
     fn lowered(&self, value_type: Type<'c>) -> Type<'c> {
-        if self.is_handle(value_type) { self.i64 } else { value_type }
+        if self.is_handle(value_type) {
+            self.i64
+        } else {
+            value_type
+        }
     }
 }
 
@@ -159,25 +177,47 @@ fn check(operation: OperationRef<'_, '_>, types: &CommonTypes<'_>) -> Result<(),
             let values = operation.operands().skip(1).map(|value| value.r#type());
             let results = operation.results().map(|value| value.r#type());
             for (index, memref) in values.chain(results).enumerate() {
-                check_memref(memref).map_err(|problem| format!("cannot lower value #{index} of executor.launch: {problem}"))?;
+                check_memref(memref).map_err(|problem| {
+                    format!("cannot lower value #{index} of executor.launch: {problem}")
+                })?;
             }
             Ok(())
         }
-        "executor.call" => Err(
-            "executor.call is not lowered by convert-executor-to-llvm yet; the call_wrapper ABI is documented in docs/runtime-abi.md"
-                .to_owned(),
-        ),
+        "executor.call" => {
+            enclosing_function_entry(operation)?;
+            let values = operation.operands().skip(1).map(|value| value.r#type());
+            let results = operation.results().map(|value| value.r#type());
+            for (index, value_type) in values.chain(results).enumerate() {
+                if MemRefType::try_from(value_type).is_err() {
+                    return Err(format!(
+                        "executor.call on {value_type} must be bufferized before convert-executor-to-llvm (one-shot-bufferize)"
+                    ));
+                }
+                check_memref(value_type).map_err(|problem| {
+                    format!("cannot lower value #{index} of executor.call: {problem}")
+                })?;
+                if !ir::has_identity_layout(value_type) {
+                    return Err(format!(
+                        "cannot lower value #{index} of executor.call: {value_type} is not densely packed (identity layout); copy it into one first (memref.copy)"
+                    ));
+                }
+            }
+            Ok(())
+        }
         "executor.await" => check_await(operation, types),
         _ => Ok(()),
     }
 }
 
 fn check_memref(memref: Type<'_>) -> Result<(), String> {
-    let memref = MemRefType::try_from(memref).map_err(|_| format!("{memref} is not a ranked memref"))?;
+    let memref =
+        MemRefType::try_from(memref).map_err(|_| format!("{memref} is not a ranked memref"))?;
     let memref_type: Type = memref.into();
     let element = ir::element_type(memref_type);
     if ir::element_size_in_bytes(element).is_none() {
-        return Err(format!("the element type {element} of {memref_type} has no known size in memory"));
+        return Err(format!(
+            "the element type {element} of {memref_type} has no known size in memory"
+        ));
     }
     if !ir::is_default_memory_space(ir::memref_memory_space(memref_type)) {
         return Err(format!("{memref_type} is not in the default memory space"));
@@ -197,7 +237,10 @@ fn check_await(operation: OperationRef<'_, '_>, types: &CommonTypes<'_>) -> Resu
             return Err("this token is awaited more than once; each executor.launch_async is awaited exactly once".to_owned());
         }
         if user.block() == operation.block() && operation.is_before_in_block(user) {
-            return Err(format!("the token is used by {} after this executor.await", op_name(user)));
+            return Err(format!(
+                "the token is used by {} after this executor.await",
+                op_name(user)
+            ));
         }
     }
     Ok(())
@@ -232,7 +275,11 @@ fn retype_handles<'c>(context: &'c Context, module: OperationRef<'c, '_>, types:
 
 /// `func.func` (and any op with a `function_type`) keeps its signature in an
 /// attribute, which must follow its entry block's argument types.
-fn retype_function_signature<'c>(context: &'c Context, operation: OperationRef<'c, '_>, types: &CommonTypes<'c>) {
+fn retype_function_signature<'c>(
+    context: &'c Context,
+    operation: OperationRef<'c, '_>,
+    types: &CommonTypes<'c>,
+) {
     let Some(function_type) = operation
         .attribute("function_type")
         .ok()
@@ -241,14 +288,27 @@ fn retype_function_signature<'c>(context: &'c Context, operation: OperationRef<'
     else {
         return;
     };
-    let inputs: Vec<Type> = (0..function_type.input_count()).filter_map(|i| function_type.input(i).ok()).collect();
-    let results: Vec<Type> = (0..function_type.result_count()).filter_map(|i| function_type.result(i).ok()).collect();
-    if !inputs.iter().chain(&results).any(|value_type| types.is_handle(*value_type)) {
+    let inputs: Vec<Type> = (0..function_type.input_count())
+        .filter_map(|i| function_type.input(i).ok())
+        .collect();
+    let results: Vec<Type> = (0..function_type.result_count())
+        .filter_map(|i| function_type.result(i).ok())
+        .collect();
+    if !inputs
+        .iter()
+        .chain(&results)
+        .any(|value_type| types.is_handle(*value_type))
+    {
         return;
     }
-    let lowered = |list: &[Type<'c>]| -> Vec<Type<'c>> { list.iter().map(|t| types.lowered(*t)).collect() };
+    let lowered =
+        |list: &[Type<'c>]| -> Vec<Type<'c>> { list.iter().map(|t| types.lowered(*t)).collect() };
     let lowered_type = FunctionType::new(context, &lowered(&inputs), &lowered(&results));
-    ir::set_attribute(operation, "function_type", TypeAttribute::new(lowered_type.into()).into());
+    ir::set_attribute(
+        operation,
+        "function_type",
+        TypeAttribute::new(lowered_type.into()).into(),
+    );
 }
 
 //===----------------------------------------------------------------------===//
@@ -266,12 +326,15 @@ struct Lowering<'c, 'a> {
 
 impl<'c, 'a> Lowering<'c, 'a> {
     fn lower(&mut self, operation: OperationRef<'c, 'a>) -> Result<(), String> {
-        let at = Emitter::before(operation)?;
+        let at = Emitter::before(self.context, operation)?;
         let name = op_name(operation);
         let results: Vec<Value<'c, 'a>> = match name {
             "executor.open" => {
                 let address = self.string_attribute(&at, operation, "address")?;
-                vec![self.call(&at, &runtime_abi::OPEN, &[address])?.expect("open returns a session")]
+                vec![
+                    self.call(&at, &runtime_abi::OPEN, &[address])?
+                        .expect("open returns a session"),
+                ]
             }
             "executor.send_binary" => {
                 let session = operation.operand(0).map_err(|e| e.to_string())?;
@@ -281,17 +344,21 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     .ok()
                     .and_then(|attribute| IntegerAttribute::try_from(attribute).ok())
                     .map_or(0, |attribute| attribute.value());
-                let format = at.constant(self.context, self.types.i32, format);
+                let format = at.constant(self.types.i32, format);
                 self.call(&at, &runtime_abi::SEND_BINARY, &[session, path, format])?;
                 vec![]
             }
             "executor.launch" => self.lower_launch(&at, operation)?,
+            "executor.call" => self.lower_call(&at, operation)?,
             "executor.launch_async" => {
                 let session = operation.operand(0).map_err(|e| e.to_string())?;
                 let callee = self.attribute_text(operation, "kernel_callee")?;
                 let entry = self.string(&at, &callee);
                 let object = self.string_attribute(&at, operation, "object")?;
-                vec![self.call(&at, &runtime_abi::LAUNCH_ASYNC, &[session, entry, object])?.expect("launch_async returns a token")]
+                vec![
+                    self.call(&at, &runtime_abi::LAUNCH_ASYNC, &[session, entry, object])?
+                        .expect("launch_async returns a token"),
+                ]
             }
             "executor.await" => {
                 let token = operation.operand(0).map_err(|e| e.to_string())?;
@@ -315,8 +382,16 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// `executor.launch`: one descriptor slot per input and result, arrays of
     /// pointers to them, constant arrays of ranks and element sizes, one call,
     /// then the results read back from their filled descriptors.
-    fn lower_launch(&mut self, at: &Emitter<'c, 'a>, operation: OperationRef<'c, 'a>) -> Result<Vec<Value<'c, 'a>>, String> {
-        let mut entry = EntryBlock { block: enclosing_function_entry(operation)?, location: at.location, prologue_end: None };
+    fn lower_launch(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        operation: OperationRef<'c, 'a>,
+    ) -> Result<Vec<Value<'c, 'a>>, String> {
+        let mut entry = EntryBlock {
+            block: enclosing_function_entry(operation)?,
+            location: at.location,
+            prologue_end: None,
+        };
         let session = operation.operand(0).map_err(|e| e.to_string())?;
         let callee = self.attribute_text(operation, "kernel_callee")?;
         let entry_symbol = self.string(at, &self.convention.entry_symbol(&callee));
@@ -326,19 +401,28 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let result_types: Vec<Type> = operation.results().map(|result| result.r#type()).collect();
         let input_types: Vec<Type> = inputs.iter().map(|value| value.r#type()).collect();
 
-        let input_slots: Vec<Value> = input_types.iter().map(|t| self.descriptor_slot(&mut entry, *t)).collect();
+        let input_slots: Vec<Value> = input_types
+            .iter()
+            .map(|t| self.descriptor_slot(&mut entry, *t))
+            .collect();
         for ((input, input_type), slot) in inputs.iter().zip(&input_types).zip(&input_slots) {
             let descriptor = at.cast(*input, self.descriptor_type(*input_type));
             at.store(descriptor, *slot);
         }
-        let output_slots: Vec<Value> = result_types.iter().map(|t| self.descriptor_slot(&mut entry, *t)).collect();
+        let output_slots: Vec<Value> = result_types
+            .iter()
+            .map(|t| self.descriptor_slot(&mut entry, *t))
+            .collect();
 
         let mut operands = vec![session, entry_symbol, object];
         for (types, slots) in [(&input_types, &input_slots), (&result_types, &output_slots)] {
-            operands.push(at.constant(self.context, self.types.i64, types.len() as i64));
+            operands.push(at.constant(self.types.i64, types.len() as i64));
             operands.push(self.pointer_array(at, &mut entry, slots));
             let ranks: Vec<i64> = types.iter().map(|t| memref_rank(*t) as i64).collect();
-            let sizes: Vec<i64> = types.iter().map(|t| memref_element_size(*t) as i64).collect();
+            let sizes: Vec<i64> = types
+                .iter()
+                .map(|t| memref_element_size(*t) as i64)
+                .collect();
             operands.push(self.i64_array(at, &ranks));
             operands.push(self.i64_array(at, &sizes));
         }
@@ -352,6 +436,184 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 at.cast(descriptor, *result_type)
             })
             .collect())
+    }
+
+    /// `executor.call`: every buffer operand is packed into one heap buffer
+    /// (docs/runtime-abi.md, "call_wrapper buffers"), the runtime returns the
+    /// filled output buffers packed the same way, and their data is copied into
+    /// the output operands. Static memref results without output operands are
+    /// allocated here with `malloc` and filled like output operands.
+    fn lower_call(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        operation: OperationRef<'c, 'a>,
+    ) -> Result<Vec<Value<'c, 'a>>, String> {
+        let mut entry = EntryBlock {
+            block: enclosing_function_entry(operation)?,
+            location: at.location,
+            prologue_end: None,
+        };
+        let session = operation.operand(0).map_err(|e| e.to_string())?;
+        let symbol = self.string_attribute(at, operation, "symbol")?;
+        let buffers: Vec<Value> = operation.operands().skip(1).collect();
+        let num_inputs = operation
+            .attribute("num_input_args")
+            .ok()
+            .and_then(|attribute| IntegerAttribute::try_from(attribute).ok())
+            .map_or(buffers.len(), |attribute| attribute.value() as usize);
+
+        let mut packed: Vec<PackedBuffer> = buffers
+            .iter()
+            .map(|buffer| {
+                let descriptor = at.cast(*buffer, self.descriptor_type(buffer.r#type()));
+                self.packed_buffer(at, descriptor, buffer.r#type())
+            })
+            .collect();
+        let mut results = Vec::new();
+        for result in operation.results() {
+            let (buffer, descriptor) = self.allocate_static(at, result.r#type())?;
+            packed.push(self.packed_buffer(at, descriptor, result.r#type()));
+            results.push(buffer);
+        }
+
+        // args_buf: the operand count, the input count, then one record per buffer.
+        let header = at.constant(self.types.i64, 16);
+        let total = packed.iter().fold(header, |sum, buffer| {
+            at.binary(self.types.i64, "llvm.add", sum, buffer.record_size)
+        });
+        let args = self
+            .call(at, &runtime_abi::MALLOC, &[total])?
+            .expect("malloc returns a pointer");
+        let count = at.constant(self.types.i64, packed.len() as i64);
+        at.store(count, args);
+        let inputs = at.constant(self.types.i64, num_inputs as i64);
+        at.store(inputs, self.offset(at, args, 8));
+        let mut cursor = self.offset(at, args, 16);
+        for buffer in &packed {
+            cursor = self.pack_record(at, cursor, buffer);
+        }
+
+        let out_buffer_slot = entry.alloca(self.context, &self.types, self.types.ptr);
+        let out_size_slot = entry.alloca(self.context, &self.types, self.types.i64);
+        self.call(
+            at,
+            &runtime_abi::CALL_WRAPPER,
+            &[session, symbol, args, total, out_buffer_slot, out_size_slot],
+        )?;
+        self.call(at, &runtime_abi::FREE, &[args])?;
+
+        // out_buf: the output count, then one record per output buffer, in order.
+        let out = at.load(out_buffer_slot, self.types.ptr);
+        let mut cursor = self.offset(at, out, 8);
+        for buffer in &packed[num_inputs..] {
+            let data = at.gep_bytes(cursor, buffer.header_size);
+            at.memcpy(buffer.data, data, buffer.data_size);
+            cursor = at.gep_bytes(cursor, buffer.record_size);
+        }
+        self.call(at, &runtime_abi::FREE_RESULT, &[out])?;
+        Ok(results)
+    }
+
+    /// Sizes and addresses of one buffer operand, read from its descriptor.
+    fn packed_buffer(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        descriptor: Value<'c, 'a>,
+        memref: Type<'c>,
+    ) -> PackedBuffer<'c, 'a> {
+        let i64_type = self.types.i64;
+        let rank = memref_rank(memref);
+        let element_size = memref_element_size(memref) as i64;
+        let sizes: Vec<Value> = (0..rank)
+            .map(|dim| at.extract(descriptor, &[3, dim as i64], i64_type))
+            .collect();
+        let element_count = sizes
+            .iter()
+            .fold(at.constant(i64_type, 1), |product, size| {
+                at.binary(i64_type, "llvm.mul", product, *size)
+            });
+        let data_size = at.binary(
+            i64_type,
+            "llvm.mul",
+            element_count,
+            at.constant(i64_type, element_size),
+        );
+        let padded = at.binary(i64_type, "llvm.add", data_size, at.constant(i64_type, 7));
+        let padded = at.binary(i64_type, "llvm.and", padded, at.constant(i64_type, -8));
+        let header_size = at.constant(i64_type, 16 + 8 * rank as i64);
+        let record_size = at.binary(i64_type, "llvm.add", header_size, padded);
+        let aligned = at.extract(descriptor, &[1], self.types.ptr);
+        let offset = at.extract(descriptor, &[2], i64_type);
+        let offset_bytes = at.binary(
+            i64_type,
+            "llvm.mul",
+            offset,
+            at.constant(i64_type, element_size),
+        );
+        PackedBuffer {
+            rank,
+            element_size,
+            sizes,
+            data: at.gep_bytes(aligned, offset_bytes),
+            data_size,
+            header_size,
+            record_size,
+        }
+    }
+
+    /// Writes one record at `cursor`; returns the address right after it.
+    fn pack_record(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        cursor: Value<'c, 'a>,
+        buffer: &PackedBuffer<'c, 'a>,
+    ) -> Value<'c, 'a> {
+        let rank = at.constant(self.types.i64, buffer.rank as i64);
+        at.store(rank, cursor);
+        let element_size = at.constant(self.types.i64, buffer.element_size);
+        at.store(element_size, self.offset(at, cursor, 8));
+        for (dim, size) in buffer.sizes.iter().enumerate() {
+            at.store(*size, self.offset(at, cursor, 16 + 8 * dim as i64));
+        }
+        let data = at.gep_bytes(cursor, buffer.header_size);
+        at.memcpy(data, buffer.data, buffer.data_size);
+        at.gep_bytes(cursor, buffer.record_size)
+    }
+
+    /// A heap buffer for a statically shaped memref result, and its descriptor.
+    fn allocate_static(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        memref: Type<'c>,
+    ) -> Result<(Value<'c, 'a>, Value<'c, 'a>), String> {
+        let shape = static_shape(memref)
+            .ok_or_else(|| format!("the result {memref} needs a static shape"))?;
+        let bytes: i64 = shape.iter().product::<i64>() * memref_element_size(memref) as i64;
+        let size = at.constant(self.types.i64, bytes);
+        let pointer = self
+            .call(at, &runtime_abi::MALLOC, &[size])?
+            .expect("malloc returns a pointer");
+        let descriptor_type = self.descriptor_type(memref);
+        let mut descriptor = at.emit_value(build(
+            OperationBuilder::new("llvm.mlir.undef", at.location).add_results(&[descriptor_type]),
+        ));
+        let zero = at.constant(self.types.i64, 0);
+        descriptor = at.insert(descriptor, pointer, &[0]);
+        descriptor = at.insert(descriptor, pointer, &[1]);
+        descriptor = at.insert(descriptor, zero, &[2]);
+        let mut stride = 1;
+        for (dim, extent) in shape.iter().enumerate().rev() {
+            let size = at.constant(self.types.i64, *extent);
+            descriptor = at.insert(descriptor, size, &[3, dim as i64]);
+            let stride_value = at.constant(self.types.i64, stride);
+            descriptor = at.insert(descriptor, stride_value, &[4, dim as i64]);
+            stride *= extent;
+        }
+        Ok((at.cast(descriptor, memref), descriptor))
+    }
+
+    fn offset(&self, at: &Emitter<'c, 'a>, base: Value<'c, 'a>, bytes: i64) -> Value<'c, 'a> {
+        at.gep_bytes(base, at.constant(self.types.i64, bytes))
     }
 
     /// The LLVM struct of MLIR's strided memref descriptor:
@@ -369,18 +631,28 @@ impl<'c, 'a> Lowering<'c, 'a> {
         })
     }
 
-    fn descriptor_slot(&mut self, entry: &mut EntryBlock<'c, 'a>, memref: Type<'c>) -> Value<'c, 'a> {
+    fn descriptor_slot(
+        &mut self,
+        entry: &mut EntryBlock<'c, 'a>,
+        memref: Type<'c>,
+    ) -> Value<'c, 'a> {
         let descriptor = self.descriptor_type(memref);
         entry.alloca(self.context, &self.types, descriptor)
     }
 
     /// A pointer to an array holding `slots`, filled once in the entry block
     /// (the slots never move), or null when there are none.
-    fn pointer_array(&mut self, at: &Emitter<'c, 'a>, entry: &mut EntryBlock<'c, 'a>, slots: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+    fn pointer_array(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        entry: &mut EntryBlock<'c, 'a>,
+        slots: &[Value<'c, 'a>],
+    ) -> Value<'c, 'a> {
         if slots.is_empty() {
             return at.null(self.types.ptr);
         }
-        let array_type = Type::parse(self.context, &format!("!llvm.array<{} x ptr>", slots.len())).expect("an array type parses");
+        let array_type = Type::parse(self.context, &format!("!llvm.array<{} x ptr>", slots.len()))
+            .expect("an array type parses");
         entry.pointer_array(self.context, &self.types, array_type, slots)
     }
 
@@ -389,15 +661,19 @@ impl<'c, 'a> Lowering<'c, 'a> {
             return at.null(self.types.ptr);
         }
         let name = self.symbols.i64_array(values);
-        at.address_of(self.context, self.types.ptr, &name)
+        at.address_of(self.types.ptr, &name)
     }
 
     fn string(&mut self, at: &Emitter<'c, 'a>, text: &str) -> Value<'c, 'a> {
         let name = self.symbols.string(text);
-        at.address_of(self.context, self.types.ptr, &name)
+        at.address_of(self.types.ptr, &name)
     }
 
-    fn attribute_text(&self, operation: OperationRef<'c, 'a>, name: &str) -> Result<String, String> {
+    fn attribute_text(
+        &self,
+        operation: OperationRef<'c, 'a>,
+        name: &str,
+    ) -> Result<String, String> {
         operation
             .attribute(name)
             .ok()
@@ -406,33 +682,66 @@ impl<'c, 'a> Lowering<'c, 'a> {
             .ok_or_else(|| format!("{} has no string attribute '{name}'", op_name(operation)))
     }
 
-    fn string_attribute(&mut self, at: &Emitter<'c, 'a>, operation: OperationRef<'c, 'a>, name: &str) -> Result<Value<'c, 'a>, String> {
+    fn string_attribute(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        operation: OperationRef<'c, 'a>,
+        name: &str,
+    ) -> Result<Value<'c, 'a>, String> {
         let text = self.attribute_text(operation, name)?;
         Ok(self.string(at, &text))
     }
 
-    fn call(&mut self, at: &Emitter<'c, 'a>, function: &RuntimeFunction, operands: &[Value<'c, 'a>]) -> Result<Option<Value<'c, 'a>>, String> {
+    fn call(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        function: &RuntimeFunction,
+        operands: &[Value<'c, 'a>],
+    ) -> Result<Option<Value<'c, 'a>>, String> {
         self.symbols.declare(function)?;
-        let result = match function.result {
-            Some("i32") => Some(self.types.i32),
-            Some(_) => Some(self.types.i64),
-            None => None,
-        };
-        Ok(at.call(self.context, function.name, operands, result))
+        let result = function.result.map(|result| match result {
+            "i32" => self.types.i32,
+            "i64" => self.types.i64,
+            "!llvm.ptr" => self.types.ptr,
+            other => unreachable!("no runtime function returns {other}"),
+        });
+        Ok(at.call(function.name, operands, result))
     }
+}
+
+/// One buffer of an `executor.call` as it is packed: values computed from its
+/// descriptor before the call.
+struct PackedBuffer<'c, 'a> {
+    rank: usize,
+    element_size: i64,
+    sizes: Vec<Value<'c, 'a>>,
+    /// The address of its first element.
+    data: Value<'c, 'a>,
+    /// `element_size * product(sizes)`.
+    data_size: Value<'c, 'a>,
+    /// `16 + 8 * rank`: rank, element size and sizes.
+    header_size: Value<'c, 'a>,
+    /// The header and the data padded to a multiple of 8 bytes.
+    record_size: Value<'c, 'a>,
 }
 
 /// Builds LLVM-dialect ops right before one operation.
 struct Emitter<'c, 'a> {
+    context: &'c Context,
     block: BlockRef<'c, 'a>,
     anchor: OperationRef<'c, 'a>,
     location: Location<'c>,
 }
 
 impl<'c, 'a> Emitter<'c, 'a> {
-    fn before(anchor: OperationRef<'c, 'a>) -> Result<Self, String> {
+    fn before(context: &'c Context, anchor: OperationRef<'c, 'a>) -> Result<Self, String> {
         let block = anchor.block().ok_or("the operation is not in a block")?;
-        Ok(Self { block, anchor, location: anchor.location() })
+        Ok(Self {
+            context,
+            block,
+            anchor,
+            location: anchor.location(),
+        })
     }
 
     fn emit(&self, operation: Operation<'c>) -> OperationRef<'c, 'a> {
@@ -441,28 +750,40 @@ impl<'c, 'a> Emitter<'c, 'a> {
 
     fn emit_value(&self, operation: Operation<'c>) -> Value<'c, 'a> {
         let emitted = self.emit(operation);
-        emitted.result(0).expect("the emitted op has a result").into()
+        emitted
+            .result(0)
+            .expect("the emitted op has a result")
+            .into()
     }
 
-    fn constant(&self, context: &'c Context, value_type: Type<'c>, value: i64) -> Value<'c, 'a> {
+    fn constant(&self, value_type: Type<'c>, value: i64) -> Value<'c, 'a> {
+        let context = self.context;
         self.emit_value(constant_op(context, self.location, value_type, value))
     }
 
     fn null(&self, ptr: Type<'c>) -> Value<'c, 'a> {
-        self.emit_value(build(OperationBuilder::new("llvm.mlir.zero", self.location).add_results(&[ptr])))
+        self.emit_value(build(
+            OperationBuilder::new("llvm.mlir.zero", self.location).add_results(&[ptr]),
+        ))
     }
 
-    fn address_of(&self, context: &'c Context, ptr: Type<'c>, global: &str) -> Value<'c, 'a> {
+    fn address_of(&self, ptr: Type<'c>, global: &str) -> Value<'c, 'a> {
+        let context = self.context;
         self.emit_value(build(
             OperationBuilder::new("llvm.mlir.addressof", self.location)
-                .add_attributes(&[(Identifier::new(context, "global_name"), FlatSymbolRefAttribute::new(context, global).into())])
+                .add_attributes(&[(
+                    Identifier::new(context, "global_name"),
+                    FlatSymbolRefAttribute::new(context, global).into(),
+                )])
                 .add_results(&[ptr]),
         ))
     }
 
     fn cast(&self, value: Value<'c, 'a>, to: Type<'c>) -> Value<'c, 'a> {
         self.emit_value(build(
-            OperationBuilder::new("builtin.unrealized_conversion_cast", self.location).add_operands(&[value]).add_results(&[to]),
+            OperationBuilder::new("builtin.unrealized_conversion_cast", self.location)
+                .add_operands(&[value])
+                .add_results(&[to]),
         ))
     }
 
@@ -471,17 +792,124 @@ impl<'c, 'a> Emitter<'c, 'a> {
     }
 
     fn load(&self, address: Value<'c, 'a>, value_type: Type<'c>) -> Value<'c, 'a> {
-        self.emit_value(build(OperationBuilder::new("llvm.load", self.location).add_operands(&[address]).add_results(&[value_type])))
+        self.emit_value(build(
+            OperationBuilder::new("llvm.load", self.location)
+                .add_operands(&[address])
+                .add_results(&[value_type]),
+        ))
     }
 
-    fn call(&self, context: &'c Context, callee: &str, operands: &[Value<'c, 'a>], result: Option<Type<'c>>) -> Option<Value<'c, 'a>> {
-        let segment_sizes = [i32::try_from(operands.len()).expect("fewer than 2^31 operands"), 0];
+    fn binary(
+        &self,
+        value_type: Type<'c>,
+        name: &str,
+        lhs: Value<'c, 'a>,
+        rhs: Value<'c, 'a>,
+    ) -> Value<'c, 'a> {
+        self.emit_value(build(
+            OperationBuilder::new(name, self.location)
+                .add_operands(&[lhs, rhs])
+                .add_results(&[value_type]),
+        ))
+    }
+
+    fn extract(
+        &self,
+        aggregate: Value<'c, 'a>,
+        position: &[i64],
+        value_type: Type<'c>,
+    ) -> Value<'c, 'a> {
+        let context = self.context;
+        self.emit_value(build(
+            OperationBuilder::new("llvm.extractvalue", self.location)
+                .add_operands(&[aggregate])
+                .add_attributes(&[(
+                    Identifier::new(context, "position"),
+                    DenseI64ArrayAttribute::new(context, position).into(),
+                )])
+                .add_results(&[value_type]),
+        ))
+    }
+
+    fn insert(
+        &self,
+        aggregate: Value<'c, 'a>,
+        value: Value<'c, 'a>,
+        position: &[i64],
+    ) -> Value<'c, 'a> {
+        let context = self.context;
+        self.emit_value(build(
+            OperationBuilder::new("llvm.insertvalue", self.location)
+                .add_operands(&[aggregate, value])
+                .add_attributes(&[(
+                    Identifier::new(context, "position"),
+                    DenseI64ArrayAttribute::new(context, position).into(),
+                )])
+                .add_results(&[aggregate.r#type()]),
+        ))
+    }
+
+    /// `base + bytes`, as an `i8` GEP.
+    fn gep_bytes(&self, base: Value<'c, 'a>, bytes: Value<'c, 'a>) -> Value<'c, 'a> {
+        let context = self.context;
+        let i8_type: Type = IntegerType::new(context, 8).into();
+        let raw_indices = DenseI32ArrayAttribute::new(context, &[i32::MIN]);
+        let operation = OperationBuilder::new("llvm.getelementptr", self.location)
+            .add_operands(&[base, bytes])
+            .add_attributes(&[
+                (
+                    Identifier::new(context, "elem_type"),
+                    TypeAttribute::new(i8_type).into(),
+                ),
+                (
+                    Identifier::new(context, "rawConstantIndices"),
+                    raw_indices.into(),
+                ),
+            ])
+            .add_results(&[base.r#type()])
+            .build()
+            .expect("the lowering builds well-formed LLVM-dialect ops");
+        self.emit_value(operation)
+    }
+
+    fn memcpy(&self, destination: Value<'c, 'a>, source: Value<'c, 'a>, bytes: Value<'c, 'a>) {
+        let context = self.context;
+        self.emit(build(
+            OperationBuilder::new("llvm.intr.memcpy", self.location)
+                .add_operands(&[destination, source, bytes])
+                .add_attributes(&[(
+                    Identifier::new(context, "isVolatile"),
+                    IntegerAttribute::new(IntegerType::new(context, 1).into(), 0).into(),
+                )]),
+        ));
+    }
+
+    fn call(
+        &self,
+        callee: &str,
+        operands: &[Value<'c, 'a>],
+        result: Option<Type<'c>>,
+    ) -> Option<Value<'c, 'a>> {
+        let context = self.context;
+        let segment_sizes = [
+            i32::try_from(operands.len()).expect("fewer than 2^31 operands"),
+            0,
+        ];
         let builder = OperationBuilder::new("llvm.call", self.location)
             .add_operands(operands)
             .add_attributes(&[
-                (Identifier::new(context, "callee"), FlatSymbolRefAttribute::new(context, callee).into()),
-                (Identifier::new(context, "operandSegmentSizes"), DenseI32ArrayAttribute::new(context, &segment_sizes).into()),
-                (Identifier::new(context, "op_bundle_sizes"), DenseI32ArrayAttribute::new(context, &[]).into()),
+                (
+                    Identifier::new(context, "callee"),
+                    FlatSymbolRefAttribute::new(context, callee).into(),
+                ),
+                (
+                    Identifier::new(context, "operandSegmentSizes"),
+                    DenseI32ArrayAttribute::new(context, &segment_sizes).into(),
+                ),
+                (
+                    Identifier::new(context, "op_bundle_sizes"),
+                    DenseI32ArrayAttribute::new(context, &[]).into(),
+                ),
             ]);
         let builder = match result {
             Some(result) => builder.add_results(&[result]),
@@ -512,25 +940,44 @@ impl<'c, 'a> EntryBlock<'c, 'a> {
     }
 
     fn append_value(&mut self, operation: Operation<'c>) -> Value<'c, 'a> {
-        self.append(operation).result(0).expect("the appended op has a result").into()
+        self.append(operation)
+            .result(0)
+            .expect("the appended op has a result")
+            .into()
     }
 
     /// Allocates one `element`.
-    fn alloca(&mut self, context: &'c Context, types: &CommonTypes<'c>, element: Type<'c>) -> Value<'c, 'a> {
+    fn alloca(
+        &mut self,
+        context: &'c Context,
+        types: &CommonTypes<'c>,
+        element: Type<'c>,
+    ) -> Value<'c, 'a> {
         let count = self.append_value(constant_op(context, self.location, types.i64, 1));
         self.append_value(build(
             OperationBuilder::new("llvm.alloca", self.location)
                 .add_operands(&[count])
-                .add_attributes(&[(Identifier::new(context, "elem_type"), TypeAttribute::new(element).into())])
+                .add_attributes(&[(
+                    Identifier::new(context, "elem_type"),
+                    TypeAttribute::new(element).into(),
+                )])
                 .add_results(&[types.ptr]),
         ))
     }
 
     /// Allocates an array of pointers and stores `slots` into it: the slots
     /// never move, so this happens once per call of the function.
-    fn pointer_array(&mut self, context: &'c Context, types: &CommonTypes<'c>, array_type: Type<'c>, slots: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+    fn pointer_array(
+        &mut self,
+        context: &'c Context,
+        types: &CommonTypes<'c>,
+        array_type: Type<'c>,
+        slots: &[Value<'c, 'a>],
+    ) -> Value<'c, 'a> {
         let array = self.alloca(context, types, array_type);
-        let mut value = self.append_value(build(OperationBuilder::new("llvm.mlir.undef", self.location).add_results(&[array_type])));
+        let mut value = self.append_value(build(
+            OperationBuilder::new("llvm.mlir.undef", self.location).add_results(&[array_type]),
+        ));
         for (index, slot) in slots.iter().enumerate() {
             let position = DenseI64ArrayAttribute::new(context, &[index as i64]);
             value = self.append_value(build(
@@ -545,20 +992,34 @@ impl<'c, 'a> EntryBlock<'c, 'a> {
     }
 }
 
-fn constant_op<'c>(context: &'c Context, location: Location<'c>, value_type: Type<'c>, value: i64) -> Operation<'c> {
+fn constant_op<'c>(
+    context: &'c Context,
+    location: Location<'c>,
+    value_type: Type<'c>,
+    value: i64,
+) -> Operation<'c> {
     build(
         OperationBuilder::new("llvm.mlir.constant", location)
-            .add_attributes(&[(Identifier::new(context, "value"), IntegerAttribute::new(value_type, value).into())])
+            .add_attributes(&[(
+                Identifier::new(context, "value"),
+                IntegerAttribute::new(value_type, value).into(),
+            )])
             .add_results(&[value_type]),
     )
 }
 
-fn store_op<'c>(location: Location<'c>, value: Value<'c, '_>, address: Value<'c, '_>) -> Operation<'c> {
+fn store_op<'c>(
+    location: Location<'c>,
+    value: Value<'c, '_>,
+    address: Value<'c, '_>,
+) -> Operation<'c> {
     build(OperationBuilder::new("llvm.store", location).add_operands(&[value, address]))
 }
 
 fn build(builder: OperationBuilder<'_>) -> Operation<'_> {
-    builder.build().expect("the lowering builds well-formed LLVM-dialect ops")
+    builder
+        .build()
+        .expect("the lowering builds well-formed LLVM-dialect ops")
 }
 
 fn op_name<'c>(operation: OperationRef<'c, '_>) -> &'c str {
@@ -572,12 +1033,26 @@ fn memref_rank(memref: Type<'_>) -> usize {
     })
 }
 
+/// The dimensions of a statically shaped memref.
+fn static_shape(memref: Type<'_>) -> Option<Vec<i64>> {
+    use melior::ir::r#type::ShapedTypeLike;
+    let memref = MemRefType::try_from(memref).ok()?;
+    (0..memref.rank())
+        .map(|dim| match memref.dim_size(dim).ok()? {
+            melior::ir::r#type::DimSize::Static(extent) => i64::try_from(extent).ok(),
+            melior::ir::r#type::DimSize::Dynamic => None,
+        })
+        .collect()
+}
+
 fn memref_element_size(memref: Type<'_>) -> u64 {
     ir::element_size_in_bytes(ir::element_type(memref)).expect("checked before lowering")
 }
 
 /// The entry block of the nearest enclosing `func.func` or `llvm.func`.
-fn enclosing_function_entry<'c, 'a>(operation: OperationRef<'c, 'a>) -> Result<BlockRef<'c, 'a>, String> {
+fn enclosing_function_entry<'c, 'a>(
+    operation: OperationRef<'c, 'a>,
+) -> Result<BlockRef<'c, 'a>, String> {
     let mut parent = operation.parent_operation();
     while let Some(candidate) = parent {
         if matches!(op_name(candidate), "func.func" | "llvm.func") {
@@ -589,5 +1064,8 @@ fn enclosing_function_entry<'c, 'a>(operation: OperationRef<'c, 'a>) -> Result<B
         }
         parent = candidate.parent_operation();
     }
-    Err(format!("{} must be inside a func.func or llvm.func, whose entry block holds its stack slots", op_name(operation)))
+    Err(format!(
+        "{} must be inside a func.func or llvm.func, whose entry block holds its stack slots",
+        op_name(operation)
+    ))
 }

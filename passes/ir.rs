@@ -14,18 +14,23 @@ use melior::{
     },
 };
 use mlir_sys::{
-    mlirComplexTypeGetElementType, mlirEmitError, mlirFloatTypeGetWidth,
-    mlirIdentifierStr, mlirIntegerTypeGetWidth, mlirOperationGetName, mlirMemRefTypeGetMemorySpace, mlirOpOperandGetNextUse,
-    mlirOpOperandGetOwner, mlirOpOperandIsNull, mlirOperationCreateParse, mlirOperationDestroy,
-    mlirOperationSetAttributeByName, mlirShapedTypeGetElementType, mlirShapedTypeGetDimSize, mlirShapedTypeGetRank,
-    mlirShapedTypeHasStaticShape, mlirTypeIsAComplex, mlirTypeIsAFloat, mlirTypeIsAIndex,
-    mlirTypeIsAInteger, mlirTypeIsAVector, mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith,
+    mlirAffineMapIsIdentity, mlirComplexTypeGetElementType, mlirEmitError, mlirFloatTypeGetWidth,
+    mlirIdentifierStr, mlirIntegerTypeGetWidth, mlirMemRefTypeGetAffineMap,
+    mlirMemRefTypeGetMemorySpace, mlirOpOperandGetNextUse, mlirOpOperandGetOwner,
+    mlirOpOperandIsNull, mlirOperationCreateParse, mlirOperationDestroy, mlirOperationGetName,
+    mlirOperationSetAttributeByName, mlirShapedTypeGetDimSize, mlirShapedTypeGetElementType,
+    mlirShapedTypeGetRank, mlirShapedTypeHasStaticShape, mlirTypeIsAComplex, mlirTypeIsAFloat,
+    mlirTypeIsAIndex, mlirTypeIsAInteger, mlirTypeIsAVector, mlirValueGetFirstUse,
+    mlirValueReplaceAllUsesOfWith,
 };
 
 use melior::StringRef;
 
 /// Runs `body` with the context that owns `operation`.
-pub fn with_context<'c, R>(operation: OperationRef<'c, '_>, body: impl FnOnce(&'c Context) -> R) -> R {
+pub fn with_context<'c, R>(
+    operation: OperationRef<'c, '_>,
+    body: impl FnOnce(&'c Context) -> R,
+) -> R {
     let context = operation.context();
     // SAFETY: `to_ref` hands out a reference into `context`, a local that lives
     // until `body` returns; the context it names outlives the operation.
@@ -131,6 +136,14 @@ pub fn emit_error(location: Location<'_>, message: &str) {
 pub fn memref_memory_space<'c>(memref: Type<'c>) -> Option<Attribute<'c>> {
     // SAFETY: callers pass memref types only; a null attribute means "none".
     unsafe { Attribute::from_option_raw(mlirMemRefTypeGetMemorySpace(memref.to_raw())) }
+}
+
+/// Whether a memref has the identity layout, i.e. its elements are dense and
+/// in row-major order.
+pub fn has_identity_layout(memref: Type<'_>) -> bool {
+    // SAFETY: callers pass memref types only; the layout map belongs to the
+    // type's context.
+    unsafe { mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(memref.to_raw())) }
 }
 
 /// The element type of a shaped (memref, tensor or vector) type.

@@ -11,7 +11,11 @@ use melior::ir::{OperationRef, operation::OperationLike};
 
 /// Runs a pass body; a panic must not unwind into MLIR's C++, so it becomes an
 /// error at `root` naming the pass. Returns whether the body succeeded.
-fn run_guarded<T>(pass: &str, root: OperationRef<'_, '_>, body: impl FnOnce() -> Result<(), T>) -> bool {
+fn run_guarded<T>(
+    pass: &str,
+    root: OperationRef<'_, '_>,
+    body: impl FnOnce() -> Result<(), T>,
+) -> bool {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(result) => result.is_ok(),
         Err(panic) => {
@@ -20,7 +24,10 @@ fn run_guarded<T>(pass: &str, root: OperationRef<'_, '_>, body: impl FnOnce() ->
                 .map(String::as_str)
                 .or_else(|| panic.downcast_ref::<&str>().copied())
                 .unwrap_or("unknown panic");
-            ir::emit_error(root.location(), &format!("internal error in {pass}: {message}"));
+            ir::emit_error(
+                root.location(),
+                &format!("internal error in {pass}: {message}"),
+            );
             false
         }
     }

@@ -6,11 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use melior::{
     Context,
-    ir::{
-        BlockLike, BlockRef, OperationRef,
-        attribute::StringAttribute,
-        operation::OperationLike,
-    },
+    ir::{BlockLike, BlockRef, OperationRef, attribute::StringAttribute, operation::OperationLike},
 };
 
 use super::{ir, runtime_abi::RuntimeFunction};
@@ -56,7 +52,9 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         }
         let declaration = self.parse(&function.declaration());
         if self.taken.contains(function.name) {
-            let existing = self.find(function.name).expect("a taken symbol names an operation of the module");
+            let existing = self
+                .find(function.name)
+                .expect("a taken symbol names an operation of the module");
             let same = existing.name().as_string_ref().as_str() == Ok("llvm.func")
                 && existing.attribute("function_type").ok()
                     == declaration.attribute("function_type").ok();
@@ -84,7 +82,11 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         let name = self.unique_name(&format!("__executor_str_{}", sanitize(text)));
         let mut bytes = text.as_bytes().to_vec();
         bytes.push(0);
-        self.insert_global(&name, &format!("\"{}\"", escape(&bytes)), &format!("!llvm.array<{} x i8>", bytes.len()));
+        self.insert_global(
+            &name,
+            &format!("\"{}\"", escape(&bytes)),
+            &format!("!llvm.array<{} x i8>", bytes.len()),
+        );
         self.strings.insert(text.to_owned(), name.clone());
         name
     }
@@ -96,8 +98,16 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         }
         let joined: Vec<String> = values.iter().map(i64::to_string).collect();
         let name = self.unique_name(&format!("__executor_i64s_{}", sanitize(&joined.join("_"))));
-        let value = format!("dense<[{}]> : tensor<{}xi64>", joined.join(", "), values.len());
-        self.insert_global(&name, &value, &format!("!llvm.array<{} x i64>", values.len()));
+        let value = format!(
+            "dense<[{}]> : tensor<{}xi64>",
+            joined.join(", "),
+            values.len()
+        );
+        self.insert_global(
+            &name,
+            &value,
+            &format!("!llvm.array<{} x i64>", values.len()),
+        );
         self.i64_arrays.insert(values.to_vec(), name.clone());
         name
     }

@@ -13,7 +13,10 @@ pub struct RuntimeFunction {
 impl RuntimeFunction {
     /// The `llvm.func` declaration of the function, in MLIR's textual form.
     pub fn declaration(&self) -> String {
-        let result = self.result.map(|result| format!(" -> {result}")).unwrap_or_default();
+        let result = self
+            .result
+            .map(|result| format!(" -> {result}"))
+            .unwrap_or_default();
         format!("llvm.func @{}({}){result}", self.name, self.parameters)
     }
 }
@@ -67,6 +70,20 @@ pub const CLOSE: RuntimeFunction = RuntimeFunction {
     name: "__catalyst__executor__close",
     parameters: "i64",
     result: Some("i64"),
+};
+
+/// libc's allocator: the packed `call_wrapper` arguments and the results of a
+/// call without output buffers live on the heap.
+pub const MALLOC: RuntimeFunction = RuntimeFunction {
+    name: "malloc",
+    parameters: "i64",
+    result: Some("!llvm.ptr"),
+};
+
+pub const FREE: RuntimeFunction = RuntimeFunction {
+    name: "free",
+    parameters: "!llvm.ptr",
+    result: None,
 };
 
 /// The prefix of the symbol `executor.launch` runs by default: the C-interface

@@ -21,6 +21,7 @@ struct PassImplementations {
 unsafe extern "C" {
     fn mlirGetDialectHandle__executor__() -> MlirDialectHandle;
     fn executorRegisterPasses(implementations: PassImplementations);
+    fn executorRegisterExternalModels(registry: MlirDialectRegistry);
     fn executorOptMain(
         argc: c_int,
         argv: *mut *mut c_char,
@@ -36,22 +37,38 @@ pub fn executor_dialect_handle() -> DialectHandle {
     unsafe { DialectHandle::from_raw(mlirGetDialectHandle__executor__()) }
 }
 
+/// Adds the executor dialect's external interface models (bufferization of
+/// `executor.call`) to `registry`.
+pub fn register_external_models(registry: &DialectRegistry) {
+    // SAFETY: `registry` is a live registry; the C++ side adds an extension to it.
+    unsafe { executorRegisterExternalModels(registry.to_raw()) }
+}
+
 /// Puts this project's passes (td/ExecutorPasses.td) into MLIR's global pass
 /// registry, so textual pipelines can name them. The C++ side registers them
 /// once per process, however often this is called.
 pub fn register_passes() {
-    let implementations = PassImplementations { convert_executor_to_llvm };
+    let implementations = PassImplementations {
+        convert_executor_to_llvm,
+    };
     // SAFETY: the implementations are plain functions that live as long as the
     // process; the C++ side only stores them.
     unsafe { executorRegisterPasses(implementations) }
 }
 
-extern "C" fn convert_executor_to_llvm(module: MlirOperation, entry_convention: MlirStringRef) -> bool {
+extern "C" fn convert_executor_to_llvm(
+    module: MlirOperation,
+    entry_convention: MlirStringRef,
+) -> bool {
     // SAFETY: MLIR calls this from the pass's runOnOperation with the module the
     // pass owns for the duration of the call, and the option's string, which
     // outlives the call.
-    let (module, entry_convention) =
-        unsafe { (OperationRef::from_raw(module), StringRef::from_raw(entry_convention)) };
+    let (module, entry_convention) = unsafe {
+        (
+            OperationRef::from_raw(module),
+            StringRef::from_raw(entry_convention),
+        )
+    };
     passes::convert_executor_to_llvm::run(module, entry_convention.as_str().unwrap_or_default())
 }
 

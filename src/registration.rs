@@ -5,9 +5,10 @@ use melior::dialect::DialectRegistry;
 
 use crate::ffi;
 
-/// Adds the executor dialect to `registry`.
+/// Adds the executor dialect and its external interface models to `registry`.
 pub fn register_dialect(registry: &DialectRegistry) {
     ffi::executor_dialect_handle().insert_dialect(registry);
+    ffi::register_external_models(registry);
 }
 
 /// Adds every upstream dialect and extension, then the executor dialect.
