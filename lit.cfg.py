@@ -17,6 +17,7 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "target", "lit")
 # Only test/ holds tests; examples/ and docs/ hold .mlir files without RUN lines.
 config.excludes = ["examples", "docs", "bench", "target", "Inputs"]
+config.substitutions.append(("%project_include", os.path.join(config.test_source_root, "include")))
 
 llvm_prefix = lit_config.params.get("llvm_prefix", "/usr/lib/llvm-22")
 llvm_bin = os.path.join(llvm_prefix, "bin")
@@ -34,6 +35,7 @@ llvm_config.add_tool_substitutions(
         ToolSubst("mlir-opt", command=os.path.join(llvm_bin, "mlir-opt"), unresolved="fatal"),
         ToolSubst("mlir-translate", command=os.path.join(llvm_bin, "mlir-translate"), unresolved="fatal"),
         ToolSubst("split-file", command=os.path.join(llvm_bin, "split-file"), unresolved="fatal"),
+        ToolSubst("clang", command=os.path.join(llvm_bin, "clang"), unresolved="fatal"),
     ],
     [project_bin, llvm_bin],
 )

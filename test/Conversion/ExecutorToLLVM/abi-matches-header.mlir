@@ -1,0 +1,24 @@
+// The lowering declares every runtime function with exactly the LLVM signature
+// clang gives its C declaration in include/executor_runtime.h.
+
+// RUN: clang -S -emit-llvm -o - -I %project_include %S/Inputs/use-runtime-abi.c \
+// RUN:   | grep '^declare' | sed -E 's/ (noundef|zeroext|signext)//g; s/ #[0-9]+$//' \
+// RUN:   | sort > %t.header
+// RUN: executor-opt %s --pass-pipeline='builtin.module(convert-executor-to-llvm,finalize-memref-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)' \
+// RUN:   | mlir-translate --mlir-to-llvmir | grep '^declare.*__catalyst__executor__' \
+// RUN:   | sort > %t.lowered
+// RUN: wc -l < %t.header | FileCheck %s --check-prefix=COUNT
+// RUN: diff %t.header %t.lowered
+
+// COUNT: 8
+
+func.func @every_runtime_function(%in: memref<4xf32>, %out: memref<4xf32>) {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("kernels.o") : !executor.session
+  %r = executor.launch %s("add", "kernels.o")(%in) : !executor.session, (memref<4xf32>) -> memref<4xf32>
+  %t = executor.launch_async %s("warm_up", "kernels.o") : !executor.session -> !executor.token
+  executor.await %t : !executor.token
+  executor.call %s("fill")(%in, %out) {num_input_args = 1 : i32} : !executor.session, (memref<4xf32>, memref<4xf32>) -> ()
+  executor.close %s : !executor.session
+  return
+}
