@@ -27,6 +27,8 @@ use melior::{
     },
 };
 
+use crate::ffi::parse_type;
+
 use super::{
     ir,
     module_symbols::ModuleSymbols,
@@ -142,7 +144,7 @@ struct CommonTypes<'c> {
 impl<'c> CommonTypes<'c> {
     fn new(context: &'c Context) -> Self {
         let parse = |source: &str| {
-            Type::parse(context, source).unwrap_or_else(|| panic!("the type {source} parses"))
+            parse_type(context, source).unwrap_or_else(|| panic!("the type {source} parses"))
         };
         Self {
             session: parse("!executor.session"),
@@ -627,7 +629,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             } else {
                 format!("!llvm.struct<(ptr, ptr, i64, array<{rank} x i64>, array<{rank} x i64>)>")
             };
-            Type::parse(context, &source).expect("a descriptor type parses")
+            parse_type(context, &source).expect("a descriptor type parses")
         })
     }
 
@@ -651,7 +653,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         if slots.is_empty() {
             return at.null(self.types.ptr);
         }
-        let array_type = Type::parse(self.context, &format!("!llvm.array<{} x ptr>", slots.len()))
+        let array_type = parse_type(self.context, &format!("!llvm.array<{} x ptr>", slots.len()))
             .expect("an array type parses");
         entry.pointer_array(self.context, &self.types, array_type, slots)
     }

@@ -6,10 +6,9 @@
 use std::ffi::CString;
 
 use melior::{
-    Context,
+    Context, StringRef,
     ir::{
-        Attribute, AttributeLike, Location, Operation, OperationRef, Type, TypeLike, Value,
-        ValueLike,
+        Attribute, AttributeLike, Location, OperationRef, Type, TypeLike, Value, ValueLike,
         operation::{OperationLike, WalkOrder, WalkResult},
     },
 };
@@ -17,14 +16,12 @@ use mlir_sys::{
     mlirAffineMapIsIdentity, mlirComplexTypeGetElementType, mlirEmitError, mlirFloatTypeGetWidth,
     mlirIdentifierStr, mlirIntegerTypeGetWidth, mlirMemRefTypeGetAffineMap,
     mlirMemRefTypeGetMemorySpace, mlirOpOperandGetNextUse, mlirOpOperandGetOwner,
-    mlirOpOperandIsNull, mlirOperationCreateParse, mlirOperationDestroy, mlirOperationGetName,
+    mlirOpOperandIsNull, mlirOperationDestroy, mlirOperationGetName,
     mlirOperationSetAttributeByName, mlirShapedTypeGetDimSize, mlirShapedTypeGetElementType,
     mlirShapedTypeGetRank, mlirShapedTypeHasStaticShape, mlirTypeIsAComplex, mlirTypeIsAFloat,
     mlirTypeIsAIndex, mlirTypeIsAInteger, mlirTypeIsAVector, mlirValueGetFirstUse,
     mlirValueReplaceAllUsesOfWith,
 };
-
-use melior::StringRef;
 
 /// Runs `body` with the context that owns `operation`.
 pub fn with_context<'c, R>(
@@ -106,20 +103,6 @@ pub fn set_attribute(operation: OperationRef<'_, '_>, name: &str, attribute: Att
             StringRef::new(name).to_raw(),
             attribute.to_raw(),
         )
-    }
-}
-
-/// Parses one operation written in MLIR's textual form, detached from any block.
-pub fn parse_operation<'c>(context: &'c Context, source: &str) -> Option<Operation<'c>> {
-    // SAFETY: the strings outlive the call; a null result (parse error, already
-    // reported through the context's diagnostics) is turned into None.
-    unsafe {
-        let raw = mlirOperationCreateParse(
-            context.to_raw(),
-            StringRef::new(source).to_raw(),
-            StringRef::new("convert-executor-to-llvm").to_raw(),
-        );
-        Operation::from_option_raw(raw)
     }
 }
 

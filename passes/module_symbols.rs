@@ -9,7 +9,7 @@ use melior::{
     ir::{BlockLike, BlockRef, OperationRef, attribute::StringAttribute, operation::OperationLike},
 };
 
-use super::{ir, runtime_abi::RuntimeFunction};
+use super::runtime_abi::RuntimeFunction;
 
 pub struct ModuleSymbols<'c, 'a> {
     context: &'c Context,
@@ -131,8 +131,12 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
     }
 
     fn parse(&self, source: &str) -> melior::ir::Operation<'c> {
-        ir::parse_operation(self.context, source)
-            .unwrap_or_else(|| panic!("the lowering's own declaration does not parse: {source}"))
+        crate::ffi::parse_operation(
+            self.context,
+            source,
+            super::convert_executor_to_llvm::ARGUMENT,
+        )
+        .unwrap_or_else(|| panic!("the lowering's own declaration does not parse: {source}"))
     }
 
     /// Keeps the added symbols together at the top of the module, in the order

@@ -3,11 +3,14 @@
 use std::ffi::{CString, c_char, c_int};
 
 use melior::{
-    StringRef,
+    Context, StringRef,
     dialect::{DialectHandle, DialectRegistry},
-    ir::OperationRef,
+    ir::{Operation, OperationRef, Type},
 };
-use mlir_sys::{MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirStringRef};
+use mlir_sys::{
+    MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirStringRef, mlirOperationCreateParse,
+    mlirTypeParseGet,
+};
 
 use crate::passes;
 
@@ -83,4 +86,50 @@ pub fn opt_main(args: &[CString], registry: &DialectRegistry, version: &str) -> 
     // followed by a null pointer, as C's main receives them; LLVM's option
     // parser reads but never writes them. `registry` is alive for the call.
     unsafe { executorOptMain(argc, argv.as_mut_ptr(), registry.to_raw(), version.as_ptr()) }
+}
+
+/// Text for MLIR's parsers. Their lexer stops at a NUL byte rather than at the
+/// end of the string it is given, so the text is passed NUL-terminated, with
+/// the NUL outside the length.
+struct ParserInput(CString);
+
+impl ParserInput {
+    fn new(source: &str) -> Option<Self> {
+        CString::new(source).ok().map(Self)
+    }
+
+    fn to_raw(&self) -> MlirStringRef {
+        MlirStringRef {
+            data: self.0.as_ptr(),
+            length: self.0.as_bytes().len(),
+        }
+    }
+}
+
+/// Parses a type; None (with the error reported to the context) if it does not parse.
+pub fn parse_type<'c>(context: &'c Context, source: &str) -> Option<Type<'c>> {
+    let input = ParserInput::new(source)?;
+    // SAFETY: the input is NUL-terminated and outlives the call; a null type
+    // (a parse error) becomes None.
+    unsafe { Type::from_option_raw(mlirTypeParseGet(context.to_raw(), input.to_raw())) }
+}
+
+/// Parses one operation, detached from any block; None (with the error
+/// reported to the context) if it does not parse. `source_name` names the
+/// text in diagnostics.
+pub fn parse_operation<'c>(
+    context: &'c Context,
+    source: &str,
+    source_name: &str,
+) -> Option<Operation<'c>> {
+    let (input, name) = (ParserInput::new(source)?, ParserInput::new(source_name)?);
+    // SAFETY: both inputs are NUL-terminated and outlive the call; a null
+    // operation (a parse error) becomes None.
+    unsafe {
+        Operation::from_option_raw(mlirOperationCreateParse(
+            context.to_raw(),
+            input.to_raw(),
+            name.to_raw(),
+        ))
+    }
 }

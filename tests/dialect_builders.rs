@@ -2,12 +2,15 @@
 //! with the typed builders melior generates from `td/ExecutorOps.td`, verified
 //! by the C++ generated from the same file.
 
-use executor_mlir::{dialect::executor, registration};
+use executor_mlir::{
+    dialect::{self, executor},
+    registration,
+};
 use melior::{
     Context,
     dialect::{DialectRegistry, func},
     ir::{
-        Block, BlockLike, Location, Module, Region, RegionLike, Type,
+        Block, BlockLike, Location, Module, Region, RegionLike,
         attribute::{StringAttribute, TypeAttribute},
         operation::OperationLike,
         r#type::FunctionType,
@@ -47,8 +50,8 @@ fn host_module<'c>(context: &'c Context, fill: impl FnOnce(&Block<'c>)) -> Modul
 fn generated_builders_make_ops_that_verify_and_print_in_the_reference_syntax() {
     let context = context();
     let location = Location::unknown(&context);
-    let session_type = Type::parse(&context, "!executor.session").expect("the session type parses");
-    let token_type = Type::parse(&context, "!executor.token").expect("the token type parses");
+    let session_type = dialect::session_type(&context);
+    let token_type = dialect::token_type(&context);
 
     let module = host_module(&context, |body| {
         let open = body.append_operation(
@@ -95,7 +98,7 @@ fn generated_builders_make_ops_that_verify_and_print_in_the_reference_syntax() {
 fn an_op_built_with_an_empty_address_fails_verification() {
     let context = context();
     let location = Location::unknown(&context);
-    let session_type = Type::parse(&context, "!executor.session").expect("the session type parses");
+    let session_type = dialect::session_type(&context);
 
     let module = host_module(&context, |body| {
         body.append_operation(

@@ -19,6 +19,14 @@ fn lit_suite_passes() {
         .arg(format!("--param=project_bin={}", project_bin.display()))
         .arg("test")
         .status()
-        .unwrap_or_else(|error| panic!("cannot run {}: {error} (run scripts/deps.sh)", lit.display()));
-    assert!(status.success(), "lit reported failing tests (see its report above)");
+        .unwrap_or_else(|error| {
+            panic!(
+                "cannot run {}: {error} (run scripts/deps.sh)",
+                lit.display()
+            )
+        });
+    assert!(
+        status.success(),
+        "lit reported failing tests (see its report above)"
+    );
 }

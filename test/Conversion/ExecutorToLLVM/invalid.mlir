@@ -1,0 +1,207 @@
+// RUN: executor-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(convert-executor-to-llvm)'
+// RUN: not executor-opt %s -split-input-file --pass-pipeline='builtin.module(convert-executor-to-llvm{entry-convention=bogus})' 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
+
+// An unknown entry-convention fails the pass before any op is looked at.
+// BAD-OPTION: error: convert-executor-to-llvm: unknown entry-convention 'bogus'; expected 'mlir-ciface' or 'catalyst-pyface'
+
+// One case per executor op or module that convert-executor-to-llvm rejects.
+// The error is reported at the op that cannot be lowered.
+
+//===----------------------------------------------------------------------===//
+// executor.call
+//===----------------------------------------------------------------------===//
+
+func.func @call_on_tensors_must_be_bufferized(%s: !executor.session, %t: tensor<8xf64>) -> tensor<8xf64> {
+  // expected-error @+1 {{executor.call on tensor<8xf64> must be bufferized before convert-executor-to-llvm (one-shot-bufferize)}}
+  %y = executor.call %s("normalize")(%t) : !executor.session, (tensor<8xf64>) -> tensor<8xf64>
+  return %y : tensor<8xf64>
+}
+
+// -----
+
+func.func @call_on_strided_memref(%s: !executor.session, %x: memref<4x4xf32, strided<[8, 1]>>) {
+  // expected-error @+1 {{cannot lower value #0 of executor.call: memref<4x4xf32, strided<[8, 1]>> is not densely packed (identity layout); copy it into one first (memref.copy)}}
+  executor.call %s("fill")(%x) : !executor.session, (memref<4x4xf32, strided<[8, 1]>>) -> ()
+  return
+}
+
+// -----
+
+func.func @call_on_memref_in_memory_space_1(%s: !executor.session, %x: memref<4xf32, 1>) {
+  // expected-error @+1 {{cannot lower value #0 of executor.call: memref<4xf32, 1> is not in the default memory space}}
+  executor.call %s("fill")(%x) : !executor.session, (memref<4xf32, 1>) -> ()
+  return
+}
+
+// -----
+
+func.func @call_on_memref_of_memref(%s: !executor.session, %x: memref<4xmemref<2xf32>>) {
+  // expected-error @+1 {{cannot lower value #0 of executor.call: the element type memref<2xf32> of memref<4xmemref<2xf32>> has no known size in memory}}
+  executor.call %s("fill")(%x) : !executor.session, (memref<4xmemref<2xf32>>) -> ()
+  return
+}
+
+// -----
+
+%s = executor.open("localhost") : !executor.session
+// expected-error @+1 {{executor.call must be inside a func.func or llvm.func, whose entry block holds its stack slots}}
+executor.call %s("ping")() : !executor.session, () -> ()
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// executor.launch: element types without a size in memory
+//===----------------------------------------------------------------------===//
+
+func.func @launch_memref_of_memref_input(%s: !executor.session, %x: memref<4xmemref<2xf32>>) {
+  // expected-error @+1 {{cannot lower value #0 of executor.launch: the element type memref<2xf32> of memref<4xmemref<2xf32>> has no known size in memory}}
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4xmemref<2xf32>>) -> ()
+  return
+}
+
+// -----
+
+func.func @launch_memref_of_ptr_input(%s: !executor.session, %x: memref<4x!ptr.ptr<#ptr.generic_space>>) {
+  // expected-error @+1 {{cannot lower value #0 of executor.launch: the element type !ptr.ptr<#ptr.generic_space> of memref<4x!ptr.ptr<#ptr.generic_space>> has no known size in memory}}
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4x!ptr.ptr<#ptr.generic_space>>) -> ()
+  return
+}
+
+// -----
+
+// Values are numbered inputs first, then results.
+func.func @launch_memref_of_memref_result(%s: !executor.session, %x: memref<4xf32>) -> memref<4xmemref<2xf32>> {
+  // expected-error @+1 {{cannot lower value #1 of executor.launch: the element type memref<2xf32> of memref<4xmemref<2xf32>> has no known size in memory}}
+  %y = executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4xf32>) -> memref<4xmemref<2xf32>>
+  return %y : memref<4xmemref<2xf32>>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// executor.launch: memory spaces
+//===----------------------------------------------------------------------===//
+
+func.func @launch_input_in_memory_space_1(%s: !executor.session, %x: memref<4xf32, 1>) {
+  // expected-error @+1 {{cannot lower value #0 of executor.launch: memref<4xf32, 1> is not in the default memory space}}
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4xf32, 1>) -> ()
+  return
+}
+
+// -----
+
+func.func @launch_result_in_memory_space_3(%s: !executor.session, %x: memref<4xf32>) -> memref<4xf32, 3> {
+  // expected-error @+1 {{cannot lower value #1 of executor.launch: memref<4xf32, 3> is not in the default memory space}}
+  %y = executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4xf32>) -> memref<4xf32, 3>
+  return %y : memref<4xf32, 3>
+}
+
+// -----
+
+func.func @launch_input_in_non_integer_memory_space(%s: !executor.session, %x: memref<4xf32, #gpu.address_space<global>>) {
+  // expected-error @+1 {{cannot lower value #0 of executor.launch: memref<4xf32, #gpu.address_space<global>> is not in the default memory space}}
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4xf32, #gpu.address_space<global>>) -> ()
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// executor.launch: outside of a function
+//===----------------------------------------------------------------------===//
+
+// At module level there is no entry block to hold the stack slots.
+%s = executor.open("localhost") : !executor.session
+// expected-error @+1 {{executor.launch must be inside a func.func or llvm.func, whose entry block holds its stack slots}}
+executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()
+
+// -----
+
+// A function-like op other than func.func and llvm.func is not supported.
+ml_program.func @launch_in_ml_program_func(%s: !executor.session) {
+  // expected-error @+1 {{executor.launch must be inside a func.func or llvm.func, whose entry block holds its stack slots}}
+  executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()
+  ml_program.return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// executor.await
+//===----------------------------------------------------------------------===//
+
+// Both awaits are reported.
+func.func @token_awaited_twice(%s: !executor.session) {
+  %t = executor.launch_async %s("warm_up", "kernels.o") : !executor.session -> !executor.token
+  // expected-error @+1 {{this token is awaited more than once; each executor.launch_async is awaited exactly once}}
+  executor.await %t : !executor.token
+  // expected-error @+1 {{this token is awaited more than once; each executor.launch_async is awaited exactly once}}
+  executor.await %t : !executor.token
+  return
+}
+
+// -----
+
+func.func private @consume_token(!executor.token)
+
+func.func @token_used_after_await(%s: !executor.session) {
+  %t = executor.launch_async %s("warm_up", "kernels.o") : !executor.session -> !executor.token
+  // expected-error @+1 {{the token is used by func.call after this executor.await}}
+  executor.await %t : !executor.token
+  func.call @consume_token(%t) : (!executor.token) -> ()
+  return
+}
+
+// -----
+
+func.func @token_returned_after_await(%s: !executor.session) -> !executor.token {
+  %t = executor.launch_async %s("warm_up", "kernels.o") : !executor.session -> !executor.token
+  // expected-error @+1 {{the token is used by func.return after this executor.await}}
+  executor.await %t : !executor.token
+  return %t : !executor.token
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Symbols of the runtime ABI already defined by the module
+//===----------------------------------------------------------------------===//
+
+llvm.func @__catalyst__executor__open(!llvm.ptr) -> i32
+
+func.func @runtime_symbol_with_other_result_type() {
+  // expected-error @+1 {{the module already defines the symbol '__catalyst__executor__open' of the executor runtime ABI with another type; expected `llvm.func @__catalyst__executor__open(!llvm.ptr) -> i64`}}
+  %s = executor.open("localhost") : !executor.session
+  return
+}
+
+// -----
+
+llvm.func @__catalyst__executor__launch(i64, !llvm.ptr, !llvm.ptr)
+
+func.func @runtime_symbol_with_other_parameters(%s: !executor.session) {
+  // expected-error @+1 {{the module already defines the symbol '__catalyst__executor__launch' of the executor runtime ABI with another type; expected `llvm.func @__catalyst__executor__launch(i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr)`}}
+  executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()
+  return
+}
+
+// -----
+
+// Same signature, but not an llvm.func.
+func.func private @__catalyst__executor__close(i64) -> i64
+
+func.func @runtime_symbol_is_not_llvm_func(%s: !executor.session) {
+  // expected-error @+1 {{the module already defines the symbol '__catalyst__executor__close' of the executor runtime ABI with another type; expected `llvm.func @__catalyst__executor__close(i64) -> i64`}}
+  executor.close %s : !executor.session
+  return
+}
+
+// -----
+
+llvm.mlir.global internal constant @__catalyst__executor__await(0 : i64) : i64
+
+func.func @runtime_symbol_is_a_global(%t: !executor.token) {
+  // expected-error @+1 {{the module already defines the symbol '__catalyst__executor__await' of the executor runtime ABI with another type; expected `llvm.func @__catalyst__executor__await(i64)`}}
+  executor.await %t : !executor.token
+  return
+}

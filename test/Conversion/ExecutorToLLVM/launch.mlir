@@ -1,0 +1,509 @@
+// RUN: executor-opt %s -split-input-file --pass-pipeline='builtin.module(convert-executor-to-llvm)' | FileCheck %s
+
+// executor.launch passes every input and result as a pointer to a strided
+// memref descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}
+// (rank 0: {allocated, aligned, offset}), together with constant arrays of
+// the ranks and of the element sizes in bytes. The call's operands are
+// (session, entry, object, num_inputs, input_descs, input_ranks,
+// input_elem_sizes, num_outputs, output_descs, output_ranks, output_elem_sizes).
+
+//===----------------------------------------------------------------------===//
+// Ranks and descriptor types
+//===----------------------------------------------------------------------===//
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_0(dense<0> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @rank_0_input(
+//  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<f32>)
+//       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<f32> to !llvm.struct<(ptr, ptr, i64)>
+//  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64)>, !llvm.ptr
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_0 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @rank_0_input(%s: !executor.session, %x: memref<f32>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<f32>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_1(dense<1> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @rank_1_input(
+//  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<5xf32>)
+//       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @rank_1_input(%s: !executor.session, %x: memref<5xf32>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5xf32>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_2(dense<2> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @rank_2_input(
+//  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<5x6xf32>)
+//       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5x6xf32> to !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, !llvm.ptr
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @rank_2_input(%s: !executor.session, %x: memref<5x6xf32>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5x6xf32>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @rank_3_input(
+//  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<5x6x7xf32>)
+//       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5x6x7xf32> to !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)>, !llvm.ptr
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @rank_3_input(%s: !executor.session, %x: memref<5x6x7xf32>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5x6x7xf32>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_4(dense<4> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @rank_4_input(
+//  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<5x6x7x8xf32>)
+//       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5x6x7x8xf32> to !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>, !llvm.ptr
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @rank_4_input(%s: !executor.session, %x: memref<5x6x7x8xf32>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5x6x7x8xf32>) -> ()
+  return
+}
+
+// -----
+
+// The ranks array lists the inputs in operand order.
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_0_1_2_3_4(dense<[0, 1, 2, 3, 4]> : tensor<5xi64>) {addr_space = 0 : i32} : !llvm.array<5 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_4_4_4_4_4(dense<4> : tensor<5xi64>) {addr_space = 0 : i32} : !llvm.array<5 x i64>{{$}}
+// CHECK-LABEL: func.func @ranks_0_to_4_in_operand_order(
+//       CHECK:   %[[N:.*]] = llvm.mlir.constant(5 : i64) : i64
+//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_0_1_2_3_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4_4_4_4_4 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @ranks_0_to_4_in_operand_order(%s: !executor.session, %a: memref<f32>, %b: memref<2xf32>, %c: memref<2x3xf32>, %d: memref<2x3x4xf32>, %e: memref<2x3x4x5xf32>) {
+  executor.launch %s("kernel", "kernels.o")(%a, %b, %c, %d, %e) : !executor.session, (memref<f32>, memref<2xf32>, memref<2x3xf32>, memref<2x3x4xf32>, memref<2x3x4x5xf32>) -> ()
+  return
+}
+
+// -----
+
+// The pointer array holds one descriptor slot per input, in operand order.
+// CHECK-LABEL: func.func @input_slots_in_operand_order(
+//       CHECK:   %[[S0:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[S1:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<2 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U:.*]] = llvm.mlir.undef : !llvm.array<2 x ptr>
+//  CHECK-NEXT:   %[[A0:.*]] = llvm.insertvalue %[[S0]], %[[U]][0] : !llvm.array<2 x ptr>
+//  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[S1]], %[[A0]][1] : !llvm.array<2 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A1]], %[[ARRAY]] : !llvm.array<2 x ptr>, !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @input_slots_in_operand_order(%s: !executor.session, %a: memref<f64>, %b: memref<3x4xf64>) {
+  executor.launch %s("kernel", "kernels.o")(%a, %b) : !executor.session, (memref<f64>, memref<3x4xf64>) -> ()
+  return
+}
+
+// -----
+
+// The same memref passed twice gets two slots.
+// CHECK-LABEL: func.func @same_memref_twice_gets_two_slots(
+//  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<4xf32>)
+//       CHECK:   %[[S0:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//       CHECK:   %[[S1:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//       CHECK:   %[[D0:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to
+//  CHECK-NEXT:   llvm.store %[[D0]], %[[S0]]
+//  CHECK-NEXT:   %[[D1:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to
+//  CHECK-NEXT:   llvm.store %[[D1]], %[[S1]]
+//       CHECK:   %[[N:.*]] = llvm.mlir.constant(2 : i64) : i64
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %[[N]],
+func.func @same_memref_twice_gets_two_slots(%s: !executor.session, %x: memref<4xf32>) {
+  executor.launch %s("add", "kernels.o")(%x, %x) : !executor.session, (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Dynamic shapes and strided layouts: same descriptor as static shapes
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @dynamic_shape_input(
+//  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<?x?xf32>)
+//       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<?x?xf32> to !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]]
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]],
+func.func @dynamic_shape_input(%s: !executor.session, %x: memref<?x?xf32>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<?x?xf32>) -> ()
+  return
+}
+
+// -----
+
+// The runtime fills the whole result descriptor, dynamic sizes included.
+// CHECK-LABEL: func.func @dynamic_shape_result(
+//       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(
+//  CHECK-NEXT:   %[[D:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   %[[R:.*]] = builtin.unrealized_conversion_cast %[[D]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<?xi64>
+//  CHECK-NEXT:   return %[[R]] : memref<?xi64>
+func.func @dynamic_shape_result(%s: !executor.session) -> memref<?xi64> {
+  %r = executor.launch %s("make", "kernels.o")() : !executor.session, () -> memref<?xi64>
+  return %r : memref<?xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @mixed_static_dynamic_shape(
+//  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<4x?x8xi16>)
+//       CHECK:   builtin.unrealized_conversion_cast %[[X]] : memref<4x?x8xi16> to !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)>
+//       CHECK:   llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
+func.func @mixed_static_dynamic_shape(%s: !executor.session, %x: memref<4x?x8xi16>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4x?x8xi16>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @strided_layout_input(
+//  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<4x4xf32, strided<[8, 1], offset: ?>>)
+//       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4x4xf32, strided<[8, 1], offset: ?>> to !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]]
+//       CHECK:   llvm.call @__catalyst__executor__launch(
+func.func @strided_layout_input(%s: !executor.session, %x: memref<4x4xf32, strided<[8, 1], offset: ?>>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4x4xf32, strided<[8, 1], offset: ?>>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @strided_layout_result(
+//       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(
+//  CHECK-NEXT:   %[[D:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+//  CHECK-NEXT:   %[[R:.*]] = builtin.unrealized_conversion_cast %[[D]] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+//  CHECK-NEXT:   return %[[R]]
+func.func @strided_layout_result(%s: !executor.session) -> memref<?x?xf32, strided<[?, ?], offset: ?>> {
+  %r = executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> memref<?x?xf32, strided<[?, ?], offset: ?>>
+  return %r : memref<?x?xf32, strided<[?, ?], offset: ?>>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Element sizes in bytes
+//===----------------------------------------------------------------------===//
+
+// Each case launches with one rank-3 input, so that the ranks global (3)
+// cannot be mistaken for the element-size global.
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_1(dense<1> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_i1_is_1(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_i1_is_1(%s: !executor.session, %x: memref<2x3x4xi1>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xi1>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_1(dense<1> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_i8_is_1(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_i8_is_1(%s: !executor.session, %x: memref<2x3x4xi8>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xi8>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_2(dense<2> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_i16_is_2(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_i16_is_2(%s: !executor.session, %x: memref<2x3x4xi16>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xi16>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_4(dense<4> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_i32_is_4(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_i32_is_4(%s: !executor.session, %x: memref<2x3x4xi32>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xi32>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_8(dense<8> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_i64_is_8(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_i64_is_8(%s: !executor.session, %x: memref<2x3x4xi64>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xi64>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_8(dense<8> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_index_is_8(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_index_is_8(%s: !executor.session, %x: memref<2x3x4xindex>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xindex>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_2(dense<2> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_f16_is_2(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_f16_is_2(%s: !executor.session, %x: memref<2x3x4xf16>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xf16>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_2(dense<2> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_bf16_is_2(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_bf16_is_2(%s: !executor.session, %x: memref<2x3x4xbf16>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xbf16>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_4(dense<4> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_f32_is_4(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_f32_is_4(%s: !executor.session, %x: memref<2x3x4xf32>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_8(dense<8> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_f64_is_8(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_f64_is_8(%s: !executor.session, %x: memref<2x3x4xf64>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xf64>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_8(dense<8> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_complex_f32_is_8(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_complex_f32_is_8(%s: !executor.session, %x: memref<2x3x4xcomplex<f32>>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xcomplex<f32>>) -> ()
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_3(dense<3> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_16(dense<16> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-LABEL: func.func @element_size_complex_f64_is_16(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_16 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @element_size_complex_f64_is_16(%s: !executor.session, %x: memref<2x3x4xcomplex<f64>>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xcomplex<f64>>) -> ()
+  return
+}
+
+// -----
+
+// Element sizes of inputs and of results are listed separately, in order.
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_1_2(dense<[1, 2]> : tensor<2xi64>) {addr_space = 0 : i32} : !llvm.array<2 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_8_16(dense<[8, 16]> : tensor<2xi64>) {addr_space = 0 : i32} : !llvm.array<2 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_4_2(dense<[4, 2]> : tensor<2xi64>) {addr_space = 0 : i32} : !llvm.array<2 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_0_1(dense<[0, 1]> : tensor<2xi64>) {addr_space = 0 : i32} : !llvm.array<2 x i64>{{$}}
+// CHECK-LABEL: func.func @input_and_result_element_sizes_in_order(
+//       CHECK:   %[[IN_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1_2 : !llvm.ptr
+//  CHECK-NEXT:   %[[IN_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8_16 : !llvm.ptr
+//       CHECK:   %[[OUT_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_0_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4_2 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_RANKS]], %[[IN_SIZES]], %{{.*}}, %{{.*}}, %[[OUT_RANKS]], %[[OUT_SIZES]])
+func.func @input_and_result_element_sizes_in_order(%s: !executor.session, %a: memref<4xi64>, %b: memref<4x4xcomplex<f64>>) -> (memref<f32>, memref<8xbf16>) {
+  %r:2 = executor.launch %s("kernel", "kernels.o")(%a, %b) : !executor.session, (memref<4xi64>, memref<4x4xcomplex<f64>>) -> (memref<f32>, memref<8xbf16>)
+  return %r#0, %r#1 : memref<f32>, memref<8xbf16>
+}
+
+// -----
+
+// Ranks and element sizes with the same values share one global.
+// CHECK-COUNT-1: llvm.mlir.global internal constant @__executor_i64s_1(dense<1> : tensor<1xi64>)
+//     CHECK-NOT: llvm.mlir.global internal constant @__executor_i64s_1
+// CHECK-LABEL: func.func @equal_ranks_and_sizes_share_global(
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]],
+func.func @equal_ranks_and_sizes_share_global(%s: !executor.session, %x: memref<16xi8>) {
+  executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<16xi8>) -> ()
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Numbers of inputs and results
+//===----------------------------------------------------------------------===//
+
+// No inputs and no results: both counts are 0 and all six arrays are null.
+// CHECK-NOT: llvm.mlir.global internal constant @__executor_i64s
+// CHECK-LABEL: func.func @no_inputs_no_results(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64)
+//   CHECK-NOT:   llvm.alloca
+//       CHECK:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_noop : !llvm.ptr
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[NIN:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   %[[IN_DESCS:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[IN_RANKS:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[IN_SIZES:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[NOUT:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   %[[OUT_DESCS:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_RANKS:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[NIN]], %[[IN_DESCS]], %[[IN_RANKS]], %[[IN_SIZES]], %[[NOUT]], %[[OUT_DESCS]], %[[OUT_RANKS]], %[[OUT_SIZES]]) : (i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+//  CHECK-NEXT:   return
+func.func @no_inputs_no_results(%s: !executor.session) {
+  executor.launch %s("noop", "kernels.o")() : !executor.session, () -> ()
+  return
+}
+
+// -----
+
+// Inputs only: the output count is 0 and the output arrays are null.
+// CHECK-LABEL: func.func @inputs_only(
+//       CHECK:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//       CHECK:   %[[NIN:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[IN_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[IN_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[NOUT:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   %[[OUT_DESCS:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_RANKS:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %[[NIN]], %[[IN_ARRAY]], %[[IN_RANKS]], %[[IN_SIZES]], %[[NOUT]], %[[OUT_DESCS]], %[[OUT_RANKS]], %[[OUT_SIZES]])
+//   CHECK-NOT:   llvm.load
+//       CHECK:   return
+func.func @inputs_only(%s: !executor.session, %x: memref<4xf32>) {
+  executor.launch %s("scale_in_place", "kernels.o")(%x) : !executor.session, (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+// Results only: the input count is 0 and the input arrays are null.
+// CHECK-LABEL: func.func @results_only(
+//       CHECK:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//       CHECK:   %[[NIN:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   %[[IN_DESCS:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[IN_RANKS:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[IN_SIZES:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[NOUT:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[OUT_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %[[NIN]], %[[IN_DESCS]], %[[IN_RANKS]], %[[IN_SIZES]], %[[NOUT]], %[[OUT_ARRAY]], %[[OUT_RANKS]], %[[OUT_SIZES]])
+func.func @results_only(%s: !executor.session) -> memref<3xf64> {
+  %r = executor.launch %s("make", "kernels.o")() : !executor.session, () -> memref<3xf64>
+  return %r : memref<3xf64>
+}
+
+// -----
+
+// Several results: each is read back from its own slot, in result order.
+// CHECK-LABEL: func.func @several_results_read_back_in_order(
+//       CHECK:   %[[R0:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[R1:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[R2:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<3 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U:.*]] = llvm.mlir.undef : !llvm.array<3 x ptr>
+//  CHECK-NEXT:   %[[A0:.*]] = llvm.insertvalue %[[R0]], %[[U]][0] : !llvm.array<3 x ptr>
+//  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[R1]], %[[A0]][1] : !llvm.array<3 x ptr>
+//  CHECK-NEXT:   %[[A2:.*]] = llvm.insertvalue %[[R2]], %[[A1]][2] : !llvm.array<3 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A2]], %[[OUT_ARRAY]] : !llvm.array<3 x ptr>, !llvm.ptr
+//       CHECK:   %[[NOUT:.*]] = llvm.mlir.constant(3 : i64) : i64
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NOUT]], %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   %[[D0:.*]] = llvm.load %[[R0]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64)>
+//  CHECK-NEXT:   %[[M0:.*]] = builtin.unrealized_conversion_cast %[[D0]] : !llvm.struct<(ptr, ptr, i64)> to memref<f64>
+//  CHECK-NEXT:   %[[D1:.*]] = llvm.load %[[R1]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   %[[M1:.*]] = builtin.unrealized_conversion_cast %[[D1]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<?xi32>
+//  CHECK-NEXT:   %[[D2:.*]] = llvm.load %[[R2]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+//  CHECK-NEXT:   %[[M2:.*]] = builtin.unrealized_conversion_cast %[[D2]] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<2x?xi8>
+//  CHECK-NEXT:   return %[[M0]], %[[M1]], %[[M2]] : memref<f64>, memref<?xi32>, memref<2x?xi8>
+func.func @several_results_read_back_in_order(%s: !executor.session) -> (memref<f64>, memref<?xi32>, memref<2x?xi8>) {
+  %r:3 = executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> (memref<f64>, memref<?xi32>, memref<2x?xi8>)
+  return %r#0, %r#1, %r#2 : memref<f64>, memref<?xi32>, memref<2x?xi8>
+}
+
+// -----
+
+// A result with the type of an input still gets its own slot: the input slot
+// is not read back.
+// CHECK-LABEL: func.func @result_has_own_slot(
+//       CHECK:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//       CHECK:   %[[OUT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//       CHECK:   llvm.store %{{.*}}, %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(
+//  CHECK-NEXT:   llvm.load %[[OUT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+func.func @result_has_own_slot(%s: !executor.session, %x: memref<4xf32>) -> memref<4xf32> {
+  %r = executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4xf32>) -> memref<4xf32>
+  return %r : memref<4xf32>
+}

@@ -1,0 +1,305 @@
+// RUN: executor-opt %s -split-input-file --pass-pipeline='builtin.module(convert-executor-to-llvm)' | FileCheck %s
+// RUN: executor-opt %s -split-input-file --pass-pipeline='builtin.module(convert-executor-to-llvm{entry-convention=catalyst-pyface})' | FileCheck %s --check-prefix=PYFACE
+
+// One case per executor op: each op becomes one llvm.call to its function of
+// the executor runtime ABI, whose declaration is added once to the module with
+// its exact type. Strings become internal constant NUL-terminated globals
+// named after their content, one per distinct content.
+
+//===----------------------------------------------------------------------===//
+// executor.open
+//===----------------------------------------------------------------------===//
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str_127_0_0_1_9000("127.0.0.1:9000\00") {addr_space = 0 : i32}{{$}}
+// CHECK-DAG: llvm.func @__catalyst__executor__open(!llvm.ptr) -> i64{{$}}
+// CHECK-LABEL: func.func @open_calls_runtime_open()
+//  CHECK-SAME:     -> i64
+//       CHECK:   %[[ADDR:.*]] = llvm.mlir.addressof @__executor_str_127_0_0_1_9000 : !llvm.ptr
+//  CHECK-NEXT:   %[[S:.*]] = llvm.call @__catalyst__executor__open(%[[ADDR]]) : (!llvm.ptr) -> i64
+//  CHECK-NEXT:   return %[[S]] : i64
+func.func @open_calls_runtime_open() -> !executor.session {
+  %s = executor.open("127.0.0.1:9000") : !executor.session
+  return %s : !executor.session
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// executor.send_binary
+//===----------------------------------------------------------------------===//
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str_kernels_o("kernels.o\00") {addr_space = 0 : i32}{{$}}
+// CHECK-DAG: llvm.func @__catalyst__executor__send_binary(i64, !llvm.ptr, i32) -> i64{{$}}
+// CHECK-LABEL: func.func @send_binary_default_format_is_0(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64)
+//       CHECK:   %[[PATH:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[FORMAT:.*]] = llvm.mlir.constant(0 : i32) : i32
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__send_binary(%[[S]], %[[PATH]], %[[FORMAT]]) : (i64, !llvm.ptr, i32) -> i64
+//  CHECK-NEXT:   return
+func.func @send_binary_default_format_is_0(%s: !executor.session) {
+  executor.send_binary %s("kernels.o") : !executor.session
+  return
+}
+
+// -----
+
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str_libnative_so("libnative.so\00") {addr_space = 0 : i32}{{$}}
+// CHECK-DAG: llvm.func @__catalyst__executor__send_binary(i64, !llvm.ptr, i32) -> i64{{$}}
+// CHECK-LABEL: func.func @send_binary_format_1(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64)
+//       CHECK:   %[[PATH:.*]] = llvm.mlir.addressof @__executor_str_libnative_so : !llvm.ptr
+//  CHECK-NEXT:   %[[FORMAT:.*]] = llvm.mlir.constant(1 : i32) : i32
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__send_binary(%[[S]], %[[PATH]], %[[FORMAT]]) : (i64, !llvm.ptr, i32) -> i64
+func.func @send_binary_format_1(%s: !executor.session) {
+  executor.send_binary %s("libnative.so") {format = 1 : i32} : !executor.session
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// executor.launch
+//===----------------------------------------------------------------------===//
+
+// The entry symbol is the C-interface wrapper of the kernel; one input and one
+// result, both memref<4xf32>: rank 1, 4-byte elements. With
+// entry-convention=catalyst-pyface, it is Catalyst's pyface wrapper instead.
+// PYFACE-DAG: llvm.mlir.global internal constant @__executor_str__catalyst_pyface_add_one("_catalyst_pyface_add_one\00")
+// PYFACE-LABEL: func.func @launch_calls_runtime_launch(
+//       PYFACE:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__catalyst_pyface_add_one : !llvm.ptr
+//       PYFACE:   llvm.call @__catalyst__executor__launch(%{{.*}}, %[[ENTRY]],
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str__mlir_ciface_add_one("_mlir_ciface_add_one\00") {addr_space = 0 : i32}{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str_kernels_o("kernels.o\00") {addr_space = 0 : i32}{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_1(dense<1> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_4(dense<4> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
+// CHECK-DAG: llvm.func @__catalyst__executor__launch(i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr){{$}}
+// CHECK-LABEL: func.func @launch_calls_runtime_launch(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>) -> memref<4xf32>
+//       CHECK:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[OUT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//       CHECK:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//       CHECK:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
+//       CHECK:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//       CHECK:   %[[XD:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//       CHECK:   llvm.store %[[XD]], %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
+//       CHECK:   %[[NIN:.*]] = llvm.mlir.constant(1 : i64) : i64
+//       CHECK:   %[[IN_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//       CHECK:   %[[IN_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//       CHECK:   %[[NOUT:.*]] = llvm.mlir.constant(1 : i64) : i64
+//       CHECK:   %[[OUT_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//       CHECK:   %[[OUT_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[NIN]], %[[IN_ARRAY]], %[[IN_RANKS]], %[[IN_SIZES]], %[[NOUT]], %[[OUT_ARRAY]], %[[OUT_RANKS]], %[[OUT_SIZES]]) : (i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> (){{$}}
+//  CHECK-NEXT:   %[[YD:.*]] = llvm.load %[[OUT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   %[[Y:.*]] = builtin.unrealized_conversion_cast %[[YD]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<4xf32>
+//  CHECK-NEXT:   return %[[Y]] : memref<4xf32>
+func.func @launch_calls_runtime_launch(%s: !executor.session, %x: memref<4xf32>) -> memref<4xf32> {
+  %y = executor.launch %s("add_one", "kernels.o")(%x) : !executor.session, (memref<4xf32>) -> memref<4xf32>
+  return %y : memref<4xf32>
+}
+
+// -----
+
+// The arrays of descriptor pointers hold the input and output slots.
+// CHECK-LABEL: func.func @launch_fills_descriptor_pointer_arrays(
+//       CHECK:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//       CHECK:   %[[OUT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//       CHECK:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U0:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A0:.*]] = llvm.insertvalue %[[IN]], %[[U0]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A0]], %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//       CHECK:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U1:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[OUT]], %[[U1]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A1]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
+func.func @launch_fills_descriptor_pointer_arrays(%s: !executor.session, %x: memref<8xi32>) -> memref<8xi32> {
+  %y = executor.launch %s("scale", "kernels.o")(%x) : !executor.session, (memref<8xi32>) -> memref<8xi32>
+  return %y : memref<8xi32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// executor.launch_async / executor.await
+//===----------------------------------------------------------------------===//
+
+// The entry of launch_async is the kernel_callee as is, whatever the
+// entry-convention: no _mlir_ciface_ or _catalyst_pyface_ prefix.
+// PYFACE-LABEL: func.func @launch_async_calls_runtime_launch_async(
+//       PYFACE:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str_warm_up : !llvm.ptr
+//  PYFACE-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  PYFACE-NEXT:   llvm.call @__catalyst__executor__launch_async(%{{.*}}, %[[ENTRY]], %[[OBJ]])
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str_warm_up("warm_up\00") {addr_space = 0 : i32}{{$}}
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str_kernels_o("kernels.o\00") {addr_space = 0 : i32}{{$}}
+// CHECK-DAG: llvm.func @__catalyst__executor__launch_async(i64, !llvm.ptr, !llvm.ptr) -> i64{{$}}
+// CHECK-LABEL: func.func @launch_async_calls_runtime_launch_async(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64) -> i64
+//       CHECK:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str_warm_up : !llvm.ptr
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[T:.*]] = llvm.call @__catalyst__executor__launch_async(%[[S]], %[[ENTRY]], %[[OBJ]]) : (i64, !llvm.ptr, !llvm.ptr) -> i64
+//  CHECK-NEXT:   return %[[T]] : i64
+func.func @launch_async_calls_runtime_launch_async(%s: !executor.session) -> !executor.token {
+  %t = executor.launch_async %s("warm_up", "kernels.o") : !executor.session -> !executor.token
+  return %t : !executor.token
+}
+
+// -----
+
+// CHECK-DAG: llvm.func @__catalyst__executor__await(i64){{$}}
+// CHECK-LABEL: func.func @await_calls_runtime_await(
+//  CHECK-SAME:     %[[T:arg[0-9]+]]: i64)
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__await(%[[T]]) : (i64) -> (){{$}}
+//  CHECK-NEXT:   return
+func.func @await_calls_runtime_await(%t: !executor.token) {
+  executor.await %t : !executor.token
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @await_token_of_launch_async(
+//       CHECK:   %[[T:.*]] = llvm.call @__catalyst__executor__launch_async(%{{.*}}, %{{.*}}, %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr) -> i64
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__await(%[[T]]) : (i64) -> ()
+func.func @await_token_of_launch_async(%s: !executor.session) {
+  %t = executor.launch_async %s("warm_up", "kernels.o") : !executor.session -> !executor.token
+  executor.await %t : !executor.token
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// executor.close
+//===----------------------------------------------------------------------===//
+
+// The runtime's status result is dropped: executor.close has no result.
+// CHECK-DAG: llvm.func @__catalyst__executor__close(i64) -> i64{{$}}
+// CHECK-LABEL: func.func @close_calls_runtime_close(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64)
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__close(%[[S]]) : (i64) -> i64
+//  CHECK-NEXT:   return
+func.func @close_calls_runtime_close(%s: !executor.session) {
+  executor.close %s : !executor.session
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Module-level symbols
+//===----------------------------------------------------------------------===//
+
+// Each runtime function is declared once however many ops call it.
+// CHECK-COUNT-1: llvm.func @__catalyst__executor__open(
+//   CHECK-NOT: llvm.func @__catalyst__executor__open(
+// CHECK-LABEL: func.func @open_twice_declares_open_once()
+//       CHECK:   llvm.call @__catalyst__executor__open(
+//       CHECK:   llvm.call @__catalyst__executor__open(
+func.func @open_twice_declares_open_once() {
+  %a = executor.open("host-a") : !executor.session
+  %b = executor.open("host-b") : !executor.session
+  return
+}
+
+// -----
+
+// An existing declaration of the right type is reused, not duplicated.
+// CHECK-COUNT-1: llvm.func @__catalyst__executor__open(!llvm.ptr) -> i64
+//   CHECK-NOT: llvm.func @__catalyst__executor__open(
+// CHECK-LABEL: func.func @existing_runtime_declaration_is_reused()
+//       CHECK:   llvm.call @__catalyst__executor__open(%{{.*}}) : (!llvm.ptr) -> i64
+llvm.func @__catalyst__executor__open(!llvm.ptr) -> i64
+func.func @existing_runtime_declaration_is_reused() {
+  %s = executor.open("localhost") : !executor.session
+  return
+}
+
+// -----
+
+// Two launches of the same object share one global for it (and one for the
+// entry symbol), both addressed by the two calls.
+//       CHECK: llvm.mlir.global internal constant @[[ENTRY:__executor_str__mlir_ciface_kernel]]("_mlir_ciface_kernel\00")
+//       CHECK: llvm.mlir.global internal constant @[[OBJ:__executor_str_shared_o]]("shared.o\00")
+//   CHECK-NOT: "_mlir_ciface_kernel\00"
+//   CHECK-NOT: "shared.o\00"
+// CHECK-LABEL: func.func @launches_of_same_object_share_one_global(
+//       CHECK:   %[[E1:.*]] = llvm.mlir.addressof @[[ENTRY]] : !llvm.ptr
+//  CHECK-NEXT:   %[[O1:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %[[E1]], %[[O1]],
+//       CHECK:   %[[E2:.*]] = llvm.mlir.addressof @[[ENTRY]] : !llvm.ptr
+//  CHECK-NEXT:   %[[O2:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %[[E2]], %[[O2]],
+func.func @launches_of_same_object_share_one_global(%s: !executor.session) {
+  executor.launch %s("kernel", "shared.o")() : !executor.session, () -> ()
+  executor.launch %s("kernel", "shared.o")() : !executor.session, () -> ()
+  return
+}
+
+// -----
+
+// The same string used by different ops (send_binary's path, launch's object)
+// is one global.
+//       CHECK: llvm.mlir.global internal constant @[[OBJ:__executor_str_kernels_o]]("kernels.o\00")
+//   CHECK-NOT: "kernels.o\00"
+// CHECK-LABEL: func.func @send_binary_and_launch_share_object_global(
+//       CHECK:   %[[PATH:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__send_binary(%{{.*}}, %[[PATH]], %{{.*}})
+//       CHECK:   %[[O:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
+//       CHECK:   llvm.call @__catalyst__executor__launch_async(%{{.*}}, %{{.*}}, %[[O]])
+func.func @send_binary_and_launch_share_object_global(%s: !executor.session) {
+  executor.send_binary %s("kernels.o") : !executor.session
+  %t = executor.launch_async %s("entry", "kernels.o") : !executor.session -> !executor.token
+  executor.await %t : !executor.token
+  return
+}
+
+// -----
+
+// Distinct strings whose readable names coincide get numbered suffixes.
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str_a_o("a.o\00")
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str_a_o_1("a-o\00")
+// CHECK-LABEL: func.func @same_readable_name_gets_suffix(
+//       CHECK:   llvm.mlir.addressof @__executor_str_a_o : !llvm.ptr
+//       CHECK:   llvm.mlir.addressof @__executor_str_a_o_1 : !llvm.ptr
+func.func @same_readable_name_gets_suffix(%s: !executor.session) {
+  executor.send_binary %s("a.o") : !executor.session
+  executor.send_binary %s("a-o") : !executor.session
+  return
+}
+
+// -----
+
+// A symbol of the module that already has the readable name is left alone.
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str_k_o_1("k.o\00")
+// CHECK-DAG: func.func private @__executor_str_k_o(){{$}}
+// CHECK-LABEL: func.func @existing_symbol_name_is_not_reused(
+//       CHECK:   llvm.mlir.addressof @__executor_str_k_o_1 : !llvm.ptr
+func.func private @__executor_str_k_o()
+func.func @existing_symbol_name_is_not_reused(%s: !executor.session) {
+  executor.send_binary %s("k.o") : !executor.session
+  return
+}
+
+// -----
+
+// Quotes, control characters and non-ASCII bytes are hex-escaped in the
+// global's value and replaced by `_` in its name.
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str_dir__q____o("dir/\22q\22\0A\C3\BC.o\00")
+// CHECK-LABEL: func.func @string_escapes(
+//       CHECK:   llvm.mlir.addressof @__executor_str_dir__q____o : !llvm.ptr
+func.func @string_escapes(%s: !executor.session) {
+  executor.send_binary %s("dir/\"q\"\nü.o") : !executor.session
+  return
+}
+
+// -----
+
+// The readable part of a name stops after 40 characters; the value is whole.
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_str_0123456789012345678901234567890123456789("0123456789012345678901234567890123456789_tail.o\00")
+// CHECK-LABEL: func.func @long_string_name_is_truncated(
+//       CHECK:   llvm.mlir.addressof @__executor_str_0123456789012345678901234567890123456789 : !llvm.ptr
+func.func @long_string_name_is_truncated(%s: !executor.session) {
+  executor.send_binary %s("0123456789012345678901234567890123456789_tail.o") : !executor.session
+  return
+}
