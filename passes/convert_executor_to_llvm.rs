@@ -16,21 +16,20 @@ use std::collections::HashMap;
 use melior::{
     Context,
     ir::{
-        BlockLike, BlockRef, Identifier, Location, Operation, OperationRef, RegionLike, Type,
-        Value, ValueLike,
-        attribute::{
-            DenseI32ArrayAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute,
-            IntegerAttribute, StringAttribute, TypeAttribute,
-        },
-        operation::{OperationBuilder, OperationLike},
-        r#type::{FunctionType, IntegerType, MemRefType},
+        BlockRef, OperationRef, RegionLike, Type, Value, ValueLike,
+        attribute::{IntegerAttribute, StringAttribute},
+        operation::OperationLike,
+        r#type::MemRefType,
     },
 };
 
 use crate::ffi::parse_type;
 
 use super::{
+    control_flow,
+    handle_types::HandleTypes,
     ir,
+    llvm_builder::{Emitter, EntryBlock, LlvmTypes},
     module_symbols::ModuleSymbols,
     runtime_abi::{self, RuntimeFunction},
 };
@@ -89,7 +88,7 @@ fn lower_module<'c>(
     module: OperationRef<'c, '_>,
     convention: EntryConvention,
 ) -> Result<(), Failed> {
-    let types = CommonTypes::new(context);
+    let types = LlvmTypes::new(context);
 
     let executor_ops = ir::collect_operations(module, |operation| {
         operation
@@ -100,7 +99,7 @@ fn lower_module<'c>(
     });
     let mut errors = 0;
     for operation in &executor_ops {
-        if let Err(message) = check(*operation, &types) {
+        if let Err(message) = check(*operation) {
             ir::emit_error(operation.location(), &message);
             errors += 1;
         }
@@ -109,18 +108,13 @@ fn lower_module<'c>(
         return Err(Failed);
     }
 
-    retype_handles(context, module, &types);
+    HandleTypes::new(context).retype(module);
 
-    let body = module
-        .region(0)
-        .ok()
-        .and_then(|region| region.first_block())
-        .expect("builtin.module has a body block");
     let mut lowering = Lowering {
         context,
         convention,
         types,
-        symbols: ModuleSymbols::new(context, body),
+        symbol_tables: Vec::new(),
         descriptors: HashMap::new(),
     };
     for operation in executor_ops {
@@ -132,50 +126,14 @@ fn lower_module<'c>(
     Ok(())
 }
 
-/// The types the lowering uses over and over, created once per run.
-struct CommonTypes<'c> {
-    session: Type<'c>,
-    token: Type<'c>,
-    i32: Type<'c>,
-    i64: Type<'c>,
-    ptr: Type<'c>,
-}
-
-impl<'c> CommonTypes<'c> {
-    fn new(context: &'c Context) -> Self {
-        let parse = |source: &str| {
-            parse_type(context, source).unwrap_or_else(|| panic!("the type {source} parses"))
-        };
-        Self {
-            session: parse("!executor.session"),
-            token: parse("!executor.token"),
-            i32: IntegerType::new(context, 32).into(),
-            i64: IntegerType::new(context, 64).into(),
-            ptr: parse("!llvm.ptr"),
-        }
-    }
-
-    fn is_handle(&self, value_type: Type<'c>) -> bool {
-        value_type == self.session || value_type == self.token
-    }
-
-    fn lowered(&self, value_type: Type<'c>) -> Type<'c> {
-        if self.is_handle(value_type) {
-            self.i64
-        } else {
-            value_type
-        }
-    }
-}
-
 //===----------------------------------------------------------------------===//
 // Phase 1: check that every executor op can be lowered
 //===----------------------------------------------------------------------===//
 
-fn check(operation: OperationRef<'_, '_>, types: &CommonTypes<'_>) -> Result<(), String> {
+fn check(operation: OperationRef<'_, '_>) -> Result<(), String> {
     match op_name(operation) {
         "executor.launch" => {
-            enclosing_function_entry(operation)?;
+            allocation_scope_entry(operation)?;
             let values = operation.operands().skip(1).map(|value| value.r#type());
             let results = operation.results().map(|value| value.r#type());
             for (index, memref) in values.chain(results).enumerate() {
@@ -186,7 +144,7 @@ fn check(operation: OperationRef<'_, '_>, types: &CommonTypes<'_>) -> Result<(),
             Ok(())
         }
         "executor.call" => {
-            enclosing_function_entry(operation)?;
+            allocation_scope_entry(operation)?;
             let values = operation.operands().skip(1).map(|value| value.r#type());
             let results = operation.results().map(|value| value.r#type());
             for (index, value_type) in values.chain(results).enumerate() {
@@ -206,7 +164,7 @@ fn check(operation: OperationRef<'_, '_>, types: &CommonTypes<'_>) -> Result<(),
             }
             Ok(())
         }
-        "executor.await" => check_await(operation, types),
+        "executor.await" => check_await(operation),
         _ => Ok(()),
     }
 }
@@ -228,9 +186,8 @@ fn check_memref(memref: Type<'_>) -> Result<(), String> {
 }
 
 /// A token is awaited once; after `executor.await` nothing may use it.
-fn check_await(operation: OperationRef<'_, '_>, types: &CommonTypes<'_>) -> Result<(), String> {
+fn check_await(operation: OperationRef<'_, '_>) -> Result<(), String> {
     let token = operation.operand(0).map_err(|error| error.to_string())?;
-    debug_assert!(token.r#type() == types.token);
     for user in ir::users(token) {
         if user == operation {
             continue;
@@ -238,7 +195,7 @@ fn check_await(operation: OperationRef<'_, '_>, types: &CommonTypes<'_>) -> Resu
         if op_name(user) == "executor.await" {
             return Err("this token is awaited more than once; each executor.launch_async is awaited exactly once".to_owned());
         }
-        if user.block() == operation.block() && operation.is_before_in_block(user) {
+        if control_flow::may_run_after(operation, user) {
             return Err(format!(
                 "the token is used by {} after this executor.await",
                 op_name(user)
@@ -249,79 +206,15 @@ fn check_await(operation: OperationRef<'_, '_>, types: &CommonTypes<'_>) -> Resu
 }
 
 //===----------------------------------------------------------------------===//
-// Phase 2: sessions and tokens become i64 wherever they appear
-//===----------------------------------------------------------------------===//
-
-fn retype_handles<'c>(context: &'c Context, module: OperationRef<'c, '_>, types: &CommonTypes<'c>) {
-    for operation in ir::collect_operations(module, |_| true) {
-        for result in operation.results() {
-            if types.is_handle(result.r#type()) {
-                result.set_type(types.i64);
-            }
-        }
-        for region in operation.regions() {
-            let mut block = region.first_block();
-            while let Some(current) = block {
-                for index in 0..current.argument_count() {
-                    let argument = current.argument(index).expect("index below argument_count");
-                    if types.is_handle(argument.r#type()) {
-                        argument.set_type(types.i64);
-                    }
-                }
-                block = current.next_in_region();
-            }
-        }
-        retype_function_signature(context, operation, types);
-    }
-}
-
-/// `func.func` (and any op with a `function_type`) keeps its signature in an
-/// attribute, which must follow its entry block's argument types.
-fn retype_function_signature<'c>(
-    context: &'c Context,
-    operation: OperationRef<'c, '_>,
-    types: &CommonTypes<'c>,
-) {
-    let Some(function_type) = operation
-        .attribute("function_type")
-        .ok()
-        .and_then(|attribute| TypeAttribute::try_from(attribute).ok())
-        .and_then(|attribute| FunctionType::try_from(attribute.value()).ok())
-    else {
-        return;
-    };
-    let inputs: Vec<Type> = (0..function_type.input_count())
-        .filter_map(|i| function_type.input(i).ok())
-        .collect();
-    let results: Vec<Type> = (0..function_type.result_count())
-        .filter_map(|i| function_type.result(i).ok())
-        .collect();
-    if !inputs
-        .iter()
-        .chain(&results)
-        .any(|value_type| types.is_handle(*value_type))
-    {
-        return;
-    }
-    let lowered =
-        |list: &[Type<'c>]| -> Vec<Type<'c>> { list.iter().map(|t| types.lowered(*t)).collect() };
-    let lowered_type = FunctionType::new(context, &lowered(&inputs), &lowered(&results));
-    ir::set_attribute(
-        operation,
-        "function_type",
-        TypeAttribute::new(lowered_type.into()).into(),
-    );
-}
-
-//===----------------------------------------------------------------------===//
 // Phase 3: each executor op becomes runtime calls
 //===----------------------------------------------------------------------===//
 
 struct Lowering<'c, 'a> {
     context: &'c Context,
     convention: EntryConvention,
-    types: CommonTypes<'c>,
-    symbols: ModuleSymbols<'c, 'a>,
+    types: LlvmTypes<'c>,
+    /// The symbol table of each module that holds executor ops, by module.
+    symbol_tables: Vec<(OperationRef<'c, 'a>, ModuleSymbols<'c, 'a>)>,
     /// The LLVM struct type of a memref descriptor, per rank.
     descriptors: HashMap<usize, Type<'c>>,
 }
@@ -389,11 +282,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         at: &Emitter<'c, 'a>,
         operation: OperationRef<'c, 'a>,
     ) -> Result<Vec<Value<'c, 'a>>, String> {
-        let mut entry = EntryBlock {
-            block: enclosing_function_entry(operation)?,
-            location: at.location,
-            prologue_end: None,
-        };
+        let mut entry = EntryBlock::new(at, self.types, allocation_scope_entry(operation)?);
         let session = operation.operand(0).map_err(|e| e.to_string())?;
         let callee = self.attribute_text(operation, "kernel_callee")?;
         let entry_symbol = self.string(at, &self.convention.entry_symbol(&callee));
@@ -450,11 +339,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         at: &Emitter<'c, 'a>,
         operation: OperationRef<'c, 'a>,
     ) -> Result<Vec<Value<'c, 'a>>, String> {
-        let mut entry = EntryBlock {
-            block: enclosing_function_entry(operation)?,
-            location: at.location,
-            prologue_end: None,
-        };
+        let mut entry = EntryBlock::new(at, self.types, allocation_scope_entry(operation)?);
         let session = operation.operand(0).map_err(|e| e.to_string())?;
         let symbol = self.string_attribute(at, operation, "symbol")?;
         let buffers: Vec<Value> = operation.operands().skip(1).collect();
@@ -495,8 +380,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
             cursor = self.pack_record(at, cursor, buffer);
         }
 
-        let out_buffer_slot = entry.alloca(self.context, &self.types, self.types.ptr);
-        let out_size_slot = entry.alloca(self.context, &self.types, self.types.i64);
+        let out_buffer_slot = entry.alloca(self.types.ptr);
+        let out_size_slot = entry.alloca(self.types.i64);
         self.call(
             at,
             &runtime_abi::CALL_WRAPPER,
@@ -596,9 +481,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             .call(at, &runtime_abi::MALLOC, &[size])?
             .expect("malloc returns a pointer");
         let descriptor_type = self.descriptor_type(memref);
-        let mut descriptor = at.emit_value(build(
-            OperationBuilder::new("llvm.mlir.undef", at.location).add_results(&[descriptor_type]),
-        ));
+        let mut descriptor = at.undef(descriptor_type);
         let zero = at.constant(self.types.i64, 0);
         descriptor = at.insert(descriptor, pointer, &[0]);
         descriptor = at.insert(descriptor, pointer, &[1]);
@@ -639,7 +522,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         memref: Type<'c>,
     ) -> Value<'c, 'a> {
         let descriptor = self.descriptor_type(memref);
-        entry.alloca(self.context, &self.types, descriptor)
+        entry.alloca(descriptor)
     }
 
     /// A pointer to an array holding `slots`, filled once in the entry block
@@ -655,19 +538,42 @@ impl<'c, 'a> Lowering<'c, 'a> {
         }
         let array_type = parse_type(self.context, &format!("!llvm.array<{} x ptr>", slots.len()))
             .expect("an array type parses");
-        entry.pointer_array(self.context, &self.types, array_type, slots)
+        entry.pointer_array(array_type, slots)
+    }
+
+    /// The symbol table of the module the op at `at` belongs to.
+    fn symbols(&mut self, at: &Emitter<'c, 'a>) -> &mut ModuleSymbols<'c, 'a> {
+        let module = enclosing_module(at.anchor).expect("the pass runs on a builtin.module");
+        let index = match self
+            .symbol_tables
+            .iter()
+            .position(|(known, _)| *known == module)
+        {
+            Some(index) => index,
+            None => {
+                let body = module
+                    .region(0)
+                    .ok()
+                    .and_then(|region| region.first_block())
+                    .expect("builtin.module has a body block");
+                self.symbol_tables
+                    .push((module, ModuleSymbols::new(self.context, body)));
+                self.symbol_tables.len() - 1
+            }
+        };
+        &mut self.symbol_tables[index].1
     }
 
     fn i64_array(&mut self, at: &Emitter<'c, 'a>, values: &[i64]) -> Value<'c, 'a> {
         if values.is_empty() {
             return at.null(self.types.ptr);
         }
-        let name = self.symbols.i64_array(values);
+        let name = self.symbols(at).i64_array(values);
         at.address_of(self.types.ptr, &name)
     }
 
     fn string(&mut self, at: &Emitter<'c, 'a>, text: &str) -> Value<'c, 'a> {
-        let name = self.symbols.string(text);
+        let name = self.symbols(at).string(text);
         at.address_of(self.types.ptr, &name)
     }
 
@@ -700,7 +606,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         function: &RuntimeFunction,
         operands: &[Value<'c, 'a>],
     ) -> Result<Option<Value<'c, 'a>>, String> {
-        self.symbols.declare(function)?;
+        self.symbols(at).declare(function)?;
         let result = function.result.map(|result| match result {
             "i32" => self.types.i32,
             "i64" => self.types.i64,
@@ -725,303 +631,6 @@ struct PackedBuffer<'c, 'a> {
     header_size: Value<'c, 'a>,
     /// The header and the data padded to a multiple of 8 bytes.
     record_size: Value<'c, 'a>,
-}
-
-/// Builds LLVM-dialect ops right before one operation.
-struct Emitter<'c, 'a> {
-    context: &'c Context,
-    block: BlockRef<'c, 'a>,
-    anchor: OperationRef<'c, 'a>,
-    location: Location<'c>,
-}
-
-impl<'c, 'a> Emitter<'c, 'a> {
-    fn before(context: &'c Context, anchor: OperationRef<'c, 'a>) -> Result<Self, String> {
-        let block = anchor.block().ok_or("the operation is not in a block")?;
-        Ok(Self {
-            context,
-            block,
-            anchor,
-            location: anchor.location(),
-        })
-    }
-
-    fn emit(&self, operation: Operation<'c>) -> OperationRef<'c, 'a> {
-        self.block.insert_operation_before(self.anchor, operation)
-    }
-
-    fn emit_value(&self, operation: Operation<'c>) -> Value<'c, 'a> {
-        let emitted = self.emit(operation);
-        emitted
-            .result(0)
-            .expect("the emitted op has a result")
-            .into()
-    }
-
-    fn constant(&self, value_type: Type<'c>, value: i64) -> Value<'c, 'a> {
-        let context = self.context;
-        self.emit_value(constant_op(context, self.location, value_type, value))
-    }
-
-    fn null(&self, ptr: Type<'c>) -> Value<'c, 'a> {
-        self.emit_value(build(
-            OperationBuilder::new("llvm.mlir.zero", self.location).add_results(&[ptr]),
-        ))
-    }
-
-    fn address_of(&self, ptr: Type<'c>, global: &str) -> Value<'c, 'a> {
-        let context = self.context;
-        self.emit_value(build(
-            OperationBuilder::new("llvm.mlir.addressof", self.location)
-                .add_attributes(&[(
-                    Identifier::new(context, "global_name"),
-                    FlatSymbolRefAttribute::new(context, global).into(),
-                )])
-                .add_results(&[ptr]),
-        ))
-    }
-
-    fn cast(&self, value: Value<'c, 'a>, to: Type<'c>) -> Value<'c, 'a> {
-        self.emit_value(build(
-            OperationBuilder::new("builtin.unrealized_conversion_cast", self.location)
-                .add_operands(&[value])
-                .add_results(&[to]),
-        ))
-    }
-
-    fn store(&self, value: Value<'c, 'a>, address: Value<'c, 'a>) {
-        self.emit(store_op(self.location, value, address));
-    }
-
-    fn load(&self, address: Value<'c, 'a>, value_type: Type<'c>) -> Value<'c, 'a> {
-        self.emit_value(build(
-            OperationBuilder::new("llvm.load", self.location)
-                .add_operands(&[address])
-                .add_results(&[value_type]),
-        ))
-    }
-
-    fn binary(
-        &self,
-        value_type: Type<'c>,
-        name: &str,
-        lhs: Value<'c, 'a>,
-        rhs: Value<'c, 'a>,
-    ) -> Value<'c, 'a> {
-        self.emit_value(build(
-            OperationBuilder::new(name, self.location)
-                .add_operands(&[lhs, rhs])
-                .add_results(&[value_type]),
-        ))
-    }
-
-    fn extract(
-        &self,
-        aggregate: Value<'c, 'a>,
-        position: &[i64],
-        value_type: Type<'c>,
-    ) -> Value<'c, 'a> {
-        let context = self.context;
-        self.emit_value(build(
-            OperationBuilder::new("llvm.extractvalue", self.location)
-                .add_operands(&[aggregate])
-                .add_attributes(&[(
-                    Identifier::new(context, "position"),
-                    DenseI64ArrayAttribute::new(context, position).into(),
-                )])
-                .add_results(&[value_type]),
-        ))
-    }
-
-    fn insert(
-        &self,
-        aggregate: Value<'c, 'a>,
-        value: Value<'c, 'a>,
-        position: &[i64],
-    ) -> Value<'c, 'a> {
-        let context = self.context;
-        self.emit_value(build(
-            OperationBuilder::new("llvm.insertvalue", self.location)
-                .add_operands(&[aggregate, value])
-                .add_attributes(&[(
-                    Identifier::new(context, "position"),
-                    DenseI64ArrayAttribute::new(context, position).into(),
-                )])
-                .add_results(&[aggregate.r#type()]),
-        ))
-    }
-
-    /// `base + bytes`, as an `i8` GEP.
-    fn gep_bytes(&self, base: Value<'c, 'a>, bytes: Value<'c, 'a>) -> Value<'c, 'a> {
-        let context = self.context;
-        let i8_type: Type = IntegerType::new(context, 8).into();
-        let raw_indices = DenseI32ArrayAttribute::new(context, &[i32::MIN]);
-        let operation = OperationBuilder::new("llvm.getelementptr", self.location)
-            .add_operands(&[base, bytes])
-            .add_attributes(&[
-                (
-                    Identifier::new(context, "elem_type"),
-                    TypeAttribute::new(i8_type).into(),
-                ),
-                (
-                    Identifier::new(context, "rawConstantIndices"),
-                    raw_indices.into(),
-                ),
-            ])
-            .add_results(&[base.r#type()])
-            .build()
-            .expect("the lowering builds well-formed LLVM-dialect ops");
-        self.emit_value(operation)
-    }
-
-    fn memcpy(&self, destination: Value<'c, 'a>, source: Value<'c, 'a>, bytes: Value<'c, 'a>) {
-        let context = self.context;
-        self.emit(build(
-            OperationBuilder::new("llvm.intr.memcpy", self.location)
-                .add_operands(&[destination, source, bytes])
-                .add_attributes(&[(
-                    Identifier::new(context, "isVolatile"),
-                    IntegerAttribute::new(IntegerType::new(context, 1).into(), 0).into(),
-                )]),
-        ));
-    }
-
-    fn call(
-        &self,
-        callee: &str,
-        operands: &[Value<'c, 'a>],
-        result: Option<Type<'c>>,
-    ) -> Option<Value<'c, 'a>> {
-        let context = self.context;
-        let segment_sizes = [
-            i32::try_from(operands.len()).expect("fewer than 2^31 operands"),
-            0,
-        ];
-        let builder = OperationBuilder::new("llvm.call", self.location)
-            .add_operands(operands)
-            .add_attributes(&[
-                (
-                    Identifier::new(context, "callee"),
-                    FlatSymbolRefAttribute::new(context, callee).into(),
-                ),
-                (
-                    Identifier::new(context, "operandSegmentSizes"),
-                    DenseI32ArrayAttribute::new(context, &segment_sizes).into(),
-                ),
-                (
-                    Identifier::new(context, "op_bundle_sizes"),
-                    DenseI32ArrayAttribute::new(context, &[]).into(),
-                ),
-            ]);
-        let builder = match result {
-            Some(result) => builder.add_results(&[result]),
-            None => builder,
-        };
-        let call = self.emit(build(builder));
-        result.map(|_| call.result(0).expect("the call has a result").into())
-    }
-}
-
-/// The entry block of the function around a launch: where its stack slots go,
-/// so that a launch in a loop reuses them instead of growing the stack. The
-/// slots form a prologue at the top of the block, in the order they are made.
-struct EntryBlock<'c, 'a> {
-    block: BlockRef<'c, 'a>,
-    location: Location<'c>,
-    prologue_end: Option<OperationRef<'c, 'a>>,
-}
-
-impl<'c, 'a> EntryBlock<'c, 'a> {
-    fn append(&mut self, operation: Operation<'c>) -> OperationRef<'c, 'a> {
-        let inserted = match self.prologue_end {
-            Some(last) => self.block.insert_operation_after(last, operation),
-            None => self.block.insert_operation(0, operation),
-        };
-        self.prologue_end = Some(inserted);
-        inserted
-    }
-
-    fn append_value(&mut self, operation: Operation<'c>) -> Value<'c, 'a> {
-        self.append(operation)
-            .result(0)
-            .expect("the appended op has a result")
-            .into()
-    }
-
-    /// Allocates one `element`.
-    fn alloca(
-        &mut self,
-        context: &'c Context,
-        types: &CommonTypes<'c>,
-        element: Type<'c>,
-    ) -> Value<'c, 'a> {
-        let count = self.append_value(constant_op(context, self.location, types.i64, 1));
-        self.append_value(build(
-            OperationBuilder::new("llvm.alloca", self.location)
-                .add_operands(&[count])
-                .add_attributes(&[(
-                    Identifier::new(context, "elem_type"),
-                    TypeAttribute::new(element).into(),
-                )])
-                .add_results(&[types.ptr]),
-        ))
-    }
-
-    /// Allocates an array of pointers and stores `slots` into it: the slots
-    /// never move, so this happens once per call of the function.
-    fn pointer_array(
-        &mut self,
-        context: &'c Context,
-        types: &CommonTypes<'c>,
-        array_type: Type<'c>,
-        slots: &[Value<'c, 'a>],
-    ) -> Value<'c, 'a> {
-        let array = self.alloca(context, types, array_type);
-        let mut value = self.append_value(build(
-            OperationBuilder::new("llvm.mlir.undef", self.location).add_results(&[array_type]),
-        ));
-        for (index, slot) in slots.iter().enumerate() {
-            let position = DenseI64ArrayAttribute::new(context, &[index as i64]);
-            value = self.append_value(build(
-                OperationBuilder::new("llvm.insertvalue", self.location)
-                    .add_operands(&[value, *slot])
-                    .add_attributes(&[(Identifier::new(context, "position"), position.into())])
-                    .add_results(&[array_type]),
-            ));
-        }
-        self.append(store_op(self.location, value, array));
-        array
-    }
-}
-
-fn constant_op<'c>(
-    context: &'c Context,
-    location: Location<'c>,
-    value_type: Type<'c>,
-    value: i64,
-) -> Operation<'c> {
-    build(
-        OperationBuilder::new("llvm.mlir.constant", location)
-            .add_attributes(&[(
-                Identifier::new(context, "value"),
-                IntegerAttribute::new(value_type, value).into(),
-            )])
-            .add_results(&[value_type]),
-    )
-}
-
-fn store_op<'c>(
-    location: Location<'c>,
-    value: Value<'c, '_>,
-    address: Value<'c, '_>,
-) -> Operation<'c> {
-    build(OperationBuilder::new("llvm.store", location).add_operands(&[value, address]))
-}
-
-fn build(builder: OperationBuilder<'_>) -> Operation<'_> {
-    builder
-        .build()
-        .expect("the lowering builds well-formed LLVM-dialect ops")
 }
 
 fn op_name<'c>(operation: OperationRef<'c, '_>) -> &'c str {
@@ -1051,23 +660,51 @@ fn memref_element_size(memref: Type<'_>) -> u64 {
     ir::element_size_in_bytes(ir::element_type(memref)).expect("checked before lowering")
 }
 
-/// The entry block of the nearest enclosing `func.func` or `llvm.func`.
-fn enclosing_function_entry<'c, 'a>(
+/// Ops whose first region's entry block is the place for stack slots of the
+/// ops inside: functions, and the ops that run their body concurrently or in a
+/// frame of its own (with `AutomaticAllocationScope` upstream), so that
+/// concurrent iterations never share a slot.
+const ALLOCATION_SCOPES: &[&str] = &[
+    "func.func",
+    "llvm.func",
+    "gpu.func",
+    "scf.parallel",
+    "scf.forall",
+    "async.execute",
+    "memref.alloca_scope",
+    "omp.parallel",
+];
+
+/// The entry block of the nearest allocation scope around `operation`.
+fn allocation_scope_entry<'c, 'a>(
     operation: OperationRef<'c, 'a>,
 ) -> Result<BlockRef<'c, 'a>, String> {
     let mut parent = operation.parent_operation();
     while let Some(candidate) = parent {
-        if matches!(op_name(candidate), "func.func" | "llvm.func") {
+        if ALLOCATION_SCOPES.contains(&op_name(candidate)) {
             return candidate
                 .region(0)
                 .ok()
                 .and_then(|region| region.first_block())
-                .ok_or_else(|| "the enclosing function has no body".to_owned());
+                .ok_or_else(|| format!("the enclosing {} has no body", op_name(candidate)));
         }
         parent = candidate.parent_operation();
     }
     Err(format!(
-        "{} must be inside a func.func or llvm.func, whose entry block holds its stack slots",
+        "{} must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots",
         op_name(operation)
     ))
+}
+
+/// The innermost `builtin.module` around `operation`, whose symbol table gets
+/// the runtime declarations and globals the op needs.
+fn enclosing_module<'c, 'a>(operation: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let mut parent = operation.parent_operation();
+    while let Some(candidate) = parent {
+        if op_name(candidate) == "builtin.module" {
+            return Some(candidate);
+        }
+        parent = candidate.parent_operation();
+    }
+    None
 }

@@ -18,9 +18,9 @@ use mlir_sys::{
     mlirMemRefTypeGetMemorySpace, mlirOpOperandGetNextUse, mlirOpOperandGetOwner,
     mlirOpOperandIsNull, mlirOperationDestroy, mlirOperationGetName,
     mlirOperationSetAttributeByName, mlirShapedTypeGetDimSize, mlirShapedTypeGetElementType,
-    mlirShapedTypeGetRank, mlirShapedTypeHasStaticShape, mlirTypeIsAComplex, mlirTypeIsAFloat,
-    mlirTypeIsAIndex, mlirTypeIsAInteger, mlirTypeIsAVector, mlirValueGetFirstUse,
-    mlirValueReplaceAllUsesOfWith,
+    mlirShapedTypeGetRank, mlirTypeIsAComplex, mlirTypeIsAFloat, mlirTypeIsAIndex,
+    mlirTypeIsAInteger, mlirTypeIsAVector, mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith,
+    mlirVectorTypeIsScalable,
 };
 
 /// Runs `body` with the context that owns `operation`.
@@ -137,29 +137,47 @@ pub fn element_type<'c>(shaped: Type<'c>) -> Type<'c> {
 
 /// The number of bytes one element of `element` takes in memory, as MLIR's
 /// LLVM lowering lays it out on a 64-bit host: integers and floats round up to
-/// a power-of-two number of bytes (i1 takes one byte), `index` is 64 bits, a
-/// complex number is two of its parts, a static vector its elements rounded up
-/// to a power of two. None for types without a memory layout.
+/// a power-of-two number of bytes (i1 takes one byte), `index` is 64 bits, and
+/// a complex number is two of its parts. A fixed-size vector `vector<AxBxN x T>`
+/// is an array `[A x [B x <N x T>]]`, whose innermost `<N x T>` takes its bits
+/// rounded up to a power-of-two number of bytes. None for types without a
+/// fixed size in memory (scalable vectors, pointers, memrefs, ...).
 pub fn element_size_in_bytes(element: Type<'_>) -> Option<u64> {
     let raw = element.to_raw();
-    let bits_to_bytes = |bits: u32| u64::from(bits).div_ceil(8).next_power_of_two();
+    let bytes = |bits: u64| bits.div_ceil(8).next_power_of_two();
+    // SAFETY: each accessor is called only after the matching type check.
+    unsafe {
+        if mlirTypeIsAComplex(raw) {
+            return element_size_in_bytes(Type::from_raw(mlirComplexTypeGetElementType(raw)))
+                .map(|part| 2 * part);
+        }
+        if !mlirTypeIsAVector(raw) {
+            return scalar_bits(element).map(bytes);
+        }
+        if mlirVectorTypeIsScalable(raw) {
+            return None;
+        }
+        let rank = mlirShapedTypeGetRank(raw);
+        let dims: Vec<u64> = (0..rank)
+            .map(|dim| u64::try_from(mlirShapedTypeGetDimSize(raw, dim as isize)).ok())
+            .collect::<Option<_>>()?;
+        let (innermost, outer) = dims.split_last()?;
+        let lane_bits = scalar_bits(element_type(element))?;
+        Some(outer.iter().product::<u64>() * bytes(innermost * lane_bits))
+    }
+}
+
+/// The width of an integer, index or float type, in bits.
+fn scalar_bits(scalar: Type<'_>) -> Option<u64> {
+    let raw = scalar.to_raw();
     // SAFETY: each accessor is called only after the matching type check.
     unsafe {
         if mlirTypeIsAIndex(raw) {
-            Some(8)
+            Some(64)
         } else if mlirTypeIsAInteger(raw) {
-            Some(bits_to_bytes(mlirIntegerTypeGetWidth(raw)))
+            Some(u64::from(mlirIntegerTypeGetWidth(raw)))
         } else if mlirTypeIsAFloat(raw) {
-            Some(bits_to_bytes(mlirFloatTypeGetWidth(raw)))
-        } else if mlirTypeIsAComplex(raw) {
-            element_size_in_bytes(Type::from_raw(mlirComplexTypeGetElementType(raw)))
-                .map(|part| 2 * part)
-        } else if mlirTypeIsAVector(raw) && mlirShapedTypeHasStaticShape(raw) {
-            let count = (0..mlirShapedTypeGetRank(raw))
-                .map(|dim| u64::try_from(mlirShapedTypeGetDimSize(raw, dim as isize)).ok())
-                .product::<Option<u64>>()?;
-            let part = element_size_in_bytes(element_type(element))?;
-            Some((count * part).next_power_of_two())
+            Some(u64::from(mlirFloatTypeGetWidth(raw)))
         } else {
             None
         }

@@ -1,7 +1,10 @@
 //! This project's passes, written in Rust with melior.
 
+mod control_flow;
 pub mod convert_executor_to_llvm;
+mod handle_types;
 mod ir;
+mod llvm_builder;
 mod module_symbols;
 mod runtime_abi;
 

@@ -148,3 +148,25 @@ llvm.func @launch_in_llvm_func_successor_block() {
   executor.launch %s("kernel", "kernels.o")(%m) : !executor.session, (memref<4xf32>) -> ()
   llvm.return
 }
+
+// -----
+
+// Iterations of scf.parallel may run concurrently: each gets its slots in the
+// body's own entry block, not the function's.
+
+// CHECK-LABEL: func.func @launch_in_scf_parallel
+// CHECK-NOT:     llvm.alloca
+// CHECK:         scf.parallel
+// CHECK-NEXT:      llvm.mlir.constant(1 : i64)
+// CHECK-NEXT:      llvm.alloca
+// CHECK:           llvm.call @__catalyst__executor__launch
+// CHECK:           scf.reduce
+func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    executor.launch %s("k", "k.o")(%m) : !executor.session, (memref<4xf32>) -> ()
+    scf.reduce
+  }
+  return
+}

@@ -44,7 +44,7 @@ func.func @call_on_memref_of_memref(%s: !executor.session, %x: memref<4xmemref<2
 // -----
 
 %s = executor.open("localhost") : !executor.session
-// expected-error @+1 {{executor.call must be inside a func.func or llvm.func, whose entry block holds its stack slots}}
+// expected-error @+1 {{executor.call must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots}}
 executor.call %s("ping")() : !executor.session, () -> ()
 
 // -----
@@ -112,14 +112,14 @@ func.func @launch_input_in_non_integer_memory_space(%s: !executor.session, %x: m
 
 // At module level there is no entry block to hold the stack slots.
 %s = executor.open("localhost") : !executor.session
-// expected-error @+1 {{executor.launch must be inside a func.func or llvm.func, whose entry block holds its stack slots}}
+// expected-error @+1 {{executor.launch must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots}}
 executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()
 
 // -----
 
 // A function-like op other than func.func and llvm.func is not supported.
 ml_program.func @launch_in_ml_program_func(%s: !executor.session) {
-  // expected-error @+1 {{executor.launch must be inside a func.func or llvm.func, whose entry block holds its stack slots}}
+  // expected-error @+1 {{executor.launch must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots}}
   executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()
   ml_program.return
 }
@@ -203,5 +203,44 @@ llvm.mlir.global internal constant @__catalyst__executor__await(0 : i64) : i64
 func.func @runtime_symbol_is_a_global(%t: !executor.token) {
   // expected-error @+1 {{the module already defines the symbol '__catalyst__executor__await' of the executor runtime ABI with another type; expected `llvm.func @__catalyst__executor__await(i64)`}}
   executor.await %t : !executor.token
+  return
+}
+
+// -----
+
+func.func private @use(!executor.token)
+
+// The use sits in a successor block of the await's block.
+func.func @token_used_in_successor_block_after_await(%s: !executor.session) {
+  %t = executor.launch_async %s("k", "k.o") : !executor.session -> !executor.token
+  // expected-error @+1 {{the token is used by func.call after this executor.await}}
+  executor.await %t : !executor.token
+  cf.br ^bb1
+^bb1:
+  func.call @use(%t) : (!executor.token) -> ()
+  return
+}
+
+// -----
+
+func.func private @use(!executor.token)
+
+// The await is nested in scf.if; the use follows the scf.if.
+func.func @token_used_after_nested_await(%s: !executor.session, %c: i1) {
+  %t = executor.launch_async %s("k", "k.o") : !executor.session -> !executor.token
+  scf.if %c {
+    // expected-error @+1 {{the token is used by func.call after this executor.await}}
+    executor.await %t : !executor.token
+  }
+  func.call @use(%t) : (!executor.token) -> ()
+  return
+}
+
+// -----
+
+// A scalable vector has no size known at compile time.
+func.func @launch_scalable_vector_element(%s: !executor.session, %m: memref<2xvector<[4]xf32>>) {
+  // expected-error @+1 {{cannot lower value #0 of executor.launch: the element type vector<[4]xf32> of memref<2xvector<[4]xf32>> has no known size in memory}}
+  executor.launch %s("k", "k.o")(%m) : !executor.session, (memref<2xvector<[4]xf32>>) -> ()
   return
 }

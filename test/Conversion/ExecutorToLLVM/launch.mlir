@@ -507,3 +507,15 @@ func.func @result_has_own_slot(%s: !executor.session, %x: memref<4xf32>) -> memr
   %r = executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4xf32>) -> memref<4xf32>
   return %r : memref<4xf32>
 }
+
+// -----
+
+// Vector elements take LLVM's allocation size of [3 x <2 x float>] (24),
+// <8 x i1> (1) and <3 x float> (16); f80 takes 16.
+
+// CHECK: llvm.mlir.global internal constant @__executor_i64s_24_1_16_16(dense<[24, 1, 16, 16]> : tensor<4xi64>)
+// CHECK-LABEL: func.func @launch_vector_and_f80_element_sizes
+func.func @launch_vector_and_f80_element_sizes(%s: !executor.session, %a: memref<4xvector<3x2xf32>>, %b: memref<2xvector<8xi1>>, %c: memref<2xvector<3xf32>>, %d: memref<2xf80>) {
+  executor.launch %s("k", "k.o")(%a, %b, %c, %d) : !executor.session, (memref<4xvector<3x2xf32>>, memref<2xvector<8xi1>>, memref<2xvector<3xf32>>, memref<2xf80>) -> ()
+  return
+}

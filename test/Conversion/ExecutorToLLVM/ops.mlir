@@ -303,3 +303,29 @@ func.func @long_string_name_is_truncated(%s: !executor.session) {
   executor.send_binary %s("0123456789012345678901234567890123456789_tail.o") : !executor.session
   return
 }
+
+// -----
+
+// Each module gets the declarations and globals its own ops use.
+
+// CHECK-LABEL: module @outer
+// CHECK:         llvm.mlir.global internal constant @__executor_str_x("x\00")
+// CHECK-NEXT:    llvm.func @__catalyst__executor__open(!llvm.ptr) -> i64
+// CHECK-LABEL:   module @inner
+// CHECK:           llvm.mlir.global internal constant @__executor_str_x("x\00")
+// CHECK-NEXT:      llvm.func @__catalyst__executor__open(!llvm.ptr) -> i64
+// CHECK-LABEL:     func.func @open_in_nested_module
+// CHECK:             llvm.mlir.addressof @__executor_str_x
+// CHECK-LABEL:   func.func @open_in_outer_module
+module @outer {
+  module @inner {
+    func.func @open_in_nested_module() -> !executor.session {
+      %s = executor.open("x") : !executor.session
+      return %s : !executor.session
+    }
+  }
+  func.func @open_in_outer_module() -> !executor.session {
+    %s = executor.open("x") : !executor.session
+    return %s : !executor.session
+  }
+}

@@ -238,3 +238,21 @@ func.func @select_between_sessions(%c: i1, %a: !executor.session, %b: !executor.
   %s = arith.select %c, %a, %b : !executor.session
   return %s : !executor.session
 }
+
+// -----
+
+// A handle inside a function type (func.constant, func.call_indirect) becomes
+// i64 as well.
+
+func.func private @connect() -> !executor.session
+
+// CHECK-LABEL: func.func @session_through_indirect_call
+// CHECK:         %[[F:.*]] = constant @connect : () -> i64
+// CHECK-NEXT:    %[[S:.*]] = call_indirect %[[F]]() : () -> i64
+// CHECK-NEXT:    llvm.call @__catalyst__executor__close(%[[S]])
+func.func @session_through_indirect_call() {
+  %f = func.constant @connect : () -> !executor.session
+  %s = func.call_indirect %f() : () -> !executor.session
+  executor.close %s : !executor.session
+  return
+}
