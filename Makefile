@@ -4,6 +4,10 @@
 CARGO ?= cargo
 BIN := target/release
 EXECUTOR_OPT := $(BIN)/executor-opt
+LLVM_BIN ?= /usr/lib/llvm-22/bin
+# Host code down to the LLVM dialect: bufferize (Catalyst's stage), lower the
+# executor ops, then the upstream conversions.
+LOWERING := builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},convert-executor-to-llvm,convert-scf-to-cf,convert-arith-to-llvm,finalize-memref-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)
 
 .PHONY: all deps build test lint demo clean
 
@@ -23,8 +27,9 @@ lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
 
-# Round-trips and verifies every example: custom form, then generic form
-# re-parsed, then bytecode re-parsed; all three prints must agree.
+# Round-trips and verifies every example (custom form, generic form re-parsed,
+# bytecode re-parsed: all three prints must agree), then lowers it to LLVM IR
+# and shows its calls into the executor runtime.
 demo: build
 	@set -e; for f in examples/*.mlir; do \
 	  echo "== $$f"; \
@@ -35,6 +40,9 @@ demo: build
 	  cmp -s $(BIN)/demo.custom.mlir $(BIN)/demo.bytecode.mlir; \
 	  cat $(BIN)/demo.custom.mlir; \
 	  echo "== $$f: verified; custom, generic and bytecode round trips agree"; \
+	  $(EXECUTOR_OPT) $$f --pass-pipeline='$(LOWERING)' | $(LLVM_BIN)/mlir-translate --mlir-to-llvmir > $(BIN)/demo.ll; \
+	  echo "== $$f lowered to LLVM IR ($(BIN)/demo.ll): its runtime calls"; \
+	  grep -E 'call .*@__catalyst__executor__' $(BIN)/demo.ll | sed 's/^ *//'; \
 	done
 
 clean:

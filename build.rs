@@ -82,6 +82,10 @@ fn generate_cpp(prefix: &Path, out_dir: &Path) -> Result<(), Box<dyn Error>> {
 fn compile_cpp(prefix: &Path, out_dir: &Path) -> Result<(), Box<dyn Error>> {
     let cxxflags = llvm_config(prefix, "--cxxflags")?;
     let mut build = cc::Build::new();
+    // The LLVM 22 clang, as Debian's libMLIR is built with: MLIR identifies
+    // traits and other classes without an explicit TypeID by their type name
+    // as the compiler spells it, so another compiler would give them other ids.
+    build.compiler(prefix.join("bin/clang++"));
     build
         .cpp(true)
         .files(CPP_SOURCES)

@@ -1,7 +1,8 @@
 //===- Bridge.cpp - What the MLIR C API cannot do ---------------*- C++ -*-===//
 //
-// Two C entry points for the Rust side: the dialect handle and mlir-opt's main
-// loop. (The passes' entry point is in Passes.cpp.)
+// C entry points for the Rust side: the dialect handle, mlir-opt's main loop,
+// and a trait query the MLIR C API lacks. (The passes' entry point is in
+// Passes.cpp.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,9 @@
 extern "C" {
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Executor, executor);
 
+/// Whether values defined outside `op` are invisible inside its regions.
+bool executorIsIsolatedFromAbove(MlirOperation op);
+
 /// Runs mlir-opt's driver over `registry`; `version` is printed by --version
 /// after LLVM's own version.
 int executorOptMain(int argc, char **argv, MlirDialectRegistry registry,
@@ -23,6 +27,10 @@ int executorOptMain(int argc, char **argv, MlirDialectRegistry registry,
 
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Executor, executor,
                                       catalyst::executor::ExecutorDialect)
+
+bool executorIsIsolatedFromAbove(MlirOperation op) {
+  return unwrap(op)->hasTrait<mlir::OpTrait::IsIsolatedFromAbove>();
+}
 
 int executorOptMain(int argc, char **argv, MlirDialectRegistry registry,
                     const char *version) {

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use melior::{
     Context,
     ir::{
-        BlockRef, OperationRef, RegionLike, Type, Value, ValueLike,
+        BlockLike, BlockRef, OperationRef, RegionLike, Type, Value, ValueLike,
         attribute::{IntegerAttribute, StringAttribute},
         operation::OperationLike,
         r#type::MemRefType,
@@ -29,7 +29,7 @@ use super::{
     control_flow,
     handle_types::HandleTypes,
     ir,
-    llvm_builder::{Emitter, EntryBlock, LlvmTypes},
+    llvm_builder::{Emitter, LlvmTypes, Prologue},
     module_symbols::ModuleSymbols,
     runtime_abi::{self, RuntimeFunction},
 };
@@ -116,6 +116,9 @@ fn lower_module<'c>(
         types,
         symbol_tables: Vec::new(),
         descriptors: HashMap::new(),
+        prologues: HashMap::new(),
+        launch_frames: HashMap::new(),
+        call_frames: HashMap::new(),
     };
     for operation in executor_ops {
         if let Err(message) = lowering.lower(operation) {
@@ -131,9 +134,9 @@ fn lower_module<'c>(
 //===----------------------------------------------------------------------===//
 
 fn check(operation: OperationRef<'_, '_>) -> Result<(), String> {
+    allocation_scope_entry(operation)?;
     match op_name(operation) {
         "executor.launch" => {
-            allocation_scope_entry(operation)?;
             let values = operation.operands().skip(1).map(|value| value.r#type());
             let results = operation.results().map(|value| value.r#type());
             for (index, memref) in values.chain(results).enumerate() {
@@ -144,7 +147,6 @@ fn check(operation: OperationRef<'_, '_>) -> Result<(), String> {
             Ok(())
         }
         "executor.call" => {
-            allocation_scope_entry(operation)?;
             let values = operation.operands().skip(1).map(|value| value.r#type());
             let results = operation.results().map(|value| value.r#type());
             for (index, value_type) in values.chain(results).enumerate() {
@@ -217,11 +219,35 @@ struct Lowering<'c, 'a> {
     symbol_tables: Vec<(OperationRef<'c, 'a>, ModuleSymbols<'c, 'a>)>,
     /// The LLVM struct type of a memref descriptor, per rank.
     descriptors: HashMap<usize, Type<'c>>,
+    /// The prologue of each allocation scope, by its entry block.
+    prologues: HashMap<BlockKey, Prologue<'c, 'a>>,
+    /// Stack slots of launches, shared by the launches of one scope with the
+    /// same descriptor types (a launch only uses them during its call).
+    launch_frames: HashMap<(BlockKey, Vec<Type<'c>>, Vec<Type<'c>>), LaunchFrame<'c, 'a>>,
+    /// The two result slots of calls (`out_buf`, `out_size`), per scope.
+    call_frames: HashMap<BlockKey, (Value<'c, 'a>, Value<'c, 'a>)>,
+}
+
+/// Identifies a block (its address) for the lifetime of the pass run.
+type BlockKey = usize;
+
+fn block_key(block: BlockRef<'_, '_>) -> BlockKey {
+    block.to_raw().ptr as BlockKey
+}
+
+/// The stack slots of a launch: one descriptor per input and per result, and
+/// an array of pointers to each group (null for an empty group).
+#[derive(Clone)]
+struct LaunchFrame<'c, 'a> {
+    input_slots: Vec<Value<'c, 'a>>,
+    output_slots: Vec<Value<'c, 'a>>,
+    input_array: Value<'c, 'a>,
+    output_array: Value<'c, 'a>,
 }
 
 impl<'c, 'a> Lowering<'c, 'a> {
     fn lower(&mut self, operation: OperationRef<'c, 'a>) -> Result<(), String> {
-        let at = Emitter::before(self.context, operation)?;
+        let at = Emitter::before(self.context, operation, allocation_scope_entry(operation)?);
         let name = op_name(operation);
         let results: Vec<Value<'c, 'a>> = match name {
             "executor.open" => {
@@ -239,7 +265,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
                     .ok()
                     .and_then(|attribute| IntegerAttribute::try_from(attribute).ok())
                     .map_or(0, |attribute| attribute.value());
-                let format = at.constant(self.types.i32, format);
+                let format = self.constant(&at, self.types.i32, format);
                 self.call(&at, &runtime_abi::SEND_BINARY, &[session, path, format])?;
                 vec![]
             }
@@ -274,41 +300,36 @@ impl<'c, 'a> Lowering<'c, 'a> {
         Ok(())
     }
 
-    /// `executor.launch`: one descriptor slot per input and result, arrays of
-    /// pointers to them, constant arrays of ranks and element sizes, one call,
-    /// then the results read back from their filled descriptors.
+    /// `executor.launch`: each input's descriptor is stored into its slot, the
+    /// runtime gets the arrays of pointers to the input and result slots and
+    /// constant arrays of ranks and element sizes, and the results are read
+    /// back from their filled slots.
     fn lower_launch(
         &mut self,
         at: &Emitter<'c, 'a>,
         operation: OperationRef<'c, 'a>,
     ) -> Result<Vec<Value<'c, 'a>>, String> {
-        let mut entry = EntryBlock::new(at, self.types, allocation_scope_entry(operation)?);
         let session = operation.operand(0).map_err(|e| e.to_string())?;
         let callee = self.attribute_text(operation, "kernel_callee")?;
         let entry_symbol = self.string(at, &self.convention.entry_symbol(&callee));
         let object = self.string_attribute(at, operation, "object")?;
 
         let inputs: Vec<Value> = operation.operands().skip(1).collect();
-        let result_types: Vec<Type> = operation.results().map(|result| result.r#type()).collect();
         let input_types: Vec<Type> = inputs.iter().map(|value| value.r#type()).collect();
+        let result_types: Vec<Type> = operation.results().map(|result| result.r#type()).collect();
+        let frame = self.launch_frame(at, &input_types, &result_types);
 
-        let input_slots: Vec<Value> = input_types
-            .iter()
-            .map(|t| self.descriptor_slot(&mut entry, *t))
-            .collect();
-        for ((input, input_type), slot) in inputs.iter().zip(&input_types).zip(&input_slots) {
+        for ((input, input_type), slot) in inputs.iter().zip(&input_types).zip(&frame.input_slots) {
             let descriptor = at.cast(*input, self.descriptor_type(*input_type));
             at.store(descriptor, *slot);
         }
-        let output_slots: Vec<Value> = result_types
-            .iter()
-            .map(|t| self.descriptor_slot(&mut entry, *t))
-            .collect();
-
         let mut operands = vec![session, entry_symbol, object];
-        for (types, slots) in [(&input_types, &input_slots), (&result_types, &output_slots)] {
-            operands.push(at.constant(self.types.i64, types.len() as i64));
-            operands.push(self.pointer_array(at, &mut entry, slots));
+        for (types, array) in [
+            (&input_types, frame.input_array),
+            (&result_types, frame.output_array),
+        ] {
+            operands.push(self.constant(at, self.types.i64, types.len() as i64));
+            operands.push(array);
             let ranks: Vec<i64> = types.iter().map(|t| memref_rank(*t) as i64).collect();
             let sizes: Vec<i64> = types
                 .iter()
@@ -321,12 +342,60 @@ impl<'c, 'a> Lowering<'c, 'a> {
 
         Ok(result_types
             .iter()
-            .zip(&output_slots)
+            .zip(&frame.output_slots)
             .map(|(result_type, slot)| {
                 let descriptor = at.load(*slot, self.descriptor_type(*result_type));
                 at.cast(descriptor, *result_type)
             })
             .collect())
+    }
+
+    /// The slots of launches with these input and result types in the scope of `at`.
+    fn launch_frame(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        input_types: &[Type<'c>],
+        result_types: &[Type<'c>],
+    ) -> LaunchFrame<'c, 'a> {
+        let inputs: Vec<Type> = input_types
+            .iter()
+            .map(|t| self.descriptor_type(*t))
+            .collect();
+        let outputs: Vec<Type> = result_types
+            .iter()
+            .map(|t| self.descriptor_type(*t))
+            .collect();
+        let key = (block_key(at.scope), inputs, outputs);
+        if let Some(frame) = self.launch_frames.get(&key) {
+            return frame.clone();
+        }
+        let context = self.context;
+        let prologue = self.prologue(at);
+        let mut slots_and_array = |descriptors: &[Type<'c>]| {
+            let slots: Vec<Value> = descriptors
+                .iter()
+                .map(|descriptor| prologue.alloca(*descriptor))
+                .collect();
+            let array = if slots.is_empty() {
+                prologue.null()
+            } else {
+                let array_type =
+                    parse_type(context, &format!("!llvm.array<{} x ptr>", slots.len()))
+                        .expect("an array type parses");
+                prologue.pointer_array(array_type, &slots)
+            };
+            (slots, array)
+        };
+        let (input_slots, input_array) = slots_and_array(&key.1);
+        let (output_slots, output_array) = slots_and_array(&key.2);
+        let frame = LaunchFrame {
+            input_slots,
+            output_slots,
+            input_array,
+            output_array,
+        };
+        self.launch_frames.insert(key, frame.clone());
+        frame
     }
 
     /// `executor.call`: every buffer operand is packed into one heap buffer
@@ -339,7 +408,6 @@ impl<'c, 'a> Lowering<'c, 'a> {
         at: &Emitter<'c, 'a>,
         operation: OperationRef<'c, 'a>,
     ) -> Result<Vec<Value<'c, 'a>>, String> {
-        let mut entry = EntryBlock::new(at, self.types, allocation_scope_entry(operation)?);
         let session = operation.operand(0).map_err(|e| e.to_string())?;
         let symbol = self.string_attribute(at, operation, "symbol")?;
         let buffers: Vec<Value> = operation.operands().skip(1).collect();
@@ -364,24 +432,23 @@ impl<'c, 'a> Lowering<'c, 'a> {
         }
 
         // args_buf: the operand count, the input count, then one record per buffer.
-        let header = at.constant(self.types.i64, 16);
+        let header = self.constant(at, self.types.i64, 16);
         let total = packed.iter().fold(header, |sum, buffer| {
             at.binary(self.types.i64, "llvm.add", sum, buffer.record_size)
         });
         let args = self
             .call(at, &runtime_abi::MALLOC, &[total])?
             .expect("malloc returns a pointer");
-        let count = at.constant(self.types.i64, packed.len() as i64);
+        let count = self.constant(at, self.types.i64, packed.len() as i64);
         at.store(count, args);
-        let inputs = at.constant(self.types.i64, num_inputs as i64);
+        let inputs = self.constant(at, self.types.i64, num_inputs as i64);
         at.store(inputs, self.offset(at, args, 8));
         let mut cursor = self.offset(at, args, 16);
         for buffer in &packed {
             cursor = self.pack_record(at, cursor, buffer);
         }
 
-        let out_buffer_slot = entry.alloca(self.types.ptr);
-        let out_size_slot = entry.alloca(self.types.i64);
+        let (out_buffer_slot, out_size_slot) = self.call_frame(at);
         self.call(
             at,
             &runtime_abi::CALL_WRAPPER,
@@ -416,18 +483,28 @@ impl<'c, 'a> Lowering<'c, 'a> {
             .collect();
         let element_count = sizes
             .iter()
-            .fold(at.constant(i64_type, 1), |product, size| {
+            .fold(self.constant(at, i64_type, 1), |product, size| {
                 at.binary(i64_type, "llvm.mul", product, *size)
             });
         let data_size = at.binary(
             i64_type,
             "llvm.mul",
             element_count,
-            at.constant(i64_type, element_size),
+            self.constant(at, i64_type, element_size),
         );
-        let padded = at.binary(i64_type, "llvm.add", data_size, at.constant(i64_type, 7));
-        let padded = at.binary(i64_type, "llvm.and", padded, at.constant(i64_type, -8));
-        let header_size = at.constant(i64_type, 16 + 8 * rank as i64);
+        let padded = at.binary(
+            i64_type,
+            "llvm.add",
+            data_size,
+            self.constant(at, i64_type, 7),
+        );
+        let padded = at.binary(
+            i64_type,
+            "llvm.and",
+            padded,
+            self.constant(at, i64_type, -8),
+        );
+        let header_size = self.constant(at, i64_type, 16 + 8 * rank as i64);
         let record_size = at.binary(i64_type, "llvm.add", header_size, padded);
         let aligned = at.extract(descriptor, &[1], self.types.ptr);
         let offset = at.extract(descriptor, &[2], i64_type);
@@ -435,7 +512,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             i64_type,
             "llvm.mul",
             offset,
-            at.constant(i64_type, element_size),
+            self.constant(at, i64_type, element_size),
         );
         PackedBuffer {
             rank,
@@ -455,9 +532,9 @@ impl<'c, 'a> Lowering<'c, 'a> {
         cursor: Value<'c, 'a>,
         buffer: &PackedBuffer<'c, 'a>,
     ) -> Value<'c, 'a> {
-        let rank = at.constant(self.types.i64, buffer.rank as i64);
+        let rank = self.constant(at, self.types.i64, buffer.rank as i64);
         at.store(rank, cursor);
-        let element_size = at.constant(self.types.i64, buffer.element_size);
+        let element_size = self.constant(at, self.types.i64, buffer.element_size);
         at.store(element_size, self.offset(at, cursor, 8));
         for (dim, size) in buffer.sizes.iter().enumerate() {
             at.store(*size, self.offset(at, cursor, 16 + 8 * dim as i64));
@@ -476,29 +553,29 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let shape = static_shape(memref)
             .ok_or_else(|| format!("the result {memref} needs a static shape"))?;
         let bytes: i64 = shape.iter().product::<i64>() * memref_element_size(memref) as i64;
-        let size = at.constant(self.types.i64, bytes);
+        let size = self.constant(at, self.types.i64, bytes);
         let pointer = self
             .call(at, &runtime_abi::MALLOC, &[size])?
             .expect("malloc returns a pointer");
         let descriptor_type = self.descriptor_type(memref);
         let mut descriptor = at.undef(descriptor_type);
-        let zero = at.constant(self.types.i64, 0);
+        let zero = self.constant(at, self.types.i64, 0);
         descriptor = at.insert(descriptor, pointer, &[0]);
         descriptor = at.insert(descriptor, pointer, &[1]);
         descriptor = at.insert(descriptor, zero, &[2]);
         let mut stride = 1;
         for (dim, extent) in shape.iter().enumerate().rev() {
-            let size = at.constant(self.types.i64, *extent);
+            let size = self.constant(at, self.types.i64, *extent);
             descriptor = at.insert(descriptor, size, &[3, dim as i64]);
-            let stride_value = at.constant(self.types.i64, stride);
+            let stride_value = self.constant(at, self.types.i64, stride);
             descriptor = at.insert(descriptor, stride_value, &[4, dim as i64]);
             stride *= extent;
         }
         Ok((at.cast(descriptor, memref), descriptor))
     }
 
-    fn offset(&self, at: &Emitter<'c, 'a>, base: Value<'c, 'a>, bytes: i64) -> Value<'c, 'a> {
-        at.gep_bytes(base, at.constant(self.types.i64, bytes))
+    fn offset(&mut self, at: &Emitter<'c, 'a>, base: Value<'c, 'a>, bytes: i64) -> Value<'c, 'a> {
+        at.gep_bytes(base, self.constant(at, self.types.i64, bytes))
     }
 
     /// The LLVM struct of MLIR's strided memref descriptor:
@@ -516,29 +593,41 @@ impl<'c, 'a> Lowering<'c, 'a> {
         })
     }
 
-    fn descriptor_slot(
-        &mut self,
-        entry: &mut EntryBlock<'c, 'a>,
-        memref: Type<'c>,
-    ) -> Value<'c, 'a> {
-        let descriptor = self.descriptor_type(memref);
-        entry.alloca(descriptor)
+    /// The slots `call_wrapper` writes its result buffer and size to, in the
+    /// scope of `at`.
+    fn call_frame(&mut self, at: &Emitter<'c, 'a>) -> (Value<'c, 'a>, Value<'c, 'a>) {
+        let key = block_key(at.scope);
+        if let Some(frame) = self.call_frames.get(&key) {
+            return *frame;
+        }
+        let (ptr, i64_type) = (self.types.ptr, self.types.i64);
+        let prologue = self.prologue(at);
+        let frame = (prologue.alloca(ptr), prologue.alloca(i64_type));
+        self.call_frames.insert(key, frame);
+        frame
     }
 
-    /// A pointer to an array holding `slots`, filled once in the entry block
-    /// (the slots never move), or null when there are none.
-    fn pointer_array(
+    /// The prologue of the allocation scope of `at`.
+    fn prologue(&mut self, at: &Emitter<'c, 'a>) -> &mut Prologue<'c, 'a> {
+        let (context, types) = (self.context, self.types);
+        self.prologues
+            .entry(block_key(at.scope))
+            .or_insert_with(|| {
+                let scope = at
+                    .scope
+                    .parent_operation()
+                    .expect("an allocation scope's block has an op");
+                Prologue::new(context, types, scope, at.scope)
+            })
+    }
+
+    fn constant(
         &mut self,
         at: &Emitter<'c, 'a>,
-        entry: &mut EntryBlock<'c, 'a>,
-        slots: &[Value<'c, 'a>],
+        value_type: Type<'c>,
+        value: i64,
     ) -> Value<'c, 'a> {
-        if slots.is_empty() {
-            return at.null(self.types.ptr);
-        }
-        let array_type = parse_type(self.context, &format!("!llvm.array<{} x ptr>", slots.len()))
-            .expect("an array type parses");
-        entry.pointer_array(array_type, slots)
+        self.prologue(at).constant(value_type, value)
     }
 
     /// The symbol table of the module the op at `at` belongs to.
@@ -566,15 +655,15 @@ impl<'c, 'a> Lowering<'c, 'a> {
 
     fn i64_array(&mut self, at: &Emitter<'c, 'a>, values: &[i64]) -> Value<'c, 'a> {
         if values.is_empty() {
-            return at.null(self.types.ptr);
+            return self.prologue(at).null();
         }
         let name = self.symbols(at).i64_array(values);
-        at.address_of(self.types.ptr, &name)
+        self.prologue(at).address_of(&name)
     }
 
     fn string(&mut self, at: &Emitter<'c, 'a>, text: &str) -> Value<'c, 'a> {
         let name = self.symbols(at).string(text);
-        at.address_of(self.types.ptr, &name)
+        self.prologue(at).address_of(&name)
     }
 
     fn attribute_text(
@@ -660,28 +749,41 @@ fn memref_element_size(memref: Type<'_>) -> u64 {
     ir::element_size_in_bytes(ir::element_type(memref)).expect("checked before lowering")
 }
 
-/// Ops whose first region's entry block is the place for stack slots of the
-/// ops inside: functions, and the ops that run their body concurrently or in a
-/// frame of its own (with `AutomaticAllocationScope` upstream), so that
-/// concurrent iterations never share a slot.
-const ALLOCATION_SCOPES: &[&str] = &[
-    "func.func",
-    "llvm.func",
-    "gpu.func",
+/// Ops that run their body concurrently or in a frame of its own, so that the
+/// ops inside get their own prologue and never share a stack slot with code
+/// running at the same time. (Not every `AutomaticAllocationScope`: `scf.for`
+/// is one, and slots made in a loop body would grow the stack per iteration
+/// once lowered.)
+const CONCURRENT_SCOPES: &[&str] = &[
     "scf.parallel",
     "scf.forall",
     "async.execute",
-    "memref.alloca_scope",
     "omp.parallel",
+    "omp.task",
+    "omp.taskloop",
+    "memref.alloca_scope",
 ];
 
-/// The entry block of the nearest allocation scope around `operation`.
+/// The entry block of the allocation scope around `operation`: the nearest
+/// enclosing op that is isolated from above (a function, `omp.target`, ...),
+/// whose regions cannot use values from outside, or one of [`CONCURRENT_SCOPES`].
 fn allocation_scope_entry<'c, 'a>(
     operation: OperationRef<'c, 'a>,
 ) -> Result<BlockRef<'c, 'a>, String> {
+    let outside_function = || {
+        format!(
+            "{} must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots",
+            op_name(operation)
+        )
+    };
     let mut parent = operation.parent_operation();
     while let Some(candidate) = parent {
-        if ALLOCATION_SCOPES.contains(&op_name(candidate)) {
+        if op_name(candidate) == "builtin.module" {
+            return Err(outside_function());
+        }
+        if CONCURRENT_SCOPES.contains(&op_name(candidate))
+            || crate::ffi::is_isolated_from_above(candidate)
+        {
             return candidate
                 .region(0)
                 .ok()
@@ -690,10 +792,7 @@ fn allocation_scope_entry<'c, 'a>(
         }
         parent = candidate.parent_operation();
     }
-    Err(format!(
-        "{} must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots",
-        op_name(operation)
-    ))
+    Err(outside_function())
 }
 
 /// The innermost `builtin.module` around `operation`, whose symbol table gets

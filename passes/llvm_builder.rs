@@ -1,6 +1,8 @@
 //! Builders of the LLVM-dialect ops the lowering emits: [`Emitter`] right
-//! before the op being lowered, [`EntryBlock`] in the prologue of the
-//! enclosing function.
+//! before the op being lowered, [`Prologue`] at the top of the allocation
+//! scope around it.
+
+use std::collections::HashMap;
 
 use crate::ffi::parse_type;
 use melior::{
@@ -16,7 +18,6 @@ use melior::{
     },
 };
 
-/// Builds LLVM-dialect ops right before one operation.
 /// The LLVM types the lowering uses over and over, created once per run.
 #[derive(Clone, Copy)]
 pub struct LlvmTypes<'c> {
@@ -35,22 +36,34 @@ impl<'c> LlvmTypes<'c> {
     }
 }
 
+/// Builds LLVM-dialect ops right before one operation.
 pub struct Emitter<'c, 'a> {
     context: &'c Context,
+    /// The entry block of the allocation scope around the anchor.
+    pub scope: BlockRef<'c, 'a>,
     block: BlockRef<'c, 'a>,
     pub anchor: OperationRef<'c, 'a>,
     pub location: Location<'c>,
 }
 
 impl<'c, 'a> Emitter<'c, 'a> {
-    pub fn before(context: &'c Context, anchor: OperationRef<'c, 'a>) -> Result<Self, String> {
-        let block = anchor.block().ok_or("the operation is not in a block")?;
-        Ok(Self {
+    /// Builds right before `anchor`, whose allocation scope has the entry
+    /// block `scope`.
+    pub fn before(
+        context: &'c Context,
+        anchor: OperationRef<'c, 'a>,
+        scope: BlockRef<'c, 'a>,
+    ) -> Self {
+        let block = anchor
+            .block()
+            .expect("an op with an allocation scope sits in a block");
+        Self {
             context,
+            scope,
             block,
             anchor,
             location: anchor.location(),
-        })
+        }
     }
 
     pub fn emit(&self, operation: Operation<'c>) -> OperationRef<'c, 'a> {
@@ -63,29 +76,6 @@ impl<'c, 'a> Emitter<'c, 'a> {
             .result(0)
             .expect("the emitted op has a result")
             .into()
-    }
-
-    pub fn constant(&self, value_type: Type<'c>, value: i64) -> Value<'c, 'a> {
-        let context = self.context;
-        self.emit_value(constant_op(context, self.location, value_type, value))
-    }
-
-    pub fn null(&self, ptr: Type<'c>) -> Value<'c, 'a> {
-        self.emit_value(build(
-            OperationBuilder::new("llvm.mlir.zero", self.location).add_results(&[ptr]),
-        ))
-    }
-
-    pub fn address_of(&self, ptr: Type<'c>, global: &str) -> Value<'c, 'a> {
-        let context = self.context;
-        self.emit_value(build(
-            OperationBuilder::new("llvm.mlir.addressof", self.location)
-                .add_attributes(&[(
-                    Identifier::new(context, "global_name"),
-                    FlatSymbolRefAttribute::new(context, global).into(),
-                )])
-                .add_results(&[ptr]),
-        ))
     }
 
     pub fn undef(&self, value_type: Type<'c>) -> Value<'c, 'a> {
@@ -235,49 +225,101 @@ impl<'c, 'a> Emitter<'c, 'a> {
     }
 }
 
-/// The entry block of the function around a launch: where its stack slots go,
-/// so that a launch in a loop reuses them instead of growing the stack. The
-/// slots form a prologue at the top of the block, in the order they are made.
-pub struct EntryBlock<'c, 'a> {
+/// The prologue of an allocation scope (a function, or an op whose body runs
+/// in a frame of its own): the ops at the top of its entry block that every
+/// lowered op of the scope shares. Stack slots live here, so a launch in a loop
+/// does not grow the stack; so do the constants and global addresses, made
+/// once per scope rather than once per op.
+pub struct Prologue<'c, 'a> {
     context: &'c Context,
     types: LlvmTypes<'c>,
     block: BlockRef<'c, 'a>,
     location: Location<'c>,
-    prologue_end: Option<OperationRef<'c, 'a>>,
+    end: Option<OperationRef<'c, 'a>>,
+    constants: HashMap<(Type<'c>, i64), Value<'c, 'a>>,
+    addresses: HashMap<String, Value<'c, 'a>>,
+    null: Option<Value<'c, 'a>>,
 }
 
-impl<'c, 'a> EntryBlock<'c, 'a> {
-    /// The prologue of `block` for slots made for the op at `emitter`.
-    pub fn new(emitter: &Emitter<'c, 'a>, types: LlvmTypes<'c>, block: BlockRef<'c, 'a>) -> Self {
+impl<'c, 'a> Prologue<'c, 'a> {
+    /// The prologue of the entry block `block` of the scope op `scope`.
+    pub fn new(
+        context: &'c Context,
+        types: LlvmTypes<'c>,
+        scope: OperationRef<'c, 'a>,
+        block: BlockRef<'c, 'a>,
+    ) -> Self {
         Self {
-            context: emitter.context,
+            context,
             types,
             block,
-            location: emitter.location,
-            prologue_end: None,
+            location: scope.location(),
+            end: None,
+            constants: HashMap::new(),
+            addresses: HashMap::new(),
+            null: None,
         }
     }
 
-    pub fn append(&mut self, operation: Operation<'c>) -> OperationRef<'c, 'a> {
-        let inserted = match self.prologue_end {
+    fn append(&mut self, operation: Operation<'c>) -> OperationRef<'c, 'a> {
+        let inserted = match self.end {
             Some(last) => self.block.insert_operation_after(last, operation),
             None => self.block.insert_operation(0, operation),
         };
-        self.prologue_end = Some(inserted);
+        self.end = Some(inserted);
         inserted
     }
 
-    pub fn append_value(&mut self, operation: Operation<'c>) -> Value<'c, 'a> {
+    fn append_value(&mut self, operation: Operation<'c>) -> Value<'c, 'a> {
         self.append(operation)
             .result(0)
             .expect("the appended op has a result")
             .into()
     }
 
-    /// Allocates one `element`.
+    /// `llvm.mlir.constant(value : value_type)`.
+    pub fn constant(&mut self, value_type: Type<'c>, value: i64) -> Value<'c, 'a> {
+        if let Some(constant) = self.constants.get(&(value_type, value)) {
+            return *constant;
+        }
+        let constant =
+            self.append_value(constant_op(self.context, self.location, value_type, value));
+        self.constants.insert((value_type, value), constant);
+        constant
+    }
+
+    /// `llvm.mlir.addressof @global`.
+    pub fn address_of(&mut self, global: &str) -> Value<'c, 'a> {
+        if let Some(address) = self.addresses.get(global) {
+            return *address;
+        }
+        let context = self.context;
+        let address = self.append_value(build(
+            OperationBuilder::new("llvm.mlir.addressof", self.location)
+                .add_attributes(&[(
+                    Identifier::new(context, "global_name"),
+                    FlatSymbolRefAttribute::new(context, global).into(),
+                )])
+                .add_results(&[self.types.ptr]),
+        ));
+        self.addresses.insert(global.to_owned(), address);
+        address
+    }
+
+    /// A null pointer.
+    pub fn null(&mut self) -> Value<'c, 'a> {
+        if let Some(null) = self.null {
+            return null;
+        }
+        let null = self.constant_like("llvm.mlir.zero", self.types.ptr);
+        self.null = Some(null);
+        null
+    }
+
+    /// Allocates one `element` on the stack.
     pub fn alloca(&mut self, element: Type<'c>) -> Value<'c, 'a> {
-        let (context, types) = (self.context, self.types);
-        let count = self.append_value(constant_op(context, self.location, types.i64, 1));
+        let context = self.context;
+        let count = self.constant(self.types.i64, 1);
         self.append_value(build(
             OperationBuilder::new("llvm.alloca", self.location)
                 .add_operands(&[count])
@@ -285,12 +327,12 @@ impl<'c, 'a> EntryBlock<'c, 'a> {
                     Identifier::new(context, "elem_type"),
                     TypeAttribute::new(element).into(),
                 )])
-                .add_results(&[types.ptr]),
+                .add_results(&[self.types.ptr]),
         ))
     }
 
-    /// Allocates an array of pointers and stores `slots` into it: the slots
-    /// never move, so this happens once per call of the function.
+    /// Allocates an array of pointers and stores `slots` into it, once: the
+    /// slots never move.
     pub fn pointer_array(
         &mut self,
         array_type: Type<'c>,
@@ -298,9 +340,7 @@ impl<'c, 'a> EntryBlock<'c, 'a> {
     ) -> Value<'c, 'a> {
         let context = self.context;
         let array = self.alloca(array_type);
-        let mut value = self.append_value(build(
-            OperationBuilder::new("llvm.mlir.undef", self.location).add_results(&[array_type]),
-        ));
+        let mut value = self.constant_like("llvm.mlir.undef", array_type);
         for (index, slot) in slots.iter().enumerate() {
             let position = DenseI64ArrayAttribute::new(context, &[index as i64]);
             value = self.append_value(build(
@@ -312,6 +352,12 @@ impl<'c, 'a> EntryBlock<'c, 'a> {
         }
         self.append(store_op(self.location, value, array));
         array
+    }
+
+    fn constant_like(&mut self, name: &str, value_type: Type<'c>) -> Value<'c, 'a> {
+        self.append_value(build(
+            OperationBuilder::new(name, self.location).add_results(&[value_type]),
+        ))
     }
 }
 

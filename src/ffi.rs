@@ -25,6 +25,7 @@ unsafe extern "C" {
     fn mlirGetDialectHandle__executor__() -> MlirDialectHandle;
     fn executorRegisterPasses(implementations: PassImplementations);
     fn executorRegisterExternalModels(registry: MlirDialectRegistry);
+    fn executorIsIsolatedFromAbove(operation: MlirOperation) -> bool;
     fn executorOptMain(
         argc: c_int,
         argv: *mut *mut c_char,
@@ -38,6 +39,13 @@ pub fn executor_dialect_handle() -> DialectHandle {
     // SAFETY: the generated function returns a pointer to a static handle of
     // the dialect compiled into this library; it takes no arguments.
     unsafe { DialectHandle::from_raw(mlirGetDialectHandle__executor__()) }
+}
+
+/// Whether values defined outside `operation` are invisible inside its regions
+/// (MLIR's `IsolatedFromAbove` trait: functions, modules, `omp.target`, ...).
+pub fn is_isolated_from_above(operation: OperationRef<'_, '_>) -> bool {
+    // SAFETY: the operation is live; the query only reads its registered traits.
+    unsafe { executorIsIsolatedFromAbove(operation.to_raw()) }
 }
 
 /// Adds the executor dialect's external interface models (bufferization of

@@ -21,8 +21,9 @@ def ConvertExecutorToLLVMPass : Pass<"convert-executor-to-llvm", "::mlir::Module
     and region-carried values included.
 
     String attributes become internal constant NUL-terminated globals shared by
-    content. Stack slots are allocated in the entry block of the enclosing
-    function. Memref operands become descriptors through
+    content. Stack slots, constants and global addresses are made once, in a
+    prologue at the top of the enclosing function (or other allocation scope,
+    such as `scf.parallel`), and shared by its ops. Memref operands become descriptors through
     `builtin.unrealized_conversion_cast`, so the pass runs before or after
     `finalize-memref-to-llvm`; `reconcile-unrealized-casts` removes the casts.
     `executor.call` on tensors must be bufferized first (`one-shot-bufferize`).

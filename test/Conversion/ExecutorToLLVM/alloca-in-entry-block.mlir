@@ -1,38 +1,47 @@
 // RUN: executor-opt %s -split-input-file --pass-pipeline='builtin.module(convert-executor-to-llvm)' | FileCheck %s
 
-// The descriptor slots of executor.launch and the arrays pointing to them are
-// llvm.alloca's at the top of the entry block of the enclosing function, so
-// that a launch in a loop reuses them instead of growing the stack on every
+// Every executor op is lowered inside an allocation scope: a function, or an op
+// whose body runs in a frame of its own (scf.parallel, scf.forall,
+// async.execute, ...). The entry block of each scope starts with a prologue,
+// made in the order its ops are first needed: the llvm.mlir.constant's, the
+// llvm.mlir.addressof's of the globals, the null pointer, and the llvm.alloca's
+// of the stack slots with the arrays pointing to them (filled once). Each
+// constant, address and the null pointer is made once per scope and shared by
+// all its lowered ops. The launches of one scope whose input and result
+// descriptor types are the same share one frame (slots and arrays); a launch
+// in a loop therefore reuses its slots instead of growing the stack on every
 // iteration. Only the stores of the input descriptors, the call and the loads
 // of the results stay where the launch was.
 
 // CHECK-LABEL: func.func @launch_in_scf_for(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>, %{{.*}}: index) {
-//  CHECK-NEXT:   %[[ONE0:.*]] = llvm.mlir.constant(1 : i64) : i64
-//  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE0]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
-//  CHECK-NEXT:   %[[ONE1:.*]] = llvm.mlir.constant(1 : i64) : i64
-//  CHECK-NEXT:   %[[OUT:.*]] = llvm.alloca %[[ONE1]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
-//  CHECK-NEXT:   %[[ONE2:.*]] = llvm.mlir.constant(1 : i64) : i64
-//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE2]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
-//  CHECK-NEXT:   llvm.insertvalue %[[IN]]
-//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
-//  CHECK-NEXT:   %[[ONE3:.*]] = llvm.mlir.constant(1 : i64) : i64
-//  CHECK-NEXT:   %[[OUT_ARRAY:.*]] = llvm.alloca %[[ONE3]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
-//  CHECK-NEXT:   llvm.insertvalue %[[OUT]]
-//  CHECK-NEXT:   llvm.store %{{.*}}, %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U0:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A0:.*]] = llvm.insertvalue %[[IN]], %[[U0]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A0]], %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[OUT:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U1:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[OUT]], %[[U1]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A1]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   arith.constant 0 : index
 //  CHECK-NEXT:   arith.constant 1 : index
 //  CHECK-NEXT:   scf.for
-//   CHECK-NOT:     llvm.alloca
+// In the loop, nothing of the prologue: only the launch's own code.
+//   CHECK-NOT:     {{llvm.alloca|llvm.mlir.}}
 //       CHECK:     %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to
 //  CHECK-NEXT:     llvm.store %[[D]], %[[IN]]
-//   CHECK-NOT:     llvm.alloca
-//       CHECK:     llvm.call @__catalyst__executor__launch(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
-//  CHECK-NEXT:     llvm.load %[[OUT]]
-//   CHECK-NOT:   llvm.alloca
-//       CHECK:   return
+//  CHECK-NEXT:     llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
+//  CHECK-NEXT:     %[[YD:.*]] = llvm.load %[[OUT]]
+//  CHECK-NEXT:     builtin.unrealized_conversion_cast %[[YD]]
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return
 func.func @launch_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -45,21 +54,29 @@ func.func @launch_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index
 // -----
 
 // CHECK-LABEL: func.func @launch_in_cf_loop(
+//  CHECK-NEXT:   llvm.mlir.addressof @__executor_str__mlir_ciface_step : !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.constant(1 : i64) : i64
-//  CHECK-NEXT:   %[[OUT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
-//       CHECK:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
-//       CHECK:   cf.br ^[[LOOP:.*]](%{{.*}} : i64)
+//  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.insertvalue %[[IN]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[OUT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.insertvalue %[[OUT]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
+//  CHECK-NEXT:   arith.constant 0 : i64
+//  CHECK-NEXT:   cf.br ^[[LOOP:.*]](%{{.*}} : i64)
 //       CHECK: ^[[LOOP]](%{{.*}}: i64):
-//   CHECK-NOT:   llvm.alloca
+//   CHECK-NOT:   {{llvm.alloca|llvm.mlir.}}
 //       CHECK:   llvm.store %{{.*}}, %[[IN]]
-//   CHECK-NOT:   llvm.alloca
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
 //  CHECK-NEXT:   llvm.load %[[OUT]]
-//   CHECK-NOT:   llvm.alloca
+//   CHECK-NOT:   {{llvm.alloca|llvm.mlir.}}
 //       CHECK:   cf.cond_br %{{.*}}, ^[[EXIT:.*]], ^[[LOOP]](%{{.*}} : i64)
 //       CHECK: ^[[EXIT]]:
 //  CHECK-NEXT:   return
@@ -78,21 +95,33 @@ func.func @launch_in_cf_loop(%s: !executor.session, %x: memref<?xf64>, %n: i64) 
 
 // -----
 
-// Nested regions: the slots still go to the function's entry block, not to
-// the entry block of the innermost region.
+// Nested regions: the prologue still goes to the function's entry block, not
+// to the entry block of the innermost region (scf.for and scf.if are no
+// allocation scopes). Without results, the output descriptors, ranks and
+// sizes are all the one null pointer.
 // CHECK-LABEL: func.func @launch_in_scf_if_in_scf_for(
-//  CHECK-NEXT:   llvm.mlir.constant(1 : i64) : i64
-//  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64)> : (i64) -> !llvm.ptr
-//       CHECK:   scf.for
-//   CHECK-NOT:     llvm.alloca
-//       CHECK:     scf.if
-//   CHECK-NOT:       llvm.alloca
-//       CHECK:       llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:       llvm.mlir.constant(1 : i64) : i64
-//   CHECK-NOT:       llvm.alloca
-//       CHECK:       llvm.call @__catalyst__executor__launch(
-//   CHECK-NOT:   llvm.alloca
-//       CHECK:   return
+//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.insertvalue %[[IN]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_0 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   arith.constant 0 : index
+//  CHECK-NEXT:   arith.constant 1 : index
+//  CHECK-NEXT:   scf.for
+//  CHECK-NEXT:     scf.if
+//  CHECK-NEXT:       builtin.unrealized_conversion_cast
+//  CHECK-NEXT:       llvm.store %{{.*}}, %[[IN]]
+//  CHECK-NEXT:       llvm.call @__catalyst__executor__launch(%{{.*}}, %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:     }
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return
 func.func @launch_in_scf_if_in_scf_for(%s: !executor.session, %x: memref<i32>, %n: index, %c: i1) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -106,17 +135,26 @@ func.func @launch_in_scf_if_in_scf_for(%s: !executor.session, %x: memref<i32>, %
 
 // -----
 
-// Two launches: each has its own slots, all in the entry block.
+// Two launches in a loop: their slots are in the entry block, none in the
+// loop. Their input and result types are the same, so they share one frame:
+// one input slot and its array, which both launches store into and pass.
 // CHECK-LABEL: func.func @two_launches_in_loop(
-//   CHECK-COUNT-4: llvm.alloca
+//  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
+//       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
 //   CHECK-NOT:   llvm.alloca
-//       CHECK:   scf.for
-//   CHECK-NOT:     llvm.alloca
-//       CHECK:     llvm.call @__catalyst__executor__launch(
-//   CHECK-NOT:     llvm.alloca
-//       CHECK:     llvm.call @__catalyst__executor__launch(
-//   CHECK-NOT:   llvm.alloca
-//       CHECK:   return
+//       CHECK:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
+//  CHECK-NEXT:   arith.constant 0 : index
+//  CHECK-NEXT:   arith.constant 1 : index
+//  CHECK-NEXT:   scf.for
+//  CHECK-NEXT:     builtin.unrealized_conversion_cast
+//  CHECK-NEXT:     llvm.store %{{.*}}, %[[SLOT]]
+//  CHECK-NEXT:     llvm.call @__catalyst__executor__launch(%{{.*}}, %[[FIRST]], %{{.*}}, %{{.*}}, %[[ARRAY]],
+//  CHECK-NEXT:     builtin.unrealized_conversion_cast
+//  CHECK-NEXT:     llvm.store %{{.*}}, %[[SLOT]]
+//  CHECK-NEXT:     llvm.call @__catalyst__executor__launch(%{{.*}}, %[[SECOND]], %{{.*}}, %{{.*}}, %[[ARRAY]],
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return
 func.func @two_launches_in_loop(%s: !executor.session, %x: memref<4xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -129,16 +167,29 @@ func.func @two_launches_in_loop(%s: !executor.session, %x: memref<4xf32>, %n: in
 
 // -----
 
-// In an llvm.func too, the slots go to the entry block.
-// CHECK-LABEL: llvm.func @launch_in_llvm_func_successor_block(
+// In an llvm.func too, the prologue is at the top of the entry block, with the
+// address of executor.open's string; the launch is in a successor block.
+// CHECK-LABEL: llvm.func @launch_in_llvm_func_successor_block() {
+//  CHECK-NEXT:   %[[HOST:.*]] = llvm.mlir.addressof @__executor_str_localhost : !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
-//       CHECK:   llvm.br ^[[BB:.*]]
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.insertvalue %[[IN]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   %[[S:.*]] = llvm.call @__catalyst__executor__open(%[[HOST]])
+//  CHECK-NEXT:   memref.alloca()
+//  CHECK-NEXT:   llvm.br ^[[BB:.*]]
 //       CHECK: ^[[BB]]:
-//   CHECK-NOT:   llvm.alloca
-//       CHECK:   llvm.store %{{.*}}, %[[IN]]
-//   CHECK-NOT:   llvm.alloca
-//       CHECK:   llvm.call @__catalyst__executor__launch(
+//  CHECK-NEXT:   builtin.unrealized_conversion_cast
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]],
 //  CHECK-NEXT:   llvm.return
 llvm.func @launch_in_llvm_func_successor_block() {
   %s = executor.open("localhost") : !executor.session
@@ -152,15 +203,20 @@ llvm.func @launch_in_llvm_func_successor_block() {
 // -----
 
 // Iterations of scf.parallel may run concurrently: each gets its slots in the
-// body's own entry block, not the function's.
+// body's own entry block, not the function's; the whole prologue is there.
 
 // CHECK-LABEL: func.func @launch_in_scf_parallel
-// CHECK-NOT:     llvm.alloca
-// CHECK:         scf.parallel
-// CHECK-NEXT:      llvm.mlir.constant(1 : i64)
-// CHECK-NEXT:      llvm.alloca
-// CHECK:           llvm.call @__catalyst__executor__launch
-// CHECK:           scf.reduce
+//  CHECK-NEXT:   arith.constant 0 : index
+//  CHECK-NEXT:   arith.constant 1 : index
+//  CHECK-NEXT:   scf.parallel
+//  CHECK-NEXT:     %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
+//  CHECK-NEXT:     %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:     llvm.mlir.constant(1 : i64)
+//  CHECK-NEXT:     %[[IN:.*]] = llvm.alloca
+//  CHECK-NEXT:     %[[IN_ARRAY:.*]] = llvm.alloca
+//       CHECK:     llvm.store %{{.*}}, %[[IN]]
+//  CHECK-NEXT:     llvm.call @__catalyst__executor__launch(%{{.*}}, %[[ENTRY]], %[[OBJ]], %{{.*}}, %[[IN_ARRAY]],
+//  CHECK-NEXT:     scf.reduce
 func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -169,4 +225,297 @@ func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: 
     scf.reduce
   }
   return
+}
+
+// -----
+
+// A launch in the function and one in an scf.parallel of it: two scopes, two
+// prologues; the body of scf.parallel uses nothing of the function's.
+
+// CHECK-LABEL: func.func @launch_in_function_and_in_scf_parallel(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[M:arg[0-9]+]]: memref<4xf32>, %{{.*}}: index) {
+//  CHECK-NEXT:   %[[F_ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
+//  CHECK-NEXT:   %[[F_OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F_ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F_IN:.*]] = llvm.alloca %[[F_ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[F_IN_ARRAY:.*]] = llvm.alloca %[[F_ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.insertvalue %[[F_IN]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[F_IN_ARRAY]]
+//  CHECK-NEXT:   %[[F_NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[F_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F_ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   arith.constant 0 : index
+//  CHECK-NEXT:   arith.constant 1 : index
+//  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[M]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[F_IN]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[F_ENTRY]], %[[F_OBJ]], %[[F_ONE]], %[[F_IN_ARRAY]], %[[F_RANKS]], %[[F_SIZES]], %[[F_ZERO]], %[[F_NULL]], %[[F_NULL]], %[[F_NULL]])
+//  CHECK-NEXT:   scf.parallel
+//  CHECK-NEXT:     %[[P_ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
+//  CHECK-NEXT:     %[[P_OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:     %[[P_ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:     %[[P_IN:.*]] = llvm.alloca %[[P_ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:     %[[P_IN_ARRAY:.*]] = llvm.alloca %[[P_ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:     llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:     llvm.insertvalue %[[P_IN]]
+//  CHECK-NEXT:     llvm.store %{{.*}}, %[[P_IN_ARRAY]]
+//  CHECK-NEXT:     %[[P_NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:     %[[P_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:     %[[P_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:     %[[P_ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:     builtin.unrealized_conversion_cast %[[M]]
+//  CHECK-NEXT:     llvm.store %{{.*}}, %[[P_IN]]
+//  CHECK-NEXT:     llvm.call @__catalyst__executor__launch(%[[S]], %[[P_ENTRY]], %[[P_OBJ]], %[[P_ONE]], %[[P_IN_ARRAY]], %[[P_RANKS]], %[[P_SIZES]], %[[P_ZERO]], %[[P_NULL]], %[[P_NULL]], %[[P_NULL]])
+//  CHECK-NEXT:     scf.reduce
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return
+func.func @launch_in_function_and_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  executor.launch %s("k", "k.o")(%m) : !executor.session, (memref<4xf32>) -> ()
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    executor.launch %s("k", "k.o")(%m) : !executor.session, (memref<4xf32>) -> ()
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Launch frames
+//===----------------------------------------------------------------------===//
+
+// Two launches with the same input and result types in one function share one
+// frame: one set of llvm.alloca's; the second launch stores into the same input
+// slot, passes the same arrays and loads from the same result slot. Each
+// result is loaded right after its own call, before the next launch reuses the
+// slot.
+// CHECK-LABEL: func.func @two_launches_same_types_share_one_frame(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>, %[[B:arg[0-9]+]]: memref<4xf32>)
+//  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U0:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A0:.*]] = llvm.insertvalue %[[IN]], %[[U0]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A0]], %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[OUT:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U1:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[OUT]], %[[U1]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A1]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
+//  CHECK-NEXT:   %[[DA:.*]] = builtin.unrealized_conversion_cast %[[A]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[DA]], %[[IN]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[FIRST]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
+//  CHECK-NEXT:   %[[DY:.*]] = llvm.load %[[OUT]]
+//  CHECK-NEXT:   %[[Y:.*]] = builtin.unrealized_conversion_cast %[[DY]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<4xf32>
+//  CHECK-NEXT:   %[[DB:.*]] = builtin.unrealized_conversion_cast %[[B]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[DB]], %[[IN]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[SECOND]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
+//  CHECK-NEXT:   %[[DZ:.*]] = llvm.load %[[OUT]]
+//  CHECK-NEXT:   %[[Z:.*]] = builtin.unrealized_conversion_cast %[[DZ]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<4xf32>
+//  CHECK-NEXT:   return %[[Y]], %[[Z]]
+func.func @two_launches_same_types_share_one_frame(%s: !executor.session, %a: memref<4xf32>, %b: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>) {
+  %y = executor.launch %s("first", "k.o")(%a) : !executor.session, (memref<4xf32>) -> memref<4xf32>
+  %z = executor.launch %s("second", "k.o")(%b) : !executor.session, (memref<4xf32>) -> memref<4xf32>
+  return %y, %z : memref<4xf32>, memref<4xf32>
+}
+
+// -----
+
+// Frames are keyed by descriptor types: memref<4xf32> and memref<?xi64> are
+// both rank-1 descriptors, so the two launches share one frame; only their
+// element-size arrays differ.
+// CHECK-LABEL: func.func @same_descriptor_types_share_one_frame(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>, %[[B:arg[0-9]+]]: memref<?xi64>)
+//       CHECK:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//   CHECK-NOT:   llvm.alloca
+//       CHECK:   %[[SIZES_F32:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//   CHECK-NOT:   llvm.alloca
+//       CHECK:   %[[SIZES_I64:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
+//  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[A]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %[[SIZES_F32]],
+//  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[B]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %[[SIZES_I64]],
+//  CHECK-NEXT:   return
+func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memref<4xf32>, %b: memref<?xi64>) {
+  executor.launch %s("first", "k.o")(%a) : !executor.session, (memref<4xf32>) -> ()
+  executor.launch %s("second", "k.o")(%b) : !executor.session, (memref<?xi64>) -> ()
+  return
+}
+
+// -----
+
+// Launches with different types in one function get a frame each: a rank-1
+// and a rank-2 input, then a launch with the first one's input but with a
+// result. The frames are appended to the one prologue as the launches need
+// them; the constants and addresses already there are reused.
+// CHECK-LABEL: func.func @launches_with_different_types_get_own_frames(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>, %[[B:arg[0-9]+]]: memref<2x2xf32>)
+//  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// The frame of the first launch.
+//  CHECK-NEXT:   %[[IN1:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN1_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.insertvalue %[[IN1]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN1_ARRAY]]
+//  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[RANKS1:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+// The frame of the second launch.
+//  CHECK-NEXT:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
+//  CHECK-NEXT:   %[[IN2:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN2_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.insertvalue %[[IN2]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN2_ARRAY]]
+//  CHECK-NEXT:   %[[RANKS2:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
+// The frame of the third launch: its own input slot too.
+//  CHECK-NEXT:   %[[THIRD:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_third : !llvm.ptr
+//  CHECK-NEXT:   %[[IN3:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN3_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.insertvalue %[[IN3]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN3_ARRAY]]
+//  CHECK-NEXT:   %[[OUT3:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[OUT3_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.insertvalue %[[OUT3]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[OUT3_ARRAY]]
+// The launches, each with its own frame.
+//  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[A]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN1]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[FIRST]], %[[OBJ]], %[[ONE]], %[[IN1_ARRAY]], %[[RANKS1]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[B]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN2]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[SECOND]], %[[OBJ]], %[[ONE]], %[[IN2_ARRAY]], %[[RANKS2]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[A]]
+//  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN3]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[THIRD]], %[[OBJ]], %[[ONE]], %[[IN3_ARRAY]], %[[RANKS1]], %[[SIZES]], %[[ONE]], %[[OUT3_ARRAY]], %[[RANKS1]], %[[SIZES]])
+//  CHECK-NEXT:   llvm.load %[[OUT3]]
+//  CHECK-NEXT:   builtin.unrealized_conversion_cast
+//  CHECK-NEXT:   return
+func.func @launches_with_different_types_get_own_frames(%s: !executor.session, %a: memref<4xf32>, %b: memref<2x2xf32>) {
+  executor.launch %s("first", "k.o")(%a) : !executor.session, (memref<4xf32>) -> ()
+  executor.launch %s("second", "k.o")(%b) : !executor.session, (memref<2x2xf32>) -> ()
+  %r = executor.launch %s("third", "k.o")(%a) : !executor.session, (memref<4xf32>) -> memref<4xf32>
+  return
+}
+
+// -----
+
+// Launches in two functions: each function has its own prologue, with its own
+// constants, addresses and frame, even though the launches are the same.
+// CHECK-LABEL: func.func @first_function(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>) {
+//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[AR:.*]] = llvm.insertvalue %[[IN]], %[[U]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[AR]], %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[A]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D]], %[[IN]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   return
+//  CHECK-NEXT: }
+// CHECK-LABEL: func.func @second_function(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>) {
+//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[AR:.*]] = llvm.insertvalue %[[IN]], %[[U]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[AR]], %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[A]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D]], %[[IN]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   return
+//  CHECK-NEXT: }
+func.func @first_function(%s: !executor.session, %a: memref<4xf32>) {
+  executor.launch %s("k", "k.o")(%a) : !executor.session, (memref<4xf32>) -> ()
+  return
+}
+func.func @second_function(%s: !executor.session, %a: memref<4xf32>) {
+  executor.launch %s("k", "k.o")(%a) : !executor.session, (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// executor.call
+//===----------------------------------------------------------------------===//
+
+// A call in a loop: its two result slots and the constants of its packing are
+// in the entry block; the loop body only packs, calls and unpacks.
+// CHECK-LABEL: func.func @call_in_scf_for(
+//  CHECK-NEXT:   %[[SYM:.*]] = llvm.mlir.addressof @__executor_str_f : !llvm.ptr
+//  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   llvm.mlir.constant(4 : i64) : i64
+//  CHECK-NEXT:   llvm.mlir.constant(7 : i64) : i64
+//  CHECK-NEXT:   llvm.mlir.constant(-8 : i64) : i64
+//  CHECK-NEXT:   llvm.mlir.constant(24 : i64) : i64
+//  CHECK-NEXT:   llvm.mlir.constant(16 : i64) : i64
+//  CHECK-NEXT:   llvm.mlir.constant(8 : i64) : i64
+//  CHECK-NEXT:   %[[OUT_BUF_SLOT:.*]] = llvm.alloca %[[ONE]] x !llvm.ptr : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_SIZE_SLOT:.*]] = llvm.alloca %[[ONE]] x i64 : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   arith.constant 0 : index
+//  CHECK-NEXT:   arith.constant 1 : index
+//  CHECK-NEXT:   scf.for
+//   CHECK-NOT:     {{llvm.alloca|llvm.mlir.}}
+//       CHECK:     llvm.call @__catalyst__executor__call_wrapper(%{{.*}}, %[[SYM]], %{{.*}}, %{{.*}}, %[[OUT_BUF_SLOT]], %[[OUT_SIZE_SLOT]])
+//   CHECK-NOT:     {{llvm.alloca|llvm.mlir.}}
+//       CHECK:     llvm.call @__catalyst__executor__free_result(
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return
+func.func @call_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    executor.call %s("f")(%x) {num_input_args = 1 : i32} : !executor.session, (memref<4xf32>) -> ()
+  }
+  return
+}
+
+// -----
+
+// Any op isolated from above is an allocation scope of its own: its body
+// cannot use values from outside, so the prologue goes into its entry block.
+
+// CHECK-LABEL: ml_program.func @launch_in_isolated_function_like_op
+// CHECK-SAME:    (%[[S:.*]]: i64)
+// CHECK-NEXT:    llvm.mlir.addressof @__executor_str__mlir_ciface_kernel
+// CHECK-NEXT:    llvm.mlir.addressof @__executor_str_kernels_o
+// CHECK-NEXT:    llvm.mlir.zero
+// CHECK-NEXT:    llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT:    llvm.call @__catalyst__executor__launch(%[[S]],
+// CHECK-NEXT:    ml_program.return
+ml_program.func @launch_in_isolated_function_like_op(%s: !executor.session) {
+  executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()
+  ml_program.return
 }

@@ -43,6 +43,7 @@ func.func @call_on_memref_of_memref(%s: !executor.session, %x: memref<4xmemref<2
 
 // -----
 
+// expected-error @+1 {{executor.open must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots}}
 %s = executor.open("localhost") : !executor.session
 // expected-error @+1 {{executor.call must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots}}
 executor.call %s("ping")() : !executor.session, () -> ()
@@ -111,18 +112,11 @@ func.func @launch_input_in_non_integer_memory_space(%s: !executor.session, %x: m
 //===----------------------------------------------------------------------===//
 
 // At module level there is no entry block to hold the stack slots.
+// expected-error @+1 {{executor.open must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots}}
 %s = executor.open("localhost") : !executor.session
 // expected-error @+1 {{executor.launch must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots}}
 executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()
 
-// -----
-
-// A function-like op other than func.func and llvm.func is not supported.
-ml_program.func @launch_in_ml_program_func(%s: !executor.session) {
-  // expected-error @+1 {{executor.launch must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots}}
-  executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()
-  ml_program.return
-}
 
 // -----
 

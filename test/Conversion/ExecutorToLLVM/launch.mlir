@@ -6,6 +6,10 @@
 // the ranks and of the element sizes in bytes. The call's operands are
 // (session, entry, object, num_inputs, input_descs, input_ranks,
 // input_elem_sizes, num_outputs, output_descs, output_ranks, output_elem_sizes).
+// The slots, the arrays pointing to them, the constants and the addresses of
+// the globals are in the prologue at the top of the function's entry block
+// (alloca-in-entry-block.mlir); where the launch was, the input descriptors are
+// stored into their slots, the runtime is called and the results are loaded.
 
 //===----------------------------------------------------------------------===//
 // Ranks and descriptor types
@@ -15,10 +19,10 @@
 // CHECK-LABEL: func.func @rank_0_input(
 //  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<f32>)
 //       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_0 : !llvm.ptr
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<f32> to !llvm.struct<(ptr, ptr, i64)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64)>, !llvm.ptr
-//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_0 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @rank_0_input(%s: !executor.session, %x: memref<f32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<f32>) -> ()
   return
@@ -30,10 +34,10 @@ func.func @rank_0_input(%s: !executor.session, %x: memref<f32>) {
 // CHECK-LABEL: func.func @rank_1_input(
 //  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<5xf32>)
 //       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
-//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @rank_1_input(%s: !executor.session, %x: memref<5xf32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5xf32>) -> ()
   return
@@ -45,10 +49,10 @@ func.func @rank_1_input(%s: !executor.session, %x: memref<5xf32>) {
 // CHECK-LABEL: func.func @rank_2_input(
 //  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<5x6xf32>)
 //       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5x6xf32> to !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, !llvm.ptr
-//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @rank_2_input(%s: !executor.session, %x: memref<5x6xf32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5x6xf32>) -> ()
   return
@@ -60,10 +64,10 @@ func.func @rank_2_input(%s: !executor.session, %x: memref<5x6xf32>) {
 // CHECK-LABEL: func.func @rank_3_input(
 //  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<5x6x7xf32>)
 //       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5x6x7xf32> to !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)>, !llvm.ptr
-//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @rank_3_input(%s: !executor.session, %x: memref<5x6x7xf32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5x6x7xf32>) -> ()
   return
@@ -71,14 +75,16 @@ func.func @rank_3_input(%s: !executor.session, %x: memref<5x6x7xf32>) {
 
 // -----
 
+// The ranks [4] and the element sizes [4] (f32) are one global, addressed once.
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_4(dense<4> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
 // CHECK-LABEL: func.func @rank_4_input(
 //  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<5x6x7x8xf32>)
 //       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)> : (i64) -> !llvm.ptr
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//   CHECK-NOT:   llvm.mlir.addressof @__executor_i64s_4
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5x6x7x8xf32> to !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>, !llvm.ptr
-//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @rank_4_input(%s: !executor.session, %x: memref<5x6x7x8xf32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5x6x7x8xf32>) -> ()
   return
@@ -104,8 +110,8 @@ func.func @ranks_0_to_4_in_operand_order(%s: !executor.session, %a: memref<f32>,
 // The pointer array holds one descriptor slot per input, in operand order.
 // CHECK-LABEL: func.func @input_slots_in_operand_order(
 //       CHECK:   %[[S0:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64)> : (i64) -> !llvm.ptr
-//       CHECK:   %[[S1:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
-//       CHECK:   %[[ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<2 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[S1:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<2 x ptr> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[U:.*]] = llvm.mlir.undef : !llvm.array<2 x ptr>
 //  CHECK-NEXT:   %[[A0:.*]] = llvm.insertvalue %[[S0]], %[[U]][0] : !llvm.array<2 x ptr>
 //  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[S1]], %[[A0]][1] : !llvm.array<2 x ptr>
@@ -122,13 +128,13 @@ func.func @input_slots_in_operand_order(%s: !executor.session, %a: memref<f64>, 
 // CHECK-LABEL: func.func @same_memref_twice_gets_two_slots(
 //  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<4xf32>)
 //       CHECK:   %[[S0:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
-//       CHECK:   %[[S1:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   %[[S1:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//       CHECK:   %[[N:.*]] = llvm.mlir.constant(2 : i64) : i64
 //       CHECK:   %[[D0:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to
 //  CHECK-NEXT:   llvm.store %[[D0]], %[[S0]]
 //  CHECK-NEXT:   %[[D1:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to
 //  CHECK-NEXT:   llvm.store %[[D1]], %[[S1]]
-//       CHECK:   %[[N:.*]] = llvm.mlir.constant(2 : i64) : i64
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %[[N]],
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %[[N]],
 func.func @same_memref_twice_gets_two_slots(%s: !executor.session, %x: memref<4xf32>) {
   executor.launch %s("add", "kernels.o")(%x, %x) : !executor.session, (memref<4xf32>, memref<4xf32>) -> ()
   return
@@ -143,11 +149,11 @@ func.func @same_memref_twice_gets_two_slots(%s: !executor.session, %x: memref<4x
 // CHECK-LABEL: func.func @dynamic_shape_input(
 //  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<?x?xf32>)
 //       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
-//       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<?x?xf32> to !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
-//  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]]
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]],
+//       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<?x?xf32> to !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]],
 func.func @dynamic_shape_input(%s: !executor.session, %x: memref<?x?xf32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<?x?xf32>) -> ()
   return
@@ -171,9 +177,11 @@ func.func @dynamic_shape_result(%s: !executor.session) -> memref<?xi64> {
 
 // CHECK-LABEL: func.func @mixed_static_dynamic_shape(
 //  CHECK-SAME:     %[[X:arg[0-9]+]]: memref<4x?x8xi16>)
+//       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
 //       CHECK:   builtin.unrealized_conversion_cast %[[X]] : memref<4x?x8xi16> to !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)>
-//       CHECK:   llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
+//  CHECK-NEXT:   llvm.store
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]],
 func.func @mixed_static_dynamic_shape(%s: !executor.session, %x: memref<4x?x8xi16>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4x?x8xi16>) -> ()
   return
@@ -388,13 +396,14 @@ func.func @input_and_result_element_sizes_in_order(%s: !executor.session, %a: me
 
 // -----
 
-// Ranks and element sizes with the same values share one global.
+// Ranks and element sizes with the same values share one global, addressed
+// once.
 // CHECK-COUNT-1: llvm.mlir.global internal constant @__executor_i64s_1(dense<1> : tensor<1xi64>)
 //     CHECK-NOT: llvm.mlir.global internal constant @__executor_i64s_1
 // CHECK-LABEL: func.func @equal_ranks_and_sizes_share_global(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]],
+//   CHECK-NOT:   llvm.mlir.addressof @__executor_i64s_1
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[RANKS]],
 func.func @equal_ranks_and_sizes_share_global(%s: !executor.session, %x: memref<16xi8>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<16xi8>) -> ()
   return
@@ -406,22 +415,16 @@ func.func @equal_ranks_and_sizes_share_global(%s: !executor.session, %x: memref<
 // Numbers of inputs and results
 //===----------------------------------------------------------------------===//
 
-// No inputs and no results: both counts are 0 and all six arrays are null.
+// No inputs and no results: both counts are 0 and all six arrays are null, one
+// constant and one null pointer in the prologue; there is no slot.
 // CHECK-NOT: llvm.mlir.global internal constant @__executor_i64s
 // CHECK-LABEL: func.func @no_inputs_no_results(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64)
-//   CHECK-NOT:   llvm.alloca
-//       CHECK:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_noop : !llvm.ptr
+//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_noop : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
-//  CHECK-NEXT:   %[[NIN:.*]] = llvm.mlir.constant(0 : i64) : i64
-//  CHECK-NEXT:   %[[IN_DESCS:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[IN_RANKS:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[IN_SIZES:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[NOUT:.*]] = llvm.mlir.constant(0 : i64) : i64
-//  CHECK-NEXT:   %[[OUT_DESCS:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[OUT_RANKS:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[NIN]], %[[IN_DESCS]], %[[IN_RANKS]], %[[IN_SIZES]], %[[NOUT]], %[[OUT_DESCS]], %[[OUT_RANKS]], %[[OUT_SIZES]]) : (i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+//  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]]) : (i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
 //  CHECK-NEXT:   return
 func.func @no_inputs_no_results(%s: !executor.session) {
   executor.launch %s("noop", "kernels.o")() : !executor.session, () -> ()
@@ -430,19 +433,26 @@ func.func @no_inputs_no_results(%s: !executor.session) {
 
 // -----
 
-// Inputs only: the output count is 0 and the output arrays are null.
+// Inputs only: the output count is 0 and the output arrays are null. The
+// `1 : i64` counting the allocas is also the input count.
 // CHECK-LABEL: func.func @inputs_only(
-//       CHECK:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
-//       CHECK:   %[[NIN:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>)
+//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_scale_in_place : !llvm.ptr
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A:.*]] = llvm.insertvalue %[[IN]], %[[U]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A]], %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 //  CHECK-NEXT:   %[[IN_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
 //  CHECK-NEXT:   %[[IN_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//  CHECK-NEXT:   %[[NOUT:.*]] = llvm.mlir.constant(0 : i64) : i64
-//  CHECK-NEXT:   %[[OUT_DESCS:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[OUT_RANKS:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %[[NIN]], %[[IN_ARRAY]], %[[IN_RANKS]], %[[IN_SIZES]], %[[NOUT]], %[[OUT_DESCS]], %[[OUT_RANKS]], %[[OUT_SIZES]])
-//   CHECK-NOT:   llvm.load
-//       CHECK:   return
+//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D]], %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[IN_RANKS]], %[[IN_SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   return
 func.func @inputs_only(%s: !executor.session, %x: memref<4xf32>) {
   executor.launch %s("scale_in_place", "kernels.o")(%x) : !executor.session, (memref<4xf32>) -> ()
   return
@@ -452,15 +462,23 @@ func.func @inputs_only(%s: !executor.session, %x: memref<4xf32>) {
 
 // Results only: the input count is 0 and the input arrays are null.
 // CHECK-LABEL: func.func @results_only(
-//       CHECK:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
-//       CHECK:   %[[NIN:.*]] = llvm.mlir.constant(0 : i64) : i64
-//  CHECK-NEXT:   %[[IN_DESCS:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[IN_RANKS:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[IN_SIZES:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[NOUT:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64) -> memref<3xf64>
+//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_make : !llvm.ptr
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[OUT:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A:.*]] = llvm.insertvalue %[[OUT]], %[[U]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:   %[[OUT_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
 //  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %[[NIN]], %[[IN_DESCS]], %[[IN_RANKS]], %[[IN_SIZES]], %[[NOUT]], %[[OUT_ARRAY]], %[[OUT_RANKS]], %[[OUT_SIZES]])
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]], %[[ONE]], %[[OUT_ARRAY]], %[[OUT_RANKS]], %[[OUT_SIZES]])
+//  CHECK-NEXT:   %[[D:.*]] = llvm.load %[[OUT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   %[[R:.*]] = builtin.unrealized_conversion_cast %[[D]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<3xf64>
+//  CHECK-NEXT:   return %[[R]] : memref<3xf64>
 func.func @results_only(%s: !executor.session) -> memref<3xf64> {
   %r = executor.launch %s("make", "kernels.o")() : !executor.session, () -> memref<3xf64>
   return %r : memref<3xf64>
@@ -471,9 +489,9 @@ func.func @results_only(%s: !executor.session) -> memref<3xf64> {
 // Several results: each is read back from its own slot, in result order.
 // CHECK-LABEL: func.func @several_results_read_back_in_order(
 //       CHECK:   %[[R0:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64)> : (i64) -> !llvm.ptr
-//       CHECK:   %[[R1:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
-//       CHECK:   %[[R2:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
-//       CHECK:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<3 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[R1:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[R2:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<3 x ptr> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[U:.*]] = llvm.mlir.undef : !llvm.array<3 x ptr>
 //  CHECK-NEXT:   %[[A0:.*]] = llvm.insertvalue %[[R0]], %[[U]][0] : !llvm.array<3 x ptr>
 //  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[R1]], %[[A0]][1] : !llvm.array<3 x ptr>
@@ -501,8 +519,9 @@ func.func @several_results_read_back_in_order(%s: !executor.session) -> (memref<
 //       CHECK:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //       CHECK:   %[[OUT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //       CHECK:   llvm.store %{{.*}}, %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(
 //  CHECK-NEXT:   llvm.load %[[OUT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//   CHECK-NOT:   llvm.load %[[IN]]
 func.func @result_has_own_slot(%s: !executor.session, %x: memref<4xf32>) -> memref<4xf32> {
   %r = executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4xf32>) -> memref<4xf32>
   return %r : memref<4xf32>

@@ -4,7 +4,9 @@
 // One case per executor op: each op becomes one llvm.call to its function of
 // the executor runtime ABI, whose declaration is added once to the module with
 // its exact type. Strings become internal constant NUL-terminated globals
-// named after their content, one per distinct content.
+// named after their content, one per distinct content. The constants, global
+// addresses and stack slots the calls take are made once per function, in a
+// prologue at the top of its entry block; the call stays where the op was.
 
 //===----------------------------------------------------------------------===//
 // executor.open
@@ -66,7 +68,7 @@ func.func @send_binary_format_1(%s: !executor.session) {
 // entry-convention=catalyst-pyface, it is Catalyst's pyface wrapper instead.
 // PYFACE-DAG: llvm.mlir.global internal constant @__executor_str__catalyst_pyface_add_one("_catalyst_pyface_add_one\00")
 // PYFACE-LABEL: func.func @launch_calls_runtime_launch(
-//       PYFACE:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__catalyst_pyface_add_one : !llvm.ptr
+//  PYFACE-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__catalyst_pyface_add_one : !llvm.ptr
 //       PYFACE:   llvm.call @__catalyst__executor__launch(%{{.*}}, %[[ENTRY]],
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_str__mlir_ciface_add_one("_mlir_ciface_add_one\00") {addr_space = 0 : i32}{{$}}
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_str_kernels_o("kernels.o\00") {addr_space = 0 : i32}{{$}}
@@ -75,21 +77,29 @@ func.func @send_binary_format_1(%s: !executor.session) {
 // CHECK-DAG: llvm.func @__catalyst__executor__launch(i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr){{$}}
 // CHECK-LABEL: func.func @launch_calls_runtime_launch(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>) -> memref<4xf32>
-//       CHECK:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
-//       CHECK:   %[[OUT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
-//       CHECK:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
-//       CHECK:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
-//       CHECK:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
-//       CHECK:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
-//       CHECK:   %[[XD:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
-//       CHECK:   llvm.store %[[XD]], %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
-//       CHECK:   %[[NIN:.*]] = llvm.mlir.constant(1 : i64) : i64
-//       CHECK:   %[[IN_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//       CHECK:   %[[IN_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//       CHECK:   %[[NOUT:.*]] = llvm.mlir.constant(1 : i64) : i64
-//       CHECK:   %[[OUT_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//       CHECK:   %[[OUT_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[NIN]], %[[IN_ARRAY]], %[[IN_RANKS]], %[[IN_SIZES]], %[[NOUT]], %[[OUT_ARRAY]], %[[OUT_RANKS]], %[[OUT_SIZES]]) : (i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> (){{$}}
+// The prologue, at the top of the entry block: the strings, then the frame
+// (the `1 : i64` counting the allocas is also the launch's input and output
+// count), then the rank and element-size arrays, shared by inputs and outputs.
+//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U0:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A0:.*]] = llvm.insertvalue %[[IN]], %[[U0]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A0]], %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[OUT:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[OUT_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U1:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[OUT]], %[[U1]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A1]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+// Where the launch was: the input descriptor into its slot, the call, the
+// result descriptor out of its slot.
+//  CHECK-NEXT:   %[[XD:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[XD]], %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]]) : (i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> (){{$}}
 //  CHECK-NEXT:   %[[YD:.*]] = llvm.load %[[OUT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   %[[Y:.*]] = builtin.unrealized_conversion_cast %[[YD]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<4xf32>
 //  CHECK-NEXT:   return %[[Y]] : memref<4xf32>
@@ -100,19 +110,23 @@ func.func @launch_calls_runtime_launch(%s: !executor.session, %x: memref<4xf32>)
 
 // -----
 
-// The arrays of descriptor pointers hold the input and output slots.
+// The arrays of descriptor pointers hold the input and output slots; each is
+// filled once, in the prologue, right after its slots.
 // CHECK-LABEL: func.func @launch_fills_descriptor_pointer_arrays(
 //       CHECK:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
-//       CHECK:   %[[OUT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
-//       CHECK:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[U0:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   %[[A0:.*]] = llvm.insertvalue %[[IN]], %[[U0]][0] : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   llvm.store %[[A0]], %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
-//       CHECK:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[OUT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   %[[OUT_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[U1:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[OUT]], %[[U1]][0] : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   llvm.store %[[A1]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
+//   CHECK-NOT:   llvm.insertvalue
+//       CHECK:   llvm.store %{{.*}}, %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.load %[[OUT]]
 func.func @launch_fills_descriptor_pointer_arrays(%s: !executor.session, %x: memref<8xi32>) -> memref<8xi32> {
   %y = executor.launch %s("scale", "kernels.o")(%x) : !executor.session, (memref<8xi32>) -> memref<8xi32>
   return %y : memref<8xi32>
@@ -218,18 +232,19 @@ func.func @existing_runtime_declaration_is_reused() {
 // -----
 
 // Two launches of the same object share one global for it (and one for the
-// entry symbol), both addressed by the two calls.
+// entry symbol), addressed once in the function's prologue and passed by both
+// calls.
 //       CHECK: llvm.mlir.global internal constant @[[ENTRY:__executor_str__mlir_ciface_kernel]]("_mlir_ciface_kernel\00")
 //       CHECK: llvm.mlir.global internal constant @[[OBJ:__executor_str_shared_o]]("shared.o\00")
 //   CHECK-NOT: "_mlir_ciface_kernel\00"
 //   CHECK-NOT: "shared.o\00"
 // CHECK-LABEL: func.func @launches_of_same_object_share_one_global(
-//       CHECK:   %[[E1:.*]] = llvm.mlir.addressof @[[ENTRY]] : !llvm.ptr
-//  CHECK-NEXT:   %[[O1:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %[[E1]], %[[O1]],
-//       CHECK:   %[[E2:.*]] = llvm.mlir.addressof @[[ENTRY]] : !llvm.ptr
-//  CHECK-NEXT:   %[[O2:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %[[E2]], %[[O2]],
+//  CHECK-NEXT:   %[[E:.*]] = llvm.mlir.addressof @[[ENTRY]] : !llvm.ptr
+//  CHECK-NEXT:   %[[O:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
+//   CHECK-NOT:   llvm.mlir.addressof
+//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %[[E]], %[[O]],
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %[[E]], %[[O]],
+//  CHECK-NEXT:   return
 func.func @launches_of_same_object_share_one_global(%s: !executor.session) {
   executor.launch %s("kernel", "shared.o")() : !executor.session, () -> ()
   executor.launch %s("kernel", "shared.o")() : !executor.session, () -> ()
@@ -239,17 +254,65 @@ func.func @launches_of_same_object_share_one_global(%s: !executor.session) {
 // -----
 
 // The same string used by different ops (send_binary's path, launch's object)
-// is one global.
+// is one global, addressed once in the function: the same address serves both.
 //       CHECK: llvm.mlir.global internal constant @[[OBJ:__executor_str_kernels_o]]("kernels.o\00")
 //   CHECK-NOT: "kernels.o\00"
 // CHECK-LABEL: func.func @send_binary_and_launch_share_object_global(
-//       CHECK:   %[[PATH:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
+//  CHECK-NEXT:   %[[PATH:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
+//   CHECK-NOT:   llvm.mlir.addressof @[[OBJ]]
 //       CHECK:   llvm.call @__catalyst__executor__send_binary(%{{.*}}, %[[PATH]], %{{.*}})
-//       CHECK:   %[[O:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch_async(%{{.*}}, %{{.*}}, %[[O]])
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch_async(%{{.*}}, %{{.*}}, %[[PATH]])
 func.func @send_binary_and_launch_share_object_global(%s: !executor.session) {
   executor.send_binary %s("kernels.o") : !executor.session
   %t = executor.launch_async %s("entry", "kernels.o") : !executor.session -> !executor.token
+  executor.await %t : !executor.token
+  return
+}
+
+// -----
+
+// Each constant (by type and value) and each global address is made once per
+// function, in its prologue, however many ops use it: the path "k.o" of two
+// send_binary, two launches and a launch_async; the format `0 : i32`; the
+// entry symbol, frame, counts and arrays of the two launches, which have the
+// same types. `0 : i32` (format) and `0 : i64` (output count) stay distinct.
+// CHECK-COUNT-1: llvm.mlir.global internal constant @__executor_str_k_o("k.o\00")
+//     CHECK-NOT: llvm.mlir.global internal constant @__executor_str_k_o
+// CHECK-LABEL: func.func @constants_and_addresses_once_per_function(
+//  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>)
+//  CHECK-NEXT:   %[[PATH:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[FORMAT:.*]] = llvm.mlir.constant(0 : i32) : i32
+//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
+//  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[SLOT:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
+//  CHECK-NEXT:   %[[U:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A:.*]] = llvm.insertvalue %[[SLOT]], %[[U]][0] : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   llvm.store %[[A]], %[[ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
+//  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   %[[ASYNC_ENTRY:.*]] = llvm.mlir.addressof @__executor_str_k : !llvm.ptr
+// Then, where the ops were, only their own code: no constant, address, null
+// or alloca is made again.
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__send_binary(%[[S]], %[[PATH]], %[[FORMAT]]) : (i64, !llvm.ptr, i32) -> i64
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__send_binary(%[[S]], %[[PATH]], %[[FORMAT]]) : (i64, !llvm.ptr, i32) -> i64
+//  CHECK-NEXT:   %[[D0:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D0]], %[[SLOT]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[PATH]], %[[ONE]], %[[ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   %[[D1:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+//  CHECK-NEXT:   llvm.store %[[D1]], %[[SLOT]]
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[PATH]], %[[ONE]], %[[ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   %[[T:.*]] = llvm.call @__catalyst__executor__launch_async(%[[S]], %[[ASYNC_ENTRY]], %[[PATH]]) : (i64, !llvm.ptr, !llvm.ptr) -> i64
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__await(%[[T]]) : (i64) -> ()
+//  CHECK-NEXT:   return
+func.func @constants_and_addresses_once_per_function(%s: !executor.session, %x: memref<4xf32>) {
+  executor.send_binary %s("k.o") : !executor.session
+  executor.send_binary %s("k.o") {format = 0 : i32} : !executor.session
+  executor.launch %s("k", "k.o")(%x) : !executor.session, (memref<4xf32>) -> ()
+  executor.launch %s("k", "k.o")(%x) : !executor.session, (memref<4xf32>) -> ()
+  %t = executor.launch_async %s("k", "k.o") : !executor.session -> !executor.token
   executor.await %t : !executor.token
   return
 }

@@ -47,19 +47,24 @@ func.func @connect() -> !executor.session {
   return %s : !executor.session
 }
 
-// A launch in a loop over a buffer carried by scf.for: the slots are in the
-// entry block; the loop body stores the input descriptor, calls the runtime
-// and loads the result descriptor, which is carried to the next iteration.
+// A launch in a loop over a buffer carried by scf.for: the launch's frame (its
+// descriptor slots and the arrays pointing to them) is the prologue at the top
+// of the entry block, right after the descriptor of the argument; the loop
+// body only stores the input descriptor, calls the runtime and loads the
+// result descriptor, which is carried to the next iteration. The prologue's
+// constants and global addresses fold into the call's operands.
 // CHECK-LABEL: define { ptr, ptr, i64, [1 x i64], [1 x i64] } @run_loop(
-//       CHECK:   %[[IN:.*]] = alloca { ptr, ptr, i64, [1 x i64], [1 x i64] }, i64 1
-//  CHECK-NEXT:   %[[OUT:.*]] = alloca { ptr, ptr, i64, [1 x i64], [1 x i64] }, i64 1
+//       CHECK:   %[[XD:.*]] = insertvalue { ptr, ptr, i64, [1 x i64], [1 x i64] } %{{.*}}, i64 %{{[0-9]+}}, 4, 0
+//  CHECK-NEXT:   %[[IN:.*]] = alloca { ptr, ptr, i64, [1 x i64], [1 x i64] }, i64 1
 //  CHECK-NEXT:   %[[IN_ARRAY:.*]] = alloca [1 x ptr], i64 1
 //  CHECK-NEXT:   %[[IA:.*]] = insertvalue [1 x ptr] undef, ptr %[[IN]], 0
 //  CHECK-NEXT:   store [1 x ptr] %[[IA]], ptr %[[IN_ARRAY]]
+//  CHECK-NEXT:   %[[OUT:.*]] = alloca { ptr, ptr, i64, [1 x i64], [1 x i64] }, i64 1
 //  CHECK-NEXT:   %[[OUT_ARRAY:.*]] = alloca [1 x ptr], i64 1
 //  CHECK-NEXT:   %[[OA:.*]] = insertvalue [1 x ptr] undef, ptr %[[OUT]], 0
 //  CHECK-NEXT:   store [1 x ptr] %[[OA]], ptr %[[OUT_ARRAY]]
 //  CHECK-NEXT:   %[[S:.*]] = call i64 @connect()
+//   CHECK-NOT:   alloca
 //       CHECK:   br label %[[HEADER:[0-9]+]]
 //       CHECK: [[HEADER]]:
 //  CHECK-NEXT:   %{{.*}} = phi i64
@@ -94,15 +99,22 @@ func.func @run_loop(%x: memref<4xf32>, %n: index) -> memref<4xf32> {
 }
 
 // Dynamic shapes: the input descriptor is rebuilt from the function's
-// arguments and stored as is; the rank-2 result descriptor filled by the
-// runtime is where memref.dim reads the dynamic size from (field 3, sizes).
+// arguments and stored as is into its slot of the prologue; the rank-2 result
+// descriptor filled by the runtime is where memref.dim reads the dynamic size
+// from (field 3, sizes).
 // CHECK-LABEL: define i64 @run_dynamic(
 //  CHECK-SAME:     i64 %[[S:[0-9]+]], ptr %{{[0-9]+}}, ptr %{{[0-9]+}}, i64 %{{[0-9]+}}, i64 %{{[0-9]+}}, i64 %{{[0-9]+}})
 //       CHECK:   %[[XD:.*]] = insertvalue { ptr, ptr, i64, [1 x i64], [1 x i64] } %{{.*}}, i64 %{{[0-9]+}}, 4, 0
 //  CHECK-NEXT:   %[[IN:.*]] = alloca { ptr, ptr, i64, [1 x i64], [1 x i64] }, i64 1
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = alloca [1 x ptr], i64 1
+//  CHECK-NEXT:   %[[IA:.*]] = insertvalue [1 x ptr] undef, ptr %[[IN]], 0
+//  CHECK-NEXT:   store [1 x ptr] %[[IA]], ptr %[[IN_ARRAY]]
 //  CHECK-NEXT:   %[[OUT:.*]] = alloca { ptr, ptr, i64, [2 x i64], [2 x i64] }, i64 1
-//       CHECK:   store { ptr, ptr, i64, [1 x i64], [1 x i64] } %[[XD]], ptr %[[IN]]
-//  CHECK-NEXT:   call void @__catalyst__executor__launch(i64 %[[S]], ptr @__executor_str__mlir_ciface_outer, ptr @__executor_str_kernels_o, i64 1, ptr %{{[0-9]+}}, ptr @__executor_i64s_1, ptr @__executor_i64s_8, i64 1, ptr %{{[0-9]+}}, ptr @__executor_i64s_2, ptr @__executor_i64s_8)
+//  CHECK-NEXT:   %[[OUT_ARRAY:.*]] = alloca [1 x ptr], i64 1
+//  CHECK-NEXT:   %[[OA:.*]] = insertvalue [1 x ptr] undef, ptr %[[OUT]], 0
+//  CHECK-NEXT:   store [1 x ptr] %[[OA]], ptr %[[OUT_ARRAY]]
+//  CHECK-NEXT:   store { ptr, ptr, i64, [1 x i64], [1 x i64] } %[[XD]], ptr %[[IN]]
+//  CHECK-NEXT:   call void @__catalyst__executor__launch(i64 %[[S]], ptr @__executor_str__mlir_ciface_outer, ptr @__executor_str_kernels_o, i64 1, ptr %[[IN_ARRAY]], ptr @__executor_i64s_1, ptr @__executor_i64s_8, i64 1, ptr %[[OUT_ARRAY]], ptr @__executor_i64s_2, ptr @__executor_i64s_8)
 //  CHECK-NEXT:   %[[YD:.*]] = load { ptr, ptr, i64, [2 x i64], [2 x i64] }, ptr %[[OUT]]
 //  CHECK-NEXT:   %{{.*}} = extractvalue { ptr, ptr, i64, [2 x i64], [2 x i64] } %[[YD]], 3
 func.func @run_dynamic(%s: !executor.session, %x: memref<?xf64>) -> index {
