@@ -25,6 +25,10 @@ project_bin = lit_config.params.get(
     "project_bin", os.path.join(config.test_source_root, "target", "release")
 )
 config.llvm_tools_dir = llvm_bin
+plugin = os.path.join(project_bin, "libexecutor_plugin.so")
+config.substitutions.append(("%executor_plugin", plugin))
+if os.path.exists(plugin):
+    config.available_features.add("plugin")
 config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment["PATH"]])
 
 llvm_config.use_default_substitutions()

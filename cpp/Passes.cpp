@@ -13,6 +13,9 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <mutex>
 
@@ -24,8 +27,9 @@ typedef struct ExecutorPassImplementations {
                                 MlirStringRef entryConvention);
 } ExecutorPassImplementations;
 
-/// Registers every pass of td/ExecutorPasses.td with MLIR's pass registry,
-/// once per process, running the given implementations.
+/// Registers every pass of td/ExecutorPasses.td and the named pipeline
+/// `executor-llvm-lowering-stage` with MLIR's pass registry, once per process;
+/// the passes run the given implementations.
 void executorRegisterPasses(ExecutorPassImplementations implementations);
 }
 
@@ -49,6 +53,39 @@ struct ConvertExecutorToLLVMPass
       signalPassFailure();
   }
 };
+
+struct LoweringStageOptions
+    : public mlir::PassPipelineOptions<LoweringStageOptions> {
+  Option<bool> useGenericFunctions{
+      *this, "use-generic-functions",
+      llvm::cl::desc("Lower memref allocations to _mlir_memref_to_llvm_alloc "
+                     "and _mlir_memref_to_llvm_free (as Catalyst does) "
+                     "instead of malloc and free"),
+      llvm::cl::init(false)};
+  Option<std::string> entryConvention{
+      *this, "entry-convention",
+      llvm::cl::desc("convert-executor-to-llvm's entry-convention"),
+      llvm::cl::init("mlir-ciface")};
+};
+
+/// The upstream part of Catalyst's LLVM-dialect stage, with
+/// convert-executor-to-llvm in the slot Catalyst gives it (after
+/// finalize-memref-to-llvm and convert-index-to-llvm), around the conversions a
+/// host module of func, scf, cf and arith ops needs.
+void buildLoweringStage(mlir::OpPassManager &pm,
+                        const LoweringStageOptions &options) {
+  std::string pipeline = llvm::formatv(
+      "convert-scf-to-cf,convert-arith-to-llvm,"
+      "finalize-memref-to-llvm{{use-generic-functions={0}},"
+      "convert-index-to-llvm,convert-executor-to-llvm{{entry-convention={1}},"
+      "convert-cf-to-llvm,convert-func-to-llvm,canonicalize,"
+      "reconcile-unrealized-casts",
+      options.useGenericFunctions ? "true" : "false",
+      options.entryConvention.getValue());
+  if (mlir::failed(mlir::parsePassPipeline(pipeline, pm)))
+    llvm::report_fatal_error("executor-llvm-lowering-stage: cannot build '" +
+                             llvm::Twine(pipeline) + "'");
+}
 } // namespace
 } // namespace catalyst::executor
 
@@ -57,5 +94,10 @@ void executorRegisterPasses(ExecutorPassImplementations implementations) {
   std::call_once(once, [&] {
     catalyst::executor::rustPasses = implementations;
     catalyst::executor::registerExecutorPasses();
+    mlir::PassPipelineRegistration<catalyst::executor::LoweringStageOptions>(
+        "executor-llvm-lowering-stage",
+        "Lower a host module of func, scf, cf, arith, memref and executor ops "
+        "to the LLVM dialect, as Catalyst's LLVM-dialect stage does",
+        catalyst::executor::buildLoweringStage);
   });
 }

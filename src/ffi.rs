@@ -8,8 +8,8 @@ use melior::{
     ir::{Operation, OperationRef, Type},
 };
 use mlir_sys::{
-    MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirStringRef, mlirOperationCreateParse,
-    mlirTypeParseGet,
+    MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirStringRef,
+    mlirDialectHandleInsertDialect, mlirOperationCreateParse, mlirTypeParseGet,
 };
 
 use crate::passes;
@@ -41,18 +41,33 @@ pub fn executor_dialect_handle() -> DialectHandle {
     unsafe { DialectHandle::from_raw(mlirGetDialectHandle__executor__()) }
 }
 
+/// Adds the executor dialect and its external interface models (bufferization
+/// of `executor.call`) to `registry`.
+pub fn register_executor_dialect(registry: &DialectRegistry) {
+    // SAFETY: a melior registry is live while borrowed.
+    unsafe { register_executor_dialect_raw(registry.to_raw()) }
+}
+
+/// [`register_executor_dialect`] on a registry handed over by C or C++ (the
+/// mlir-opt plugin entry point).
+///
+/// # Safety
+///
+/// `registry` must wrap a live `mlir::DialectRegistry`.
+pub unsafe fn register_executor_dialect_raw(registry: MlirDialectRegistry) {
+    // SAFETY: the caller guarantees the registry is live; inserting a dialect
+    // or an extension that is already there does nothing.
+    unsafe {
+        mlirDialectHandleInsertDialect(mlirGetDialectHandle__executor__(), registry);
+        executorRegisterExternalModels(registry);
+    }
+}
+
 /// Whether values defined outside `operation` are invisible inside its regions
 /// (MLIR's `IsolatedFromAbove` trait: functions, modules, `omp.target`, ...).
 pub fn is_isolated_from_above(operation: OperationRef<'_, '_>) -> bool {
     // SAFETY: the operation is live; the query only reads its registered traits.
     unsafe { executorIsIsolatedFromAbove(operation.to_raw()) }
-}
-
-/// Adds the executor dialect's external interface models (bufferization of
-/// `executor.call`) to `registry`.
-pub fn register_external_models(registry: &DialectRegistry) {
-    // SAFETY: `registry` is a live registry; the C++ side adds an extension to it.
-    unsafe { executorRegisterExternalModels(registry.to_raw()) }
 }
 
 /// Puts this project's passes (td/ExecutorPasses.td) into MLIR's global pass

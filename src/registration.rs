@@ -7,8 +7,7 @@ use crate::ffi;
 
 /// Adds the executor dialect and its external interface models to `registry`.
 pub fn register_dialect(registry: &DialectRegistry) {
-    ffi::executor_dialect_handle().insert_dialect(registry);
-    ffi::register_external_models(registry);
+    ffi::register_executor_dialect(registry);
 }
 
 /// Adds every upstream dialect and extension, then the executor dialect.
