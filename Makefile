@@ -7,7 +7,11 @@ EXECUTOR_OPT := $(BIN)/executor-opt
 LLVM_BIN ?= /usr/lib/llvm-22/bin
 # Host code down to the LLVM dialect: bufferize (Catalyst's stage), lower the
 # executor ops, then the upstream conversions.
-LOWERING := builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},convert-executor-to-llvm,convert-scf-to-cf,convert-arith-to-llvm,finalize-memref-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)
+LOWERING := builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},executor-llvm-lowering-stage)
+# Kernels (func, scf, arith, memref) down to the LLVM dialect.
+KERNEL_LOWERING := builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-arith-to-llvm,finalize-memref-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)
+DEMO := target/demo
+RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so,/usr/lib/llvm-22/lib/libmlir_runner_utils.so
 
 .PHONY: all deps build test lint demo clean
 
@@ -28,8 +32,9 @@ lint: deps
 	$(CARGO) clippy --release --all-targets -- -D warnings
 
 # Round-trips and verifies every example (custom form, generic form re-parsed,
-# bytecode re-parsed: all three prints must agree), then lowers it to LLVM IR
-# and shows its calls into the executor runtime.
+# bytecode re-parsed: all three prints must agree) and shows the runtime calls
+# it lowers to; then compiles examples/kernels.mlir to an object file, lowers
+# examples/host.mlir and runs it on the embedded executor.
 demo: build
 	@set -e; for f in examples/*.mlir; do \
 	  echo "== $$f"; \
@@ -42,8 +47,14 @@ demo: build
 	  echo "== $$f: verified; custom, generic and bytecode round trips agree"; \
 	  $(EXECUTOR_OPT) $$f --pass-pipeline='$(LOWERING)' | $(LLVM_BIN)/mlir-translate --mlir-to-llvmir > $(BIN)/demo.ll; \
 	  echo "== $$f lowered to LLVM IR ($(BIN)/demo.ll): its runtime calls"; \
-	  grep -E 'call .*@__catalyst__executor__' $(BIN)/demo.ll | sed 's/^ *//'; \
+	  grep -E 'call .*@__catalyst__executor__' $(BIN)/demo.ll | sed 's/^ *//' || true; \
 	done
+	@mkdir -p $(DEMO)
+	$(LLVM_BIN)/mlir-opt examples/kernels.mlir --pass-pipeline='$(KERNEL_LOWERING)' \
+	  | $(LLVM_BIN)/mlir-translate --mlir-to-llvmir | $(LLVM_BIN)/llc -filetype=obj -relocation-model=pic -o $(DEMO)/kernels.o
+	$(EXECUTOR_OPT) examples/host.mlir --pass-pipeline='$(LOWERING)' > $(DEMO)/host.llvm.mlir
+	@echo "== running examples/host.mlir on the embedded executor: saxpy(2, [0..7], 100) ="
+	$(LLVM_BIN)/mlir-runner $(DEMO)/host.llvm.mlir -e main -entry-point-result=void -shared-libs=$(RUNNER_LIBS)
 
 clean:
 	$(CARGO) clean

@@ -29,6 +29,37 @@ plugin = os.path.join(project_bin, "libexecutor_plugin.so")
 config.substitutions.append(("%executor_plugin", plugin))
 if os.path.exists(plugin):
     config.available_features.add("plugin")
+runtime_lib = os.path.join(project_bin, "libexecutor_runtime.so")
+config.substitutions.append(("%runtime_lib", runtime_lib))
+if os.path.exists(runtime_lib):
+    config.available_features.add("runtime")
+llvm_lib = os.path.join(llvm_prefix, "lib")
+runner_libs = ",".join(
+    [runtime_lib, os.path.join(llvm_lib, "libmlir_c_runner_utils.so"), os.path.join(llvm_lib, "libmlir_runner_utils.so")]
+)
+# Runs a lowered host module's @main with the executor runtime and MLIR's runner utils.
+config.substitutions.append(
+    ("%run_host", f"{os.path.join(llvm_bin, 'mlir-runner')} -e main -entry-point-result=void -shared-libs={runner_libs}")
+)
+# Compiles kernels written in func/scf/arith/memref down to the LLVM dialect.
+config.substitutions.append(
+    (
+        "%kernel_pipeline",
+        "'builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-arith-to-llvm,"
+        "finalize-memref-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)'",
+    )
+)
+config.substitutions.append(
+    (
+        "%with_server",
+        " ".join(
+            [
+                os.path.join(config.test_source_root, "test", "Runtime", "Inputs", "with-server.sh"),
+                os.path.join(project_bin, "executor-server"),
+            ]
+        ),
+    )
+)
 config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment["PATH"]])
 
 llvm_config.use_default_substitutions()
@@ -40,6 +71,8 @@ llvm_config.add_tool_substitutions(
         ToolSubst("mlir-translate", command=os.path.join(llvm_bin, "mlir-translate"), unresolved="fatal"),
         ToolSubst("split-file", command=os.path.join(llvm_bin, "split-file"), unresolved="fatal"),
         ToolSubst("clang", command=os.path.join(llvm_bin, "clang"), unresolved="fatal"),
+        ToolSubst("llc", command=os.path.join(llvm_bin, "llc"), unresolved="fatal"),
+        ToolSubst("llvm-nm", command=os.path.join(llvm_bin, "llvm-nm"), unresolved="fatal"),
     ],
     [project_bin, llvm_bin],
 )

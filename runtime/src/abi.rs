@@ -1,0 +1,299 @@
+//! The C ABI of `include/executor_runtime.h`. Each function runs its body
+//! behind `catch_unwind`; any failure prints one line naming the function, the
+//! address and the symbol, and ends the program with exit code 1.
+
+use std::{
+    ffi::{CStr, c_char, c_void},
+    panic::{AssertUnwindSafe, catch_unwind},
+    sync::Once,
+    time::Instant,
+};
+
+use crate::{
+    error::{Result, RuntimeError},
+    executor::BinaryFormat,
+    memref::Descriptor,
+    sessions::{self, Session},
+};
+
+/// Where a failing call came from, for its one-line message.
+struct Call<'a> {
+    function: &'static str,
+    address: Option<String>,
+    symbol: Option<&'a str>,
+}
+
+impl<'a> Call<'a> {
+    fn new(function: &'static str) -> Self {
+        init_logging();
+        Self {
+            function,
+            address: None,
+            symbol: None,
+        }
+    }
+
+    fn session(&mut self, handle: i64) -> Result<Session> {
+        let session = sessions::get(handle)?;
+        self.address = Some(session.address.to_string());
+        Ok(session)
+    }
+
+    /// Runs `body`; on failure reports and exits.
+    fn run<T>(mut self, body: impl FnOnce(&mut Self) -> Result<T>) -> T {
+        let started = Instant::now();
+        let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut self)));
+        tracing::debug!(
+            function = self.function,
+            address = self.address.as_deref().unwrap_or(""),
+            symbol = self.symbol.unwrap_or(""),
+            elapsed_us = started.elapsed().as_secs_f64() * 1e6,
+            "executor call"
+        );
+        match outcome {
+            Ok(Ok(value)) => value,
+            Ok(Err(error)) => self.fail(&error.to_string()),
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("unknown panic");
+                self.fail(&format!("internal error: {message}"))
+            }
+        }
+    }
+
+    fn fail(&self, message: &str) -> ! {
+        let mut context = Vec::new();
+        if let Some(address) = &self.address {
+            context.push(format!("address {address}"));
+        }
+        if let Some(symbol) = self.symbol {
+            context.push(format!("symbol {symbol}"));
+        }
+        eprintln!(
+            "executor runtime: {}({}): {message}",
+            self.function,
+            context.join(", ")
+        );
+        std::process::exit(1)
+    }
+}
+
+fn init_logging() {
+    static LOGGING: Once = Once::new();
+    LOGGING.call_once(|| {
+        let filter = tracing_subscriber::EnvFilter::try_from_env("EXECUTOR_LOG")
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .try_init();
+    });
+}
+
+/// A NUL-terminated string argument.
+///
+/// # Safety
+///
+/// `text` must be null or point at a NUL-terminated string that outlives the call.
+unsafe fn text<'a>(text: *const c_char, what: &str) -> Result<&'a str> {
+    if text.is_null() {
+        return Err(RuntimeError::BadArguments(format!(
+            "{what} is a null pointer"
+        )));
+    }
+    // SAFETY: per the contract.
+    unsafe { CStr::from_ptr(text) }
+        .to_str()
+        .map_err(|_| RuntimeError::BadArguments(format!("{what} is not UTF-8")))
+}
+
+/// The descriptors of one side of a launch.
+///
+/// # Safety
+///
+/// With `count > 0`, the three arrays hold `count` entries each and every
+/// descriptor pointer points at a descriptor of the given rank.
+unsafe fn descriptors(
+    count: usize,
+    descriptors: *const *mut c_void,
+    ranks: *const usize,
+    sizes: *const usize,
+) -> Result<Vec<Descriptor>> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    if descriptors.is_null() || ranks.is_null() || sizes.is_null() {
+        return Err(RuntimeError::BadArguments(format!(
+            "{count} descriptors but a null array"
+        )));
+    }
+    (0..count)
+        .map(|index| {
+            // SAFETY: per the contract, index < count.
+            let (descriptor, rank, size) = unsafe {
+                (
+                    *descriptors.add(index),
+                    *ranks.add(index),
+                    *sizes.add(index),
+                )
+            };
+            if descriptor.is_null() {
+                return Err(RuntimeError::BadArguments(format!(
+                    "descriptor #{index} is a null pointer"
+                )));
+            }
+            // SAFETY: per the contract.
+            Ok(unsafe { Descriptor::from_raw(descriptor.cast(), rank, size) })
+        })
+        .collect()
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn __catalyst__executor__open(addr: *const c_char) -> i64 {
+    Call::new("__catalyst__executor__open").run(|call| {
+        // SAFETY: the lowered code passes a NUL-terminated global.
+        let address = unsafe { text(addr, "the address") }?;
+        call.address = Some(address.to_owned());
+        sessions::open(address)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn __catalyst__executor__send_binary(
+    session: i64,
+    path: *const c_char,
+    format: u32,
+) -> i64 {
+    Call::new("__catalyst__executor__send_binary").run(|call| {
+        let session = call.session(session)?;
+        // SAFETY: the lowered code passes a NUL-terminated global.
+        let path = unsafe { text(path, "the binary path") }?;
+        call.symbol = Some(path);
+        session
+            .executor
+            .send_binary(path, BinaryFormat::from_abi(format)?)?;
+        Ok(0)
+    })
+}
+
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn __catalyst__executor__launch(
+    session: i64,
+    entry_symbol: *const c_char,
+    object: *const c_char,
+    num_inputs: usize,
+    input_descs: *const *mut c_void,
+    input_ranks: *const usize,
+    input_elem_sizes: *const usize,
+    num_outputs: usize,
+    output_descs: *const *mut c_void,
+    output_ranks: *const usize,
+    output_elem_sizes: *const usize,
+) {
+    Call::new("__catalyst__executor__launch").run(|call| {
+        let session = call.session(session)?;
+        // SAFETY: the lowered code passes NUL-terminated globals and arrays of
+        // the given counts (docs/runtime-abi.md).
+        let (entry, object, inputs, outputs) = unsafe {
+            (
+                text(entry_symbol, "the entry symbol")?,
+                text(object, "the object")?,
+                descriptors(num_inputs, input_descs, input_ranks, input_elem_sizes)?,
+                descriptors(num_outputs, output_descs, output_ranks, output_elem_sizes)?,
+            )
+        };
+        call.symbol = Some(entry);
+        session.executor.launch(entry, object, &inputs, &outputs)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn __catalyst__executor__launch_async(
+    session: i64,
+    entry_symbol: *const c_char,
+    object: *const c_char,
+) -> i64 {
+    Call::new("__catalyst__executor__launch_async").run(|call| {
+        let handle = session;
+        let session = call.session(handle)?;
+        // SAFETY: the lowered code passes NUL-terminated globals.
+        let (entry, object) = unsafe {
+            (
+                text(entry_symbol, "the entry symbol")?,
+                text(object, "the object")?,
+            )
+        };
+        call.symbol = Some(entry);
+        let executor_token = session.executor.launch_async(entry, object)?;
+        Ok(sessions::add_launch(handle, executor_token))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn __catalyst__executor__await(token: i64) {
+    Call::new("__catalyst__executor__await").run(|call| {
+        let (session, executor_token) = sessions::take_launch(token)?;
+        call.address = Some(session.address.to_string());
+        session.executor.await_launch(executor_token)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn __catalyst__executor__call_wrapper(
+    session: i64,
+    symbol: *const c_char,
+    args_buf: *const c_char,
+    args_size: usize,
+    out_buf: *mut *mut c_void,
+    out_size: *mut usize,
+) -> i32 {
+    Call::new("__catalyst__executor__call_wrapper").run(|call| {
+        let session = call.session(session)?;
+        // SAFETY: the lowered code passes a NUL-terminated global.
+        let symbol = unsafe { text(symbol, "the symbol") }?;
+        call.symbol = Some(symbol);
+        if args_buf.is_null() || out_buf.is_null() || out_size.is_null() {
+            return Err(RuntimeError::BadArguments("a null buffer pointer".into()));
+        }
+        // SAFETY: the lowered code passes its packed buffer of `args_size` bytes.
+        let arguments = unsafe { std::slice::from_raw_parts(args_buf.cast::<u8>(), args_size) };
+        let outputs = session.executor.call(symbol, arguments)?;
+        // SAFETY: malloc of at least one byte, checked; the caller releases it
+        // with __catalyst__executor__free_result.
+        let buffer = unsafe { libc::malloc(outputs.len().max(1)) }.cast::<u8>();
+        if buffer.is_null() {
+            return Err(RuntimeError::BadArguments(format!(
+                "out of memory for {} result bytes",
+                outputs.len()
+            )));
+        }
+        // SAFETY: the buffer has room for the outputs; the out-pointers are the
+        // lowered code's stack slots.
+        unsafe {
+            std::ptr::copy_nonoverlapping(outputs.as_ptr(), buffer, outputs.len());
+            *out_buf = buffer.cast();
+            *out_size = outputs.len();
+        }
+        Ok(0)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn __catalyst__executor__free_result(buf: *mut c_void) {
+    // SAFETY: `buf` came from call_wrapper's malloc (or is null).
+    unsafe { libc::free(buf) }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn __catalyst__executor__close(session: i64) -> i64 {
+    Call::new("__catalyst__executor__close").run(|call| {
+        call.session(session)?;
+        let session = sessions::remove(session)?;
+        session.executor.close()?;
+        Ok(0)
+    })
+}

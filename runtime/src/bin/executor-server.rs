@@ -1,0 +1,145 @@
+//! executor-server: the remote executor. Serves sessions of the protocol in
+//! docs/protocol.md, each in a worker process of its own.
+
+use std::{
+    io::{IsTerminal, Write},
+    path::PathBuf,
+    process::ExitCode,
+};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser};
+use executor_runtime::{
+    protocol::DEFAULT_MAX_MESSAGE_SIZE,
+    server::{DEFAULT_LISTEN_ADDRESS, Server, ServerConfig, WorkerConfig, run_worker},
+};
+use tracing_subscriber::EnvFilter;
+
+/// Runs kernels for remote clients (executor.open("<host>:<port>")): each
+/// connection is a session served by a worker process of its own.
+#[derive(Parser, Debug)]
+#[command(name = "executor-server", version)]
+struct Cli {
+    /// The address to listen on. Port 0 picks a free port; the address is
+    /// printed as "listening on <host>:<port>". A non-loopback address
+    /// requires --token-file.
+    #[arg(long, value_name = "HOST:PORT", default_value = DEFAULT_LISTEN_ADDRESS)]
+    listen: String,
+
+    /// A file holding the token every client must present in the handshake
+    /// (clients set EXECUTOR_TOKEN or EXECUTOR_TOKEN_FILE).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+
+    /// A shared library whose symbols executor.call can use, in every session
+    /// (repeatable).
+    #[arg(long, value_name = "LIB.so")]
+    preload: Vec<PathBuf>,
+
+    /// The largest message accepted or sent after the handshake, in bytes.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = DEFAULT_MAX_MESSAGE_SIZE,
+        value_parser = clap::value_parser!(u32).range(1024..)
+    )]
+    max_message_size: u32,
+
+    /// Where each session's private directory is created [default: the
+    /// system's temporary directory].
+    #[arg(long, value_name = "DIR")]
+    work_dir: Option<PathBuf>,
+
+    #[command(flatten)]
+    worker: WorkerArgs,
+}
+
+/// How the server starts a session's worker: this executable again.
+#[derive(Args, Debug)]
+struct WorkerArgs {
+    #[arg(long, hide = true, requires_all = ["socket_fd", "status_fd", "session_dir"])]
+    worker: bool,
+    #[arg(long, hide = true, requires = "worker")]
+    socket_fd: Option<i32>,
+    #[arg(long, hide = true, requires = "worker")]
+    status_fd: Option<i32>,
+    #[arg(long, hide = true, requires = "worker")]
+    session_dir: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("executor-server: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr, filtered by EXECUTOR_LOG (`info` when unset).
+fn init_logging() {
+    let filter = EnvFilter::try_from_env("EXECUTOR_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}
+
+/// This very executable. On Linux that is `/proc/self/exe`, which in the
+/// forked child still names the server's own image: a worker always matches
+/// its server even if the file was rebuilt or removed since the server started.
+fn worker_program() -> Result<PathBuf> {
+    let own_image = PathBuf::from("/proc/self/exe");
+    if cfg!(target_os = "linux") && own_image.exists() {
+        return Ok(own_image);
+    }
+    std::env::current_exe().context("cannot find this executable to run workers")
+}
+
+fn run(cli: Cli) -> Result<()> {
+    if cli.worker.worker {
+        let WorkerArgs {
+            socket_fd: Some(socket_fd),
+            status_fd: Some(status_fd),
+            session_dir: Some(session_dir),
+            ..
+        } = cli.worker
+        else {
+            bail!("--worker needs --socket-fd, --status-fd and --session-dir");
+        };
+        run_worker(WorkerConfig {
+            socket_fd,
+            status_fd,
+            session_dir,
+            preload: cli.preload,
+            max_message_size: cli.max_message_size,
+        })?;
+        return Ok(());
+    }
+    let config = ServerConfig {
+        listen: cli.listen,
+        token_file: cli.token_file,
+        preload: cli.preload,
+        max_message_size: cli.max_message_size,
+        work_dir: cli.work_dir.unwrap_or_else(std::env::temp_dir),
+        worker_program: worker_program()?,
+    };
+    let server = Server::bind(config)?;
+    let address = server.local_addr()?;
+    // Before any thread starts: the signal mask set here is inherited by all.
+    server
+        .remove_sessions_on_termination()
+        .context("cannot set up signal handling")?;
+    // Tests and scripts read this line to learn the port: exactly one line,
+    // flushed at once.
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "listening on {address}")?;
+    stdout.flush()?;
+    drop(stdout);
+    server.serve()?;
+    Ok(())
+}

@@ -1,0 +1,40 @@
+//! The runtime's errors. At the C ABI each one becomes a single line naming the
+//! function, the address and the symbol, and the program exits non-zero.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum RuntimeError {
+    #[error("invalid executor address '{0}': expected 'local', 'local:<name>' or '<host>:<port>'")]
+    InvalidAddress(String),
+    #[error("no open session with handle {0}")]
+    BadSession(i64),
+    #[error("no launch in flight with token {0} (already awaited, or never issued)")]
+    BadToken(i64),
+    #[error("unknown binary format {0}: 0 is a relocatable object file, 1 a shared library")]
+    UnknownFormat(u32),
+    #[error("cannot read '{path}': {reason}")]
+    Unreadable { path: String, reason: String },
+    #[error("cannot load '{path}': {reason}")]
+    LoadFailed { path: String, reason: String },
+    #[error("object '{0}' was not sent to this session (executor.send_binary)")]
+    ObjectNotLoaded(String),
+    #[error("symbol '{symbol}' not found in {place}")]
+    SymbolNotFound { symbol: String, place: String },
+    #[error("{0}")]
+    BadArguments(String),
+    #[error("kernel '{symbol}' crashed with signal {signal} ({name})")]
+    KernelCrashed {
+        symbol: String,
+        signal: i32,
+        name: String,
+    },
+    #[error("cannot reach executor at {address}: {reason}")]
+    Unreachable { address: String, reason: String },
+    #[error("executor protocol error: {0}")]
+    Protocol(String),
+    #[error("the executor reported: {0}")]
+    Remote(String),
+}
+
+pub type Result<T> = std::result::Result<T, RuntimeError>;

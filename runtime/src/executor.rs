@@ -1,0 +1,61 @@
+//! What a session does, whichever executor runs it: the one embedded in this
+//! process (`local`) or an executor-server (`remote`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    error::{Result, RuntimeError},
+    memref::Descriptor,
+};
+
+/// The encodings `executor.send_binary` ships.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BinaryFormat {
+    /// 0: a relocatable object file, JIT-linked with LLVM's ORC.
+    RelocatableObject,
+    /// 1: a shared library, opened with `dlopen`.
+    SharedLibrary,
+}
+
+impl BinaryFormat {
+    pub fn from_abi(format: u32) -> Result<Self> {
+        match format {
+            0 => Ok(Self::RelocatableObject),
+            1 => Ok(Self::SharedLibrary),
+            other => Err(RuntimeError::UnknownFormat(other)),
+        }
+    }
+}
+
+/// One session's executor. Calls on one session come from one host thread at
+/// a time, but async launches run on the executor's own threads.
+pub trait Executor: Send + Sync {
+    /// Loads the binary at `path` into the session; a path already loaded is
+    /// not loaded again.
+    fn send_binary(&self, path: &str, format: BinaryFormat) -> Result<()>;
+
+    /// Runs `entry` of the loaded `object` with the input descriptors and
+    /// fills the output descriptors with buffers the caller frees with `free`.
+    fn launch(
+        &self,
+        entry: &str,
+        object: &str,
+        inputs: &[Descriptor],
+        outputs: &[Descriptor],
+    ) -> Result<()>;
+
+    /// Starts the `void(void)` function `entry` of `object` on a background
+    /// thread; returns a token for [`Executor::await_launch`].
+    fn launch_async(&self, entry: &str, object: &str) -> Result<u64>;
+
+    /// Waits for the launch behind `token`, which is then spent.
+    fn await_launch(&self, token: u64) -> Result<()>;
+
+    /// Calls `symbol` of a loaded shared library with `args_buf` (the layout of
+    /// `crate::packed`); returns `out_buf`.
+    fn call(&self, symbol: &str, arguments: &[u8]) -> Result<Vec<u8>>;
+
+    /// Waits for the outstanding async launches, then releases everything the
+    /// session loaded.
+    fn close(&self) -> Result<()>;
+}

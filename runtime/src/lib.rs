@@ -1,0 +1,16 @@
+//! The executor runtime: the C ABI that code lowered by
+//! `convert-executor-to-llvm` calls (`include/executor_runtime.h`,
+//! `docs/runtime-abi.md`), an executor embedded in the calling process
+//! (`local`), and the client and server of a remote executor.
+
+pub mod abi;
+pub mod address;
+pub mod error;
+pub mod executor;
+pub mod local;
+pub mod memref;
+pub mod packed;
+pub mod protocol;
+pub mod remote;
+pub mod server;
+mod sessions;

@@ -1,0 +1,310 @@
+//! The executor embedded in the calling process (address `local`): objects
+//! JIT-linked with ORC, shared libraries opened with `dlopen`, kernels called
+//! on the caller's thread and async entries on threads of their own.
+
+mod crash;
+mod invoke;
+mod jit;
+mod library;
+
+use std::{
+    collections::HashMap,
+    path::Path,
+    sync::{
+        Mutex, MutexGuard, PoisonError,
+        atomic::{AtomicU64, Ordering},
+    },
+    thread::JoinHandle,
+};
+
+use self::{invoke::call_with_pointers, jit::Jit, library::SharedLibrary};
+use crate::{
+    error::{Result, RuntimeError},
+    executor::{BinaryFormat, Executor},
+    memref::{Descriptor, OwnedDescriptor},
+    packed,
+};
+
+/// The prefix of Catalyst's entry convention, `void(results *, args *)`.
+const CATALYST_PYFACE_PREFIX: &str = "_catalyst_pyface_";
+
+#[derive(Default)]
+pub struct LocalExecutor {
+    loaded: Mutex<Loaded>,
+    launches: Mutex<HashMap<u64, JoinHandle<()>>>,
+    next_token: AtomicU64,
+}
+
+/// What a session has loaded.
+#[derive(Default)]
+struct Loaded {
+    /// Created with the first object file.
+    jit: Option<Jit>,
+    /// Each loaded binary by the name launches use, and where it went.
+    objects: HashMap<String, Binary>,
+    /// Shared libraries (format 1 and preloaded), in load order.
+    libraries: Vec<SharedLibrary>,
+    /// Resolved entries: object name, then symbol.
+    entries: HashMap<String, HashMap<String, usize>>,
+}
+
+#[derive(Clone, Copy)]
+enum Binary {
+    Object,
+    Library(usize),
+}
+
+impl LocalExecutor {
+    pub fn new() -> Result<Self> {
+        Ok(Self::default())
+    }
+
+    /// Loads `file` under the object name `name`, once.
+    pub fn load_as(&self, name: &str, file: &Path, format: BinaryFormat) -> Result<()> {
+        let mut loaded = self.loaded();
+        if loaded.objects.contains_key(name) {
+            return Ok(());
+        }
+        let binary = match format {
+            BinaryFormat::RelocatableObject => {
+                if loaded.jit.is_none() {
+                    loaded.jit = Some(Jit::new()?);
+                }
+                loaded
+                    .jit
+                    .as_ref()
+                    .expect("created above")
+                    .add_object_file(file)?;
+                Binary::Object
+            }
+            BinaryFormat::SharedLibrary => {
+                loaded.libraries.push(SharedLibrary::open(file)?);
+                Binary::Library(loaded.libraries.len() - 1)
+            }
+        };
+        loaded.objects.insert(name.to_owned(), binary);
+        Ok(())
+    }
+
+    /// Makes a shared library's symbols available to `call`.
+    pub fn preload_library(&self, path: &Path) -> Result<()> {
+        let library = SharedLibrary::open(path)?;
+        self.loaded().libraries.push(library);
+        Ok(())
+    }
+
+    fn loaded(&self) -> MutexGuard<'_, Loaded> {
+        self.loaded.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The address of `entry` in the loaded `object`.
+    fn entry_address(&self, entry: &str, object: &str) -> Result<usize> {
+        let mut loaded = self.loaded();
+        if let Some(address) = loaded
+            .entries
+            .get(object)
+            .and_then(|entries| entries.get(entry))
+        {
+            return Ok(*address);
+        }
+        let binary = *loaded
+            .objects
+            .get(object)
+            .ok_or_else(|| RuntimeError::ObjectNotLoaded(object.to_owned()))?;
+        let address = match binary {
+            Binary::Object => loaded
+                .jit
+                .as_ref()
+                .expect("an object was added to the JIT")
+                .lookup(entry)?,
+            Binary::Library(index) => loaded.libraries[index].lookup(entry).ok_or_else(|| {
+                RuntimeError::SymbolNotFound {
+                    symbol: entry.to_owned(),
+                    place: format!("'{object}'"),
+                }
+            })?,
+        };
+        loaded
+            .entries
+            .entry(object.to_owned())
+            .or_default()
+            .insert(entry.to_owned(), address);
+        Ok(address)
+    }
+}
+
+impl Executor for LocalExecutor {
+    fn send_binary(&self, path: &str, format: BinaryFormat) -> Result<()> {
+        self.load_as(path, Path::new(path), format)
+    }
+
+    fn launch(
+        &self,
+        entry: &str,
+        object: &str,
+        inputs: &[Descriptor],
+        outputs: &[Descriptor],
+    ) -> Result<()> {
+        let address = self.entry_address(entry, object)?;
+        let input_pointers = inputs.iter().map(Descriptor::as_ptr);
+        if entry.starts_with(CATALYST_PYFACE_PREFIX) {
+            // void(results *, args *): the result descriptors one after the
+            // other, and an array of pointers to the input descriptors.
+            let mut results = ResultStruct::new(outputs);
+            let mut arguments: Vec<*mut u8> = input_pointers.collect();
+            // SAFETY: Catalyst's entries take exactly these two pointers.
+            crash::guard(entry, || unsafe {
+                call_with_pointers(address, &[results.as_ptr(), arguments.as_mut_ptr().cast()])
+            })?;
+            results.copy_into(outputs);
+            return Ok(());
+        }
+        // The C-interface wrapper: one pointer for the results (the descriptor
+        // itself for one result, a struct of them for several), then one per input.
+        match outputs {
+            [] => {
+                let arguments: Vec<*mut u8> = input_pointers.collect();
+                // SAFETY: a kernel without results takes one pointer per input.
+                crash::guard(entry, || unsafe { call_with_pointers(address, &arguments) })
+            }
+            [output] => {
+                let arguments: Vec<*mut u8> = std::iter::once(output.as_ptr())
+                    .chain(input_pointers)
+                    .collect();
+                // SAFETY: the wrapper writes its one result through the first pointer.
+                crash::guard(entry, || unsafe { call_with_pointers(address, &arguments) })
+            }
+            _ => {
+                let mut results = ResultStruct::new(outputs);
+                let arguments: Vec<*mut u8> = std::iter::once(results.as_ptr())
+                    .chain(input_pointers)
+                    .collect();
+                // SAFETY: the wrapper writes its results through the first pointer.
+                crash::guard(entry, || unsafe { call_with_pointers(address, &arguments) })?;
+                results.copy_into(outputs);
+                Ok(())
+            }
+        }
+    }
+
+    fn launch_async(&self, entry: &str, object: &str) -> Result<u64> {
+        let address = self.entry_address(entry, object)?;
+        let token = self.next_token.fetch_add(1, Ordering::Relaxed);
+        let symbol = entry.to_owned();
+        let thread = std::thread::Builder::new()
+            .name(format!("executor:{entry}"))
+            .spawn(move || {
+                // SAFETY: launch_async entries are `void(void)`; the session
+                // keeps the code loaded until it has joined this thread.
+                if let Err(error) =
+                    crash::guard(&symbol, || unsafe { call_with_pointers(address, &[]) })
+                {
+                    tracing::error!("{error}");
+                }
+            })
+            .map_err(|error| {
+                RuntimeError::BadArguments(format!("cannot start a thread for '{entry}': {error}"))
+            })?;
+        self.launches().insert(token, thread);
+        Ok(token)
+    }
+
+    fn await_launch(&self, token: u64) -> Result<()> {
+        let thread = self
+            .launches()
+            .remove(&token)
+            .ok_or(RuntimeError::BadToken(token as i64))?;
+        thread.join().map_err(|_| {
+            RuntimeError::BadArguments(format!("the launch behind token {token} panicked"))
+        })
+    }
+
+    fn call(&self, symbol: &str, arguments: &[u8]) -> Result<Vec<u8>> {
+        let decoded = packed::decode_arguments(arguments)?;
+        let address = {
+            let loaded = self.loaded();
+            loaded
+                .libraries
+                .iter()
+                .find_map(|library| library.lookup(symbol))
+                .ok_or_else(|| {
+                    let places: Vec<&str> =
+                        loaded.libraries.iter().map(SharedLibrary::path).collect();
+                    RuntimeError::SymbolNotFound {
+                        symbol: symbol.to_owned(),
+                        place: format!("the session's shared libraries [{}]", places.join(", ")),
+                    }
+                })?
+        };
+        let mut buffers: Vec<OwnedDescriptor> = decoded
+            .buffers
+            .into_iter()
+            .map(OwnedDescriptor::from_dense)
+            .collect();
+        let pointers: Vec<*mut u8> = buffers
+            .iter_mut()
+            .map(|buffer| buffer.descriptor().as_ptr())
+            .collect();
+        // SAFETY: a called symbol takes one descriptor pointer per buffer
+        // (docs/runtime-abi.md) and fills the outputs in place.
+        crash::guard(symbol, || unsafe { call_with_pointers(address, &pointers) })?;
+        let outputs: Vec<_> = buffers[decoded.num_inputs..]
+            .iter_mut()
+            .map(OwnedDescriptor::to_dense)
+            .collect();
+        Ok(packed::encode_outputs(&outputs))
+    }
+
+    fn close(&self) -> Result<()> {
+        let launches: Vec<(u64, JoinHandle<()>)> = self.launches().drain().collect();
+        for (token, thread) in launches {
+            if thread.join().is_err() {
+                tracing::error!("the launch behind token {token} panicked");
+            }
+        }
+        *self.loaded() = Loaded::default();
+        Ok(())
+    }
+}
+
+impl LocalExecutor {
+    fn launches(&self) -> MutexGuard<'_, HashMap<u64, JoinHandle<()>>> {
+        self.launches.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Result descriptors laid out one after the other, as an LLVM struct of them
+/// is: every field is 8 bytes, so there is no padding.
+struct ResultStruct {
+    words: Vec<i64>,
+    ranks: Vec<usize>,
+}
+
+impl ResultStruct {
+    fn new(outputs: &[Descriptor]) -> Self {
+        let ranks: Vec<usize> = outputs.iter().map(Descriptor::rank).collect();
+        let words = vec![0; ranks.iter().map(|rank| 3 + 2 * rank).sum()];
+        Self { words, ranks }
+    }
+
+    fn as_ptr(&mut self) -> *mut u8 {
+        self.words.as_mut_ptr().cast()
+    }
+
+    fn copy_into(&mut self, outputs: &[Descriptor]) {
+        let mut start = 0;
+        for (output, rank) in outputs.iter().zip(&self.ranks) {
+            // SAFETY: the words from `start` hold a descriptor of `rank`, which
+            // the kernel filled.
+            let filled = unsafe {
+                Descriptor::from_raw(
+                    self.words[start..].as_mut_ptr().cast(),
+                    *rank,
+                    output.element_size(),
+                )
+            };
+            output.copy_from(&filled);
+            start += 3 + 2 * rank;
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! MLIR's strided memref descriptors in memory, as the lowered code and the
+//! kernels lay them out: `{T *allocated, T *aligned, i64 offset, i64
+//! sizes[rank], i64 strides[rank]}`, every field 8 bytes. Every `unsafe` access
+//! to a descriptor or to the data it points at lives in this module.
+
+use serde::{Deserialize, Serialize};
+
+/// A memref's elements, densely packed in row-major order: what crosses a
+/// process or machine boundary.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DenseBuffer {
+    pub element_size: u64,
+    pub sizes: Vec<i64>,
+    pub data: Vec<u8>,
+}
+
+impl DenseBuffer {
+    /// The number of bytes the sizes call for, or None if it overflows or a
+    /// size is negative.
+    pub fn expected_len(element_size: u64, sizes: &[i64]) -> Option<usize> {
+        sizes
+            .iter()
+            .try_fold(element_size, |product, size| {
+                product.checked_mul(u64::try_from(*size).ok()?)
+            })
+            .and_then(|bytes| usize::try_from(bytes).ok())
+    }
+
+    /// Whether `data` holds exactly the bytes the sizes call for.
+    pub fn is_consistent(&self) -> bool {
+        Self::expected_len(self.element_size, &self.sizes) == Some(self.data.len())
+    }
+}
+
+/// A descriptor somewhere in memory, of a known rank and element size.
+#[derive(Clone, Copy, Debug)]
+pub struct Descriptor {
+    address: *mut i64,
+    rank: usize,
+    element_size: usize,
+}
+
+// SAFETY: a descriptor is plain data; whoever hands one to another thread keeps
+// it (and the buffer it points at) alive and unaliased while it is used there,
+// as the synchronous ABI calls do.
+unsafe impl Send for Descriptor {}
+
+impl Descriptor {
+    /// A view of the descriptor at `address`.
+    ///
+    /// # Safety
+    ///
+    /// `address` must point at a live, writable descriptor of `rank`
+    /// (`3 + 2 * rank` 8-byte words) whose buffer, if the descriptor is
+    /// initialized, holds every element its sizes and strides reach.
+    pub unsafe fn from_raw(address: *mut u8, rank: usize, element_size: usize) -> Self {
+        Self {
+            address: address.cast(),
+            rank,
+            element_size,
+        }
+    }
+
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.address.cast()
+    }
+
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    pub fn element_size(&self) -> usize {
+        self.element_size
+    }
+
+    fn word(&self, index: usize) -> i64 {
+        debug_assert!(index < 3 + 2 * self.rank);
+        // SAFETY: `from_raw`'s contract: the descriptor has 3 + 2 * rank words.
+        unsafe { self.address.add(index).read_unaligned() }
+    }
+
+    fn set_word(&self, index: usize, value: i64) {
+        debug_assert!(index < 3 + 2 * self.rank);
+        // SAFETY: as in `word`; the descriptor is writable.
+        unsafe { self.address.add(index).write_unaligned(value) }
+    }
+
+    pub fn sizes(&self) -> Vec<i64> {
+        (0..self.rank).map(|dim| self.word(3 + dim)).collect()
+    }
+
+    pub fn strides(&self) -> Vec<i64> {
+        (0..self.rank)
+            .map(|dim| self.word(3 + self.rank + dim))
+            .collect()
+    }
+
+    /// Copies the elements into a dense row-major buffer, following the strides.
+    pub fn to_dense(&self) -> DenseBuffer {
+        let sizes = self.sizes();
+        let strides = self.strides();
+        let element_count: usize = sizes.iter().map(|size| (*size).max(0) as usize).product();
+        let mut data = Vec::with_capacity(element_count * self.element_size);
+        let aligned = self.word(1) as *const u8;
+        let offset = self.word(2);
+        let mut index = vec![0i64; self.rank];
+        for _ in 0..element_count {
+            let linear: i64 = offset + index.iter().zip(&strides).map(|(i, s)| i * s).sum::<i64>();
+            // SAFETY: `from_raw`'s contract: every element the sizes and
+            // strides reach is inside the buffer.
+            let element = unsafe {
+                std::slice::from_raw_parts(
+                    aligned.offset(linear as isize * self.element_size as isize),
+                    self.element_size,
+                )
+            };
+            data.extend_from_slice(element);
+            for dim in (0..self.rank).rev() {
+                index[dim] += 1;
+                if index[dim] < sizes[dim] {
+                    break;
+                }
+                index[dim] = 0;
+            }
+        }
+        DenseBuffer {
+            element_size: self.element_size as u64,
+            sizes,
+            data,
+        }
+    }
+
+    /// Points the descriptor at a new `malloc`ed buffer holding `dense`'s
+    /// elements, which its owner releases with `free` (`memref.dealloc`).
+    pub fn fill_from_dense(&self, dense: &DenseBuffer) {
+        debug_assert_eq!(dense.sizes.len(), self.rank);
+        // SAFETY: malloc of at least one byte; checked for null below.
+        let buffer = unsafe { libc::malloc(dense.data.len().max(1)) }.cast::<u8>();
+        assert!(
+            !buffer.is_null(),
+            "out of memory for a {}-byte result",
+            dense.data.len()
+        );
+        // SAFETY: the buffer was just allocated with room for the data.
+        unsafe { std::ptr::copy_nonoverlapping(dense.data.as_ptr(), buffer, dense.data.len()) };
+        self.set_word(0, buffer as i64);
+        self.set_word(1, buffer as i64);
+        self.set_word(2, 0);
+        let mut stride = 1i64;
+        for dim in (0..self.rank).rev() {
+            self.set_word(3 + dim, dense.sizes[dim]);
+            self.set_word(3 + self.rank + dim, stride);
+            stride *= dense.sizes[dim].max(1);
+        }
+    }
+
+    /// Copies the descriptor fields of `other` (the same rank) into this one.
+    pub fn copy_from(&self, other: &Descriptor) {
+        debug_assert_eq!(self.rank, other.rank);
+        for index in 0..3 + 2 * self.rank {
+            self.set_word(index, other.word(index));
+        }
+    }
+
+    /// The buffer the descriptor owns (its `allocated` pointer).
+    pub fn allocated(&self) -> *mut u8 {
+        self.word(0) as *mut u8
+    }
+}
+
+/// A descriptor in memory this runtime owns, over a dense buffer it owns too:
+/// how the executor side hands received data to a kernel.
+pub struct OwnedDescriptor {
+    words: Vec<i64>,
+    data: Vec<u8>,
+    element_size: usize,
+}
+
+impl OwnedDescriptor {
+    /// A descriptor over a copy of `dense` (contiguous, offset 0).
+    pub fn from_dense(dense: DenseBuffer) -> Self {
+        let rank = dense.sizes.len();
+        let mut words = vec![0i64; 3 + 2 * rank];
+        let mut data = dense.data;
+        let pointer = data.as_mut_ptr() as i64;
+        words[0] = pointer;
+        words[1] = pointer;
+        let mut stride = 1i64;
+        for dim in (0..rank).rev() {
+            words[3 + dim] = dense.sizes[dim];
+            words[3 + rank + dim] = stride;
+            stride *= dense.sizes[dim].max(1);
+        }
+        Self {
+            words,
+            data,
+            element_size: dense.element_size as usize,
+        }
+    }
+
+    /// An uninitialized descriptor of `rank`, for a kernel to fill.
+    pub fn empty(rank: usize, element_size: usize) -> Self {
+        Self {
+            words: vec![0; 3 + 2 * rank],
+            data: Vec::new(),
+            element_size,
+        }
+    }
+
+    pub fn descriptor(&mut self) -> Descriptor {
+        let rank = (self.words.len() - 3) / 2;
+        // SAFETY: the words are a descriptor of `rank`; its buffer is `data`
+        // (from `from_dense`) or one a kernel filled in.
+        unsafe { Descriptor::from_raw(self.words.as_mut_ptr().cast(), rank, self.element_size) }
+    }
+
+    /// The elements, densely packed.
+    pub fn to_dense(&mut self) -> DenseBuffer {
+        self.descriptor().to_dense()
+    }
+
+    /// The bytes of the buffer this descriptor was made over.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn floats(values: &[f32]) -> Vec<u8> {
+        values
+            .iter()
+            .flat_map(|value| value.to_ne_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn dense_round_trip_through_an_owned_descriptor() {
+        let dense = DenseBuffer {
+            element_size: 4,
+            sizes: vec![2, 3],
+            data: floats(&[1., 2., 3., 4., 5., 6.]),
+        };
+        let mut owned = OwnedDescriptor::from_dense(dense.clone());
+        assert_eq!(owned.descriptor().strides(), vec![3, 1]);
+        assert_eq!(owned.to_dense(), dense);
+    }
+
+    #[test]
+    fn to_dense_follows_strides_and_offset() {
+        // A 2x2 view with offset 1 and strides [3, 1] of a 3x3 buffer 0..9.
+        let data = floats(&[0., 1., 2., 3., 4., 5., 6., 7., 8.]);
+        let mut words = vec![data.as_ptr() as i64, data.as_ptr() as i64, 1, 2, 2, 3, 1];
+        // SAFETY: the words describe a rank-2 view inside `data`.
+        let view = unsafe { Descriptor::from_raw(words.as_mut_ptr().cast(), 2, 4) };
+        assert_eq!(view.to_dense().data, floats(&[1., 2., 4., 5.]));
+    }
+
+    #[test]
+    fn fill_from_dense_makes_a_contiguous_malloced_copy() {
+        let dense = DenseBuffer {
+            element_size: 8,
+            sizes: vec![3],
+            data: (0u8..24).collect(),
+        };
+        let mut owned = OwnedDescriptor::empty(1, 8);
+        let descriptor = owned.descriptor();
+        descriptor.fill_from_dense(&dense);
+        assert_eq!(descriptor.to_dense(), dense);
+        // SAFETY: fill_from_dense allocated it with malloc.
+        unsafe { libc::free(descriptor.allocated().cast()) };
+    }
+
+    #[test]
+    fn expected_len_rejects_overflow_and_negative_sizes() {
+        assert_eq!(DenseBuffer::expected_len(4, &[2, 3]), Some(24));
+        assert_eq!(DenseBuffer::expected_len(8, &[i64::MAX, 2]), None);
+        assert_eq!(DenseBuffer::expected_len(4, &[-1]), None);
+    }
+}

@@ -1,0 +1,578 @@
+//! The wire protocol between a [`RemoteExecutor`](crate::remote::RemoteExecutor)
+//! and `executor-server` (docs/protocol.md has the full description).
+//!
+//! Every message is a frame: a `u32` big-endian length, then that many bytes of
+//! a postcard-encoded message. The length is checked against a limit before
+//! anything is allocated for the payload, and decoding never panics: a short,
+//! oversized or malformed frame is a [`ProtocolError`].
+//!
+//! A connection starts with a handshake ([`Hello`], answered by a
+//! [`HelloReply`]), then carries [`Request`]s, each answered by exactly one
+//! [`Response`], mirroring the [`Executor`](crate::executor::Executor) trait.
+
+use std::{
+    io::{self, Read, Write},
+    path::Path,
+};
+
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use thiserror::Error;
+
+use crate::{error::RuntimeError, executor::BinaryFormat, memref::DenseBuffer};
+
+/// The version this build speaks. Bump it on any change to [`Request`] or
+/// [`Response`]; [`Hello`] and [`HelloReply`] never change, so that peers of
+/// different versions can always tell each other so.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The default limit on one message's payload: 256 MiB.
+pub const DEFAULT_MAX_MESSAGE_SIZE: u32 = 256 * 1024 * 1024;
+
+/// The limit on handshake messages, which carry nothing bigger than a token.
+pub const HANDSHAKE_MAX_MESSAGE_SIZE: u32 = 64 * 1024;
+
+const LENGTH_PREFIX_SIZE: usize = 4;
+
+/// How much of a payload is allocated up front; the rest grows as bytes
+/// actually arrive, so a length prefix alone cannot make the reader allocate
+/// the whole limit.
+const INITIAL_PAYLOAD_CAPACITY: u32 = 64 * 1024;
+
+/// The first message on a connection, from the client.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hello {
+    pub protocol_version: u32,
+    /// The shared secret of a server started with `--token-file`.
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for Hello {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never log the secret.
+        formatter
+            .debug_struct("Hello")
+            .field("protocol_version", &self.protocol_version)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// The server's answer to [`Hello`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HelloReply {
+    /// The session is open; `max_message_size` is the server's limit on every
+    /// later message, in either direction.
+    Welcome {
+        protocol_version: u32,
+        max_message_size: u32,
+    },
+    /// The server closes the connection after this.
+    Refused { reason: String },
+}
+
+/// The rank and element size of one output descriptor of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputShape {
+    pub rank: u64,
+    pub element_size: u64,
+}
+
+/// What a client asks of its session, after the handshake.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Request {
+    /// Loads `bytes` as the object `name` (the client's path string, which
+    /// launches give as their object). Answered by [`Response::Done`].
+    SendBinary {
+        name: String,
+        format: BinaryFormat,
+        #[serde(with = "raw_bytes")]
+        bytes: Vec<u8>,
+    },
+    /// Runs `entry` of `object` on copies of `inputs`. Answered by
+    /// [`Response::Launched`] with one buffer per output shape.
+    Launch {
+        entry: String,
+        object: String,
+        inputs: Vec<DenseBuffer>,
+        outputs: Vec<OutputShape>,
+    },
+    /// Starts the `void(void)` function `entry` of `object`. Answered by
+    /// [`Response::Token`].
+    LaunchAsync { entry: String, object: String },
+    /// Waits for the launch behind a token. Answered by [`Response::Done`].
+    Await(u64),
+    /// Calls `symbol` with `arguments` in the layout of `crate::packed`.
+    /// Answered by [`Response::CallResult`].
+    Call {
+        symbol: String,
+        #[serde(with = "raw_bytes")]
+        arguments: Vec<u8>,
+    },
+    /// Waits for outstanding async launches and ends the session. Answered by
+    /// [`Response::Done`], after which the server closes the connection.
+    Close,
+}
+
+/// The answer to one [`Request`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Response {
+    /// SendBinary, Await and Close succeeded.
+    Done,
+    Launched {
+        outputs: Vec<DenseBuffer>,
+    },
+    Token(u64),
+    CallResult(#[serde(with = "raw_bytes")] Vec<u8>),
+    /// The request failed; the session goes on.
+    Failed {
+        message: String,
+    },
+    /// The session's worker died by `signal` while running `symbol`; the
+    /// server closes the connection after this.
+    Crashed {
+        symbol: String,
+        signal: i32,
+    },
+}
+
+#[derive(Debug, Error)]
+pub enum ProtocolError {
+    #[error("the connection was closed")]
+    Closed,
+    #[error(
+        "the connection was closed in the middle of a message ({received} of {expected} bytes)"
+    )]
+    Truncated { received: usize, expected: usize },
+    #[error("a {size}-byte message exceeds the limit of {limit} bytes")]
+    TooLarge { size: u64, limit: u32 },
+    #[error("malformed message: {0}")]
+    Malformed(String),
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+impl From<ProtocolError> for RuntimeError {
+    fn from(error: ProtocolError) -> Self {
+        RuntimeError::Protocol(error.to_string())
+    }
+}
+
+/// Encodes `message` as one frame (length prefix included), refusing a payload
+/// over `max_size` bytes.
+pub fn encode_frame<M: Serialize>(message: &M, max_size: u32) -> Result<Vec<u8>, ProtocolError> {
+    let frame = postcard::to_extend(message, vec![0u8; LENGTH_PREFIX_SIZE])
+        .map_err(|error| ProtocolError::Malformed(error.to_string()))?;
+    let size = frame.len() - LENGTH_PREFIX_SIZE;
+    let too_large = || ProtocolError::TooLarge {
+        size: size as u64,
+        limit: max_size,
+    };
+    let length = u32::try_from(size).map_err(|_| too_large())?;
+    if length > max_size {
+        return Err(too_large());
+    }
+    let mut frame = frame;
+    frame[..LENGTH_PREFIX_SIZE].copy_from_slice(&length.to_be_bytes());
+    Ok(frame)
+}
+
+/// Writes `message` as one frame and flushes it.
+pub fn write_message<M: Serialize>(
+    writer: &mut impl Write,
+    message: &M,
+    max_size: u32,
+) -> Result<(), ProtocolError> {
+    let frame = encode_frame(message, max_size)?;
+    writer.write_all(&frame)?;
+    writer.flush()?;
+    Ok(())
+}
+
+/// Reads one frame and decodes its payload. A connection closed before the
+/// first byte of the frame is [`ProtocolError::Closed`].
+pub fn read_message<M: DeserializeOwned>(
+    reader: &mut impl Read,
+    max_size: u32,
+) -> Result<M, ProtocolError> {
+    decode_payload(&read_frame(reader, max_size)?)
+}
+
+/// Reads one frame's payload, checking its length against `max_size` before
+/// reading (or allocating for) any of it.
+pub fn read_frame(reader: &mut impl Read, max_size: u32) -> Result<Vec<u8>, ProtocolError> {
+    let mut prefix = [0u8; LENGTH_PREFIX_SIZE];
+    match read_up_to(reader, &mut prefix)? {
+        0 => return Err(ProtocolError::Closed),
+        LENGTH_PREFIX_SIZE => {}
+        received => {
+            return Err(ProtocolError::Truncated {
+                received,
+                expected: LENGTH_PREFIX_SIZE,
+            });
+        }
+    }
+    let size = u32::from_be_bytes(prefix);
+    if size > max_size {
+        return Err(ProtocolError::TooLarge {
+            size: size.into(),
+            limit: max_size,
+        });
+    }
+    let mut payload = Vec::with_capacity(size.min(INITIAL_PAYLOAD_CAPACITY) as usize);
+    reader.take(size.into()).read_to_end(&mut payload)?;
+    if payload.len() < size as usize {
+        return Err(ProtocolError::Truncated {
+            received: LENGTH_PREFIX_SIZE + payload.len(),
+            expected: LENGTH_PREFIX_SIZE + size as usize,
+        });
+    }
+    Ok(payload)
+}
+
+/// Decodes a whole payload: bytes left over after the message are an error,
+/// since they mean the peer encoded something else.
+pub fn decode_payload<M: DeserializeOwned>(payload: &[u8]) -> Result<M, ProtocolError> {
+    let (message, rest) = postcard::take_from_bytes(payload)
+        .map_err(|error| ProtocolError::Malformed(error.to_string()))?;
+    if !rest.is_empty() {
+        return Err(ProtocolError::Malformed(format!(
+            "{} bytes after the end of the message",
+            rest.len()
+        )));
+    }
+    Ok(message)
+}
+
+/// Fills `buffer` unless the stream ends first; returns how many bytes it got.
+fn read_up_to(reader: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match reader.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(count) => filled += count,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(filled)
+}
+
+/// Reads a token file as both ends do: surrounding whitespace (a trailing
+/// newline, say) is not part of the token, and an empty token is an error.
+pub fn read_token_file(path: &Path) -> io::Result<String> {
+    let token = std::fs::read_to_string(path)?.trim().to_owned();
+    if token.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the token file is empty",
+        ));
+    }
+    Ok(token)
+}
+
+/// Byte vectors as serde "bytes": on the wire exactly what a sequence of `u8`
+/// is in postcard (a varint length, then the bytes), but encoded and decoded
+/// in one copy instead of byte by byte.
+pub(crate) mod raw_bytes {
+    use serde::{Deserializer, Serializer, de};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(bytes)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+        deserializer.deserialize_byte_buf(BytesVisitor)
+    }
+
+    struct BytesVisitor;
+
+    impl<'de> de::Visitor<'de> for BytesVisitor {
+        type Value = Vec<u8>;
+
+        fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+            formatter.write_str("bytes")
+        }
+
+        fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(bytes.to_vec())
+        }
+
+        fn visit_byte_buf<E: de::Error>(self, bytes: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(bytes)
+        }
+
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut sequence: A) -> Result<Vec<u8>, A::Error> {
+            // Formats without a bytes type hand the bytes over one by one.
+            let mut bytes = Vec::with_capacity(sequence.size_hint().unwrap_or(0).min(4096));
+            while let Some(byte) = sequence.next_element()? {
+                bytes.push(byte);
+            }
+            Ok(bytes)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Debug;
+
+    use super::*;
+
+    fn dense(sizes: Vec<i64>, element_size: u64) -> DenseBuffer {
+        let len = DenseBuffer::expected_len(element_size, &sizes).unwrap();
+        DenseBuffer {
+            element_size,
+            sizes,
+            data: (0..len).map(|index| index as u8).collect(),
+        }
+    }
+
+    fn round_trip<M: Serialize + DeserializeOwned + PartialEq + Debug>(message: M) {
+        let frame = encode_frame(&message, DEFAULT_MAX_MESSAGE_SIZE).unwrap();
+        let length = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
+        assert_eq!(
+            length,
+            frame.len() - 4,
+            "the prefix is the payload's length"
+        );
+        let decoded: M = read_message(&mut frame.as_slice(), DEFAULT_MAX_MESSAGE_SIZE).unwrap();
+        assert_eq!(decoded, message);
+    }
+
+    fn sample_requests() -> Vec<Request> {
+        vec![
+            Request::SendBinary {
+                name: "/tmp/kernel.o".into(),
+                format: BinaryFormat::RelocatableObject,
+                bytes: b"\x7fELF and the rest".to_vec(),
+            },
+            Request::SendBinary {
+                name: "lib.so".into(),
+                format: BinaryFormat::SharedLibrary,
+                bytes: Vec::new(),
+            },
+            Request::Launch {
+                entry: "add".into(),
+                object: "kernel.o".into(),
+                inputs: vec![dense(vec![4], 4), dense(vec![], 8), dense(vec![2, 0], 2)],
+                outputs: vec![OutputShape {
+                    rank: 1,
+                    element_size: 4,
+                }],
+            },
+            Request::LaunchAsync {
+                entry: "warm_up".into(),
+                object: "kernel.o".into(),
+            },
+            Request::Await(u64::MAX),
+            Request::Call {
+                symbol: "scale".into(),
+                arguments: vec![1, 2, 3, 4, 5, 6, 7, 8],
+            },
+            Request::Close,
+        ]
+    }
+
+    #[test]
+    fn every_message_round_trips() {
+        round_trip(Hello {
+            protocol_version: PROTOCOL_VERSION,
+            token: None,
+        });
+        round_trip(Hello {
+            protocol_version: 7,
+            token: Some("secret".into()),
+        });
+        round_trip(HelloReply::Welcome {
+            protocol_version: PROTOCOL_VERSION,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+        });
+        round_trip(HelloReply::Refused {
+            reason: "wrong token".into(),
+        });
+        for request in sample_requests() {
+            round_trip(request);
+        }
+        for response in [
+            Response::Done,
+            Response::Launched {
+                outputs: vec![dense(vec![3, 2], 8)],
+            },
+            Response::Token(42),
+            Response::CallResult(vec![0; 24]),
+            Response::Failed {
+                message: "no such symbol".into(),
+            },
+            Response::Crashed {
+                symbol: "boom".into(),
+                signal: 11,
+            },
+        ] {
+            round_trip(response);
+        }
+    }
+
+    #[test]
+    fn raw_bytes_are_encoded_like_a_sequence_of_u8() {
+        // The bytes helper is an optimization, not a format change.
+        #[derive(Serialize)]
+        struct AsSequence(Vec<u8>);
+        let bytes = vec![9u8; 300];
+        let as_bytes = postcard::to_stdvec(&Response::CallResult(bytes.clone())).unwrap();
+        let mut as_sequence = postcard::to_stdvec(&3u32).unwrap();
+        as_sequence.extend(postcard::to_stdvec(&AsSequence(bytes)).unwrap());
+        assert_eq!(as_bytes, as_sequence);
+    }
+
+    #[test]
+    fn the_handshake_encoding_is_frozen() {
+        // Peers of every version must read each other's Hello and HelloReply.
+        let hello = Hello {
+            protocol_version: 1,
+            token: Some("ab".into()),
+        };
+        assert_eq!(postcard::to_stdvec(&hello).unwrap(), [1, 1, 2, b'a', b'b']);
+        let refused = HelloReply::Refused {
+            reason: "no".into(),
+        };
+        assert_eq!(postcard::to_stdvec(&refused).unwrap(), [1, 2, b'n', b'o']);
+    }
+
+    #[test]
+    fn truncated_frames_are_errors() {
+        for request in sample_requests() {
+            let frame = encode_frame(&request, DEFAULT_MAX_MESSAGE_SIZE).unwrap();
+            for len in 0..frame.len() {
+                let result = read_message::<Request>(&mut &frame[..len], DEFAULT_MAX_MESSAGE_SIZE);
+                match (len, result) {
+                    (0, Err(ProtocolError::Closed)) => {}
+                    (_, Err(ProtocolError::Truncated { received, .. })) => {
+                        assert_eq!(received, len)
+                    }
+                    (_, other) => panic!("a {len}-byte prefix of {request:?} gave {other:?}"),
+                }
+            }
+        }
+    }
+
+    /// A reader that fails the test if anything past the length prefix is read.
+    struct PrefixOnly {
+        prefix: [u8; 4],
+        position: usize,
+    }
+
+    impl Read for PrefixOnly {
+        fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+            assert!(
+                self.position < 4,
+                "the payload of an oversized frame was read"
+            );
+            let count = buffer.len().min(4 - self.position);
+            buffer[..count].copy_from_slice(&self.prefix[self.position..self.position + count]);
+            self.position += count;
+            Ok(count)
+        }
+    }
+
+    #[test]
+    fn an_oversized_length_prefix_is_rejected_before_reading_the_payload() {
+        for (size, limit) in [(u32::MAX, DEFAULT_MAX_MESSAGE_SIZE), (1025, 1024)] {
+            let mut reader = PrefixOnly {
+                prefix: size.to_be_bytes(),
+                position: 0,
+            };
+            match read_frame(&mut reader, limit) {
+                Err(ProtocolError::TooLarge {
+                    size: got,
+                    limit: got_limit,
+                }) => {
+                    assert_eq!((got, got_limit), (size.into(), limit));
+                }
+                other => panic!("expected TooLarge, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_message_over_the_limit_is_not_sent() {
+        let request = Request::Call {
+            symbol: "f".into(),
+            arguments: vec![0; 2000],
+        };
+        assert!(matches!(
+            encode_frame(&request, 1024),
+            Err(ProtocolError::TooLarge { limit: 1024, .. })
+        ));
+        let mut sink = Vec::new();
+        assert!(write_message(&mut sink, &request, 1024).is_err());
+        assert!(sink.is_empty(), "nothing of a refused message is written");
+    }
+
+    fn frame_of(payload: &[u8]) -> Vec<u8> {
+        let mut frame = (payload.len() as u32).to_be_bytes().to_vec();
+        frame.extend_from_slice(payload);
+        frame
+    }
+
+    #[test]
+    fn malformed_payloads_are_errors() {
+        let cases: &[(&str, &[u8])] = &[
+            ("an empty payload", &[]),
+            ("an unknown variant", &[200]),
+            (
+                "a string longer than the frame",
+                &[2, 0xff, 0xff, 0x03, b'a'],
+            ),
+            ("invalid UTF-8", &[2, 2, 0xc3, 0x28, 0]),
+            (
+                "a byte vector longer than the frame",
+                &[4, 1, b'f', 0xff, 0xff, 0xff, 0x0f],
+            ),
+            (
+                "an over-long varint",
+                &[
+                    3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1,
+                ],
+            ),
+            ("trailing bytes", &[5, 0]),
+        ];
+        for (what, payload) in cases {
+            let result = read_message::<Request>(&mut frame_of(payload).as_slice(), 1024);
+            assert!(
+                matches!(result, Err(ProtocolError::Malformed(_))),
+                "{what}: {result:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        // A fixed-seed xorshift generator: the same garbage on every run.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 64) as usize;
+            let bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            // Both as a whole frame and as a raw stream with a random prefix.
+            let _ = read_message::<Request>(&mut frame_of(&bytes).as_slice(), 1024);
+            let _ = read_message::<Response>(&mut frame_of(&bytes).as_slice(), 1024);
+            let _ = read_message::<Hello>(&mut bytes.as_slice(), 1024);
+            let _ = read_message::<HelloReply>(&mut bytes.as_slice(), 1024);
+        }
+    }
+
+    #[test]
+    fn token_files_are_trimmed_and_must_not_be_empty() {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("token");
+        std::fs::write(&path, "  s3cret\n").unwrap();
+        assert_eq!(read_token_file(&path).unwrap(), "s3cret");
+        std::fs::write(&path, "\n").unwrap();
+        assert!(read_token_file(&path).is_err());
+    }
+}

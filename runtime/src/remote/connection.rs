@@ -1,0 +1,195 @@
+//! One TCP connection to an executor-server: connecting, the handshake, and
+//! request/response round trips. Once a connection fails (or the session
+//! ends) it stays failed, and says why on every later use.
+
+use std::{
+    io,
+    net::{SocketAddr, TcpStream, ToSocketAddrs},
+};
+
+use super::{options::ConnectOptions, signal::signal_name};
+use crate::{
+    error::{Result, RuntimeError},
+    protocol::{
+        self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError,
+        Request, Response,
+    },
+};
+
+pub(super) struct Connection {
+    address: String,
+    stream: TcpStream,
+    /// The server's limit, which applies in both directions.
+    max_message_size: u32,
+    /// Why the connection can no longer be used, once it can't.
+    ended: Option<String>,
+}
+
+impl Connection {
+    /// Connects to `address` (`host:port`) and performs the handshake.
+    pub fn open(address: &str, options: &ConnectOptions) -> Result<Self> {
+        let stream = connect(address, options)?;
+        let max_message_size = handshake(address, &stream, options)?;
+        Ok(Self {
+            address: address.to_owned(),
+            stream,
+            max_message_size,
+            ended: None,
+        })
+    }
+
+    /// Sends `request` and reads its response. `Failed` becomes
+    /// [`RuntimeError::Remote`] and `Crashed` [`RuntimeError::KernelCrashed`];
+    /// every other response is the caller's to check.
+    pub fn round_trip(&mut self, request: &Request) -> Result<Response> {
+        if let Some(reason) = &self.ended {
+            return Err(self.unreachable(format!("the session has ended: {reason}")));
+        }
+        let frame =
+            protocol::encode_frame(request, self.max_message_size).map_err(
+                |error| match error {
+                    // Nothing was sent, so the session is still usable.
+                    ProtocolError::TooLarge { size, limit } => RuntimeError::Protocol(format!(
+                        "the request is {size} bytes, over the executor's limit of {limit} \
+                 (executor-server --max-message-size)"
+                    )),
+                    other => other.into(),
+                },
+            )?;
+        let response = io::Write::write_all(&mut &self.stream, &frame)
+            .map_err(ProtocolError::Io)
+            .and_then(|()| {
+                protocol::read_message::<Response>(&mut &self.stream, self.max_message_size)
+            });
+        match response {
+            Ok(Response::Failed { message }) => Err(RuntimeError::Remote(message)),
+            Ok(Response::Crashed { symbol, signal }) => {
+                let error = RuntimeError::KernelCrashed {
+                    symbol,
+                    signal,
+                    name: signal_name(signal).to_owned(),
+                };
+                self.end(error.to_string());
+                Err(error)
+            }
+            Ok(response) => Ok(response),
+            Err(error) => {
+                let error = self.lost(error);
+                self.end(error.to_string());
+                Err(error)
+            }
+        }
+    }
+
+    /// Marks the connection unusable and closes it, so the server's side
+    /// ends as well.
+    pub fn end(&mut self, reason: String) {
+        if self.ended.is_none() {
+            let _ = self.stream.shutdown(std::net::Shutdown::Both);
+            self.ended = Some(reason);
+        }
+    }
+
+    fn unreachable(&self, reason: String) -> RuntimeError {
+        RuntimeError::Unreachable {
+            address: self.address.clone(),
+            reason,
+        }
+    }
+
+    fn lost(&self, error: ProtocolError) -> RuntimeError {
+        match error {
+            ProtocolError::Closed | ProtocolError::Truncated { .. } | ProtocolError::Io(_) => {
+                self.unreachable(format!("lost the connection: {error}"))
+            }
+            other => other.into(),
+        }
+    }
+}
+
+fn connect(address: &str, options: &ConnectOptions) -> Result<TcpStream> {
+    let unreachable = |reason: String| RuntimeError::Unreachable {
+        address: address.to_owned(),
+        reason,
+    };
+    let candidates: Vec<SocketAddr> = address
+        .to_socket_addrs()
+        .map_err(|error| unreachable(format!("cannot resolve it: {error}")))?
+        .collect();
+    let mut last_error = None;
+    for candidate in &candidates {
+        match TcpStream::connect_timeout(candidate, options.connect_timeout) {
+            Ok(stream) => {
+                // Requests and replies are small messages answered one at a
+                // time: Nagle's algorithm would only add latency.
+                stream
+                    .set_nodelay(true)
+                    .map_err(|error| unreachable(error.to_string()))?;
+                return Ok(stream);
+            }
+            Err(error) => last_error = Some(error),
+        }
+    }
+    Err(unreachable(match last_error {
+        Some(error) => error.to_string(),
+        None => "it resolves to no address".to_owned(),
+    }))
+}
+
+/// Sends `Hello`, reads the reply and returns the server's message size limit.
+fn handshake(address: &str, stream: &TcpStream, options: &ConnectOptions) -> Result<u32> {
+    let unreachable = |reason: String| RuntimeError::Unreachable {
+        address: address.to_owned(),
+        reason,
+    };
+    let set_timeouts = |timeout| {
+        stream
+            .set_read_timeout(timeout)
+            .and_then(|()| stream.set_write_timeout(timeout))
+            .map_err(|error| unreachable(error.to_string()))
+    };
+    set_timeouts(Some(options.handshake_timeout))?;
+    let hello = Hello {
+        protocol_version: PROTOCOL_VERSION,
+        token: options.token.clone(),
+    };
+    protocol::write_message(&mut &*stream, &hello, HANDSHAKE_MAX_MESSAGE_SIZE)
+        .map_err(|error| unreachable(format!("handshake failed: {error}")))?;
+    let reply = protocol::read_message::<HelloReply>(&mut &*stream, HANDSHAKE_MAX_MESSAGE_SIZE)
+        .map_err(|error| match error {
+            ProtocolError::Io(error)
+                if matches!(
+                    error.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                unreachable(format!(
+                    "no handshake reply within {:?}: is an executor-server listening there?",
+                    options.handshake_timeout
+                ))
+            }
+            ProtocolError::Malformed(_) | ProtocolError::TooLarge { .. } => {
+                RuntimeError::Protocol(format!(
+                    "{address} did not answer the handshake as an executor-server does: {error}"
+                ))
+            }
+            other => unreachable(format!("handshake failed: {other}")),
+        })?;
+    match reply {
+        HelloReply::Welcome {
+            protocol_version: PROTOCOL_VERSION,
+            max_message_size,
+        } => {
+            set_timeouts(None)?;
+            Ok(max_message_size)
+        }
+        HelloReply::Welcome {
+            protocol_version, ..
+        } => Err(RuntimeError::Protocol(format!(
+            "the executor at {address} speaks protocol version {protocol_version}, this client {PROTOCOL_VERSION}"
+        ))),
+        HelloReply::Refused { reason } => Err(RuntimeError::Remote(format!(
+            "the executor at {address} refused the session: {reason}"
+        ))),
+    }
+}

@@ -1,0 +1,206 @@
+//! The client of an executor-server: an [`Executor`] whose session lives in a
+//! worker process of the server, over one TCP connection (docs/protocol.md).
+//!
+//! Data crosses the connection by value: `send_binary` ships the file's bytes,
+//! `launch` copies each input's elements to the server and each result back
+//! into a `malloc`ed buffer here. Changes a kernel makes to its *inputs* are
+//! not copied back.
+//!
+//! The token for a server started with `--token-file` comes from
+//! `EXECUTOR_TOKEN`, or else from the file named by `EXECUTOR_TOKEN_FILE`.
+
+mod connection;
+mod options;
+mod signal;
+
+use std::{
+    collections::HashSet,
+    sync::{Mutex, MutexGuard, PoisonError},
+};
+
+use connection::Connection;
+pub use options::{
+    ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, TOKEN_ENV, TOKEN_FILE_ENV,
+};
+pub use signal::signal_name;
+
+use crate::{
+    error::{Result, RuntimeError},
+    executor::{BinaryFormat, Executor},
+    memref::{DenseBuffer, Descriptor},
+    protocol::{OutputShape, Request, Response},
+};
+
+pub struct RemoteExecutor {
+    address: String,
+    session: Mutex<Session>,
+}
+
+struct Session {
+    connection: Connection,
+    /// Paths already shipped: a path is loaded once per session.
+    sent_paths: HashSet<String>,
+}
+
+impl RemoteExecutor {
+    /// Connects to the executor-server at `address` (`host:port`, as
+    /// [`crate::address::Address`] displays it), with the token from the
+    /// environment.
+    pub fn connect(address: &str) -> Result<Self> {
+        Self::connect_with(address, &ConnectOptions::from_env()?)
+    }
+
+    pub fn connect_with(address: &str, options: &ConnectOptions) -> Result<Self> {
+        let connection = Connection::open(address, options)?;
+        tracing::debug!(address, "connected to executor-server");
+        Ok(Self {
+            address: address.to_owned(),
+            session: Mutex::new(Session {
+                connection,
+                sent_paths: HashSet::new(),
+            }),
+        })
+    }
+
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    fn session(&self) -> MutexGuard<'_, Session> {
+        // A panic while the lock was held leaves nothing half-done that a
+        // later call could trip over: a failed round trip ends the connection.
+        self.session.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn unexpected(response: Response, expected: &str) -> RuntimeError {
+    RuntimeError::Protocol(format!(
+        "expected {expected} from the executor, got {response:?}"
+    ))
+}
+
+impl Executor for RemoteExecutor {
+    fn send_binary(&self, path: &str, format: BinaryFormat) -> Result<()> {
+        let mut session = self.session();
+        if session.sent_paths.contains(path) {
+            return Ok(());
+        }
+        let bytes = std::fs::read(path).map_err(|error| RuntimeError::Unreadable {
+            path: path.to_owned(),
+            reason: error.to_string(),
+        })?;
+        let request = Request::SendBinary {
+            name: path.to_owned(),
+            format,
+            bytes,
+        };
+        match session.connection.round_trip(&request)? {
+            Response::Done => {
+                session.sent_paths.insert(path.to_owned());
+                Ok(())
+            }
+            other => Err(unexpected(other, "Done")),
+        }
+    }
+
+    fn launch(
+        &self,
+        entry: &str,
+        object: &str,
+        inputs: &[Descriptor],
+        outputs: &[Descriptor],
+    ) -> Result<()> {
+        let request = Request::Launch {
+            entry: entry.to_owned(),
+            object: object.to_owned(),
+            inputs: inputs.iter().map(Descriptor::to_dense).collect(),
+            outputs: outputs
+                .iter()
+                .map(|output| OutputShape {
+                    rank: output.rank() as u64,
+                    element_size: output.element_size() as u64,
+                })
+                .collect(),
+        };
+        let results = match self.session().connection.round_trip(&request)? {
+            Response::Launched { outputs } => outputs,
+            other => return Err(unexpected(other, "Launched")),
+        };
+        check_results(&results, outputs)?;
+        for (output, result) in outputs.iter().zip(&results) {
+            output.fill_from_dense(result);
+        }
+        Ok(())
+    }
+
+    fn launch_async(&self, entry: &str, object: &str) -> Result<u64> {
+        let request = Request::LaunchAsync {
+            entry: entry.to_owned(),
+            object: object.to_owned(),
+        };
+        match self.session().connection.round_trip(&request)? {
+            Response::Token(token) => Ok(token),
+            other => Err(unexpected(other, "Token")),
+        }
+    }
+
+    fn await_launch(&self, token: u64) -> Result<()> {
+        match self
+            .session()
+            .connection
+            .round_trip(&Request::Await(token))?
+        {
+            Response::Done => Ok(()),
+            other => Err(unexpected(other, "Done")),
+        }
+    }
+
+    fn call(&self, symbol: &str, arguments: &[u8]) -> Result<Vec<u8>> {
+        let request = Request::Call {
+            symbol: symbol.to_owned(),
+            arguments: arguments.to_vec(),
+        };
+        match self.session().connection.round_trip(&request)? {
+            Response::CallResult(result) => Ok(result),
+            other => Err(unexpected(other, "CallResult")),
+        }
+    }
+
+    fn close(&self) -> Result<()> {
+        let mut session = self.session();
+        let reply = session.connection.round_trip(&Request::Close);
+        session.connection.end("it was closed".to_owned());
+        match reply? {
+            Response::Done => Ok(()),
+            other => Err(unexpected(other, "Done")),
+        }
+    }
+}
+
+/// Checks every result against its output descriptor before any is filled,
+/// so a bad reply leaves no half-filled outputs behind.
+fn check_results(results: &[DenseBuffer], outputs: &[Descriptor]) -> Result<()> {
+    if results.len() != outputs.len() {
+        return Err(RuntimeError::Protocol(format!(
+            "the executor returned {} results for {} outputs",
+            results.len(),
+            outputs.len()
+        )));
+    }
+    for (index, (result, output)) in results.iter().zip(outputs).enumerate() {
+        let shape_matches = result.sizes.len() == output.rank()
+            && result.element_size == output.element_size() as u64;
+        if !shape_matches || !result.is_consistent() {
+            return Err(RuntimeError::Protocol(format!(
+                "result {index} is {} bytes of rank {} with {}-byte elements; \
+                 expected rank {} with {}-byte elements",
+                result.data.len(),
+                result.sizes.len(),
+                result.element_size,
+                output.rank(),
+                output.element_size()
+            )));
+        }
+    }
+    Ok(())
+}

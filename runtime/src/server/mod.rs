@@ -1,0 +1,202 @@
+//! executor-server: accepts connections, authenticates each in the handshake,
+//! and serves each session in a worker process of its own (the same
+//! executable, re-run with `--worker`), so that a kernel that crashes ends only
+//! its own session. docs/protocol.md describes the protocol and the security
+//! model.
+//!
+//! The server process never runs client code: per connection, one thread does
+//! the handshake, creates the session's private directory, starts the worker
+//! and supervises it (see [`supervisor`]); the worker serves the requests with
+//! a [`crate::local::LocalExecutor`] (see [`worker`]).
+
+mod handshake;
+mod linger;
+mod listen;
+mod session;
+mod shutdown;
+mod status;
+mod supervisor;
+mod token;
+mod worker;
+
+use std::{
+    io,
+    net::{SocketAddr, TcpListener},
+    path::PathBuf,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use thiserror::Error;
+
+pub use listen::is_loopback_only;
+pub use worker::{WorkerConfig, run_worker};
+
+use shutdown::LiveSessions;
+
+/// The address served when none is given.
+pub const DEFAULT_LISTEN_ADDRESS: &str = "127.0.0.1:9000";
+
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// `host:port` to listen on; port 0 picks a free port.
+    pub listen: String,
+    /// The file holding the token every client must present; required for a
+    /// non-loopback `listen` address.
+    pub token_file: Option<PathBuf>,
+    /// Shared libraries whose symbols `call` can use, loaded into every worker.
+    pub preload: Vec<PathBuf>,
+    /// The limit on every message after the handshake, in bytes.
+    pub max_message_size: u32,
+    /// Where the private session directories are created.
+    pub work_dir: PathBuf,
+    /// The executable run (with `--worker`) for each session: normally this
+    /// executor-server itself.
+    pub worker_program: PathBuf,
+}
+
+#[derive(Debug, Error)]
+pub enum ServerError {
+    #[error("cannot use listen address '{address}': {reason}")]
+    BadListenAddress { address: String, reason: String },
+    #[error(
+        "refusing to listen on '{address}' without --token-file: it is not a loopback address, so anyone \
+         who can reach it could run code on this machine"
+    )]
+    TokenRequired { address: String },
+    #[error("cannot read token file '{path}': {reason}")]
+    TokenFile { path: String, reason: String },
+    #[error("cannot preload '{path}': {reason}")]
+    Preload { path: String, reason: String },
+    #[error("cannot listen on '{address}': {source}")]
+    Bind { address: String, source: io::Error },
+    #[error("worker: {0}")]
+    Worker(String),
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// What every session of a server shares.
+struct Settings {
+    token: Option<String>,
+    preload: Vec<PathBuf>,
+    max_message_size: u32,
+    work_dir: PathBuf,
+    worker_program: PathBuf,
+}
+
+pub struct Server {
+    listener: TcpListener,
+    settings: Arc<Settings>,
+    live_sessions: Arc<LiveSessions>,
+}
+
+impl Server {
+    /// Checks the configuration and binds the listening socket: a non-loopback
+    /// address without a token file is refused before anything is bound.
+    pub fn bind(config: ServerConfig) -> Result<Self, ServerError> {
+        let addresses = listen::resolve(&config.listen)?;
+        if !is_loopback_only(&addresses) && config.token_file.is_none() {
+            return Err(ServerError::TokenRequired {
+                address: config.listen,
+            });
+        }
+        let token = config.token_file.as_deref().map(token::load).transpose()?;
+        for library in &config.preload {
+            check_preload(library)?;
+        }
+        let listener = TcpListener::bind(&addresses[..]).map_err(|source| ServerError::Bind {
+            address: config.listen.clone(),
+            source,
+        })?;
+        Ok(Self {
+            listener,
+            settings: Arc::new(Settings {
+                token,
+                preload: config.preload,
+                max_message_size: config.max_message_size,
+                work_dir: config.work_dir,
+                worker_program: config.worker_program,
+            }),
+            live_sessions: Arc::new(LiveSessions::default()),
+        })
+    }
+
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// On SIGINT, SIGTERM or SIGHUP, removes the live sessions' private
+    /// directories and exits (the workers die with the server). Must be called
+    /// before the process starts any thread, since it blocks those signals in
+    /// the calling thread and every thread started after.
+    pub fn remove_sessions_on_termination(&self) -> io::Result<()> {
+        shutdown::exit_cleanly_on_termination(Arc::clone(&self.live_sessions))
+    }
+
+    /// Accepts connections until the process ends, each on a thread of its own.
+    pub fn serve(self) -> Result<(), ServerError> {
+        let next_session_id = AtomicU64::new(1);
+        tracing::info!(address = %self.local_addr()?, "serving");
+        loop {
+            let (stream, peer) = match self.listener.accept() {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // Out of file descriptors, a connection reset before it
+                    // was accepted...: none of them is a reason to stop.
+                    tracing::warn!(%error, "accept failed");
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
+            };
+            let id = next_session_id.fetch_add(1, Ordering::Relaxed);
+            let settings = Arc::clone(&self.settings);
+            let live_sessions = Arc::clone(&self.live_sessions);
+            let spawned = std::thread::Builder::new()
+                .name(format!("session-{id}"))
+                .spawn(move || session::serve(id, stream, peer, &settings, &live_sessions));
+            if let Err(error) = spawned {
+                tracing::error!(session = id, %error, "cannot start a thread for the session");
+            }
+        }
+    }
+}
+
+/// Fails at startup rather than in every session. A bare library name
+/// (`libm.so.6`) is left to the dynamic loader's search path.
+fn check_preload(library: &std::path::Path) -> Result<(), ServerError> {
+    if library.components().count() > 1 {
+        std::fs::File::open(library).map_err(|error| ServerError::Preload {
+            path: library.display().to_string(),
+            reason: error.to_string(),
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_non_loopback_address_needs_a_token_file() {
+        // Refused before any socket is created: nothing is ever bound here.
+        let config = ServerConfig {
+            listen: "0.0.0.0:0".to_owned(),
+            token_file: None,
+            preload: Vec::new(),
+            max_message_size: crate::protocol::DEFAULT_MAX_MESSAGE_SIZE,
+            work_dir: std::env::temp_dir(),
+            worker_program: PathBuf::from("/nonexistent"),
+        };
+        let error = Server::bind(config).err().expect("refused");
+        assert!(
+            matches!(error, ServerError::TokenRequired { .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("--token-file"), "{error}");
+    }
+}

@@ -1,0 +1,97 @@
+//! One connection, from accept to close: the handshake, the session's private
+//! directory, and the supervised worker that serves it.
+
+use std::{
+    io,
+    net::{SocketAddr, TcpStream},
+    os::unix::fs::PermissionsExt,
+    path::Path,
+    time::{Duration, Instant},
+};
+
+use tempfile::TempDir;
+
+use super::{
+    Settings,
+    handshake::{self, Admission},
+    shutdown::LiveSessions,
+    supervisor,
+};
+
+/// How long a new connection has to complete the handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub(super) fn serve(
+    id: u64,
+    stream: TcpStream,
+    peer: SocketAddr,
+    settings: &Settings,
+    live_sessions: &LiveSessions,
+) {
+    let span = tracing::info_span!("session", id, %peer);
+    let _entered = span.enter();
+    if let Err(error) = set_timeouts(&stream, Some(HANDSHAKE_TIMEOUT)) {
+        tracing::warn!(%error, "cannot configure the connection");
+        return;
+    }
+    match handshake::read_hello(&stream, settings.token.as_deref()) {
+        Admission::Admit => {}
+        Admission::Refuse(reason) => {
+            tracing::warn!(%reason, "refused");
+            handshake::refuse(&stream, reason);
+            return;
+        }
+        Admission::Drop(error) => {
+            tracing::info!(%error, "closed before completing the handshake");
+            return;
+        }
+    }
+    // The directory exists before the client is welcomed, so a client never
+    // sees a session that could not store its binaries.
+    let directory = match create_private_directory(&settings.work_dir) {
+        Ok(directory) => directory,
+        Err(error) => {
+            tracing::error!(%error, work_dir = %settings.work_dir.display(), "cannot create a session directory");
+            handshake::refuse(
+                &stream,
+                format!("the server cannot create a session directory: {error}"),
+            );
+            return;
+        }
+    };
+    live_sessions.add(id, directory.path().to_owned());
+    let started = Instant::now();
+    let admitted = handshake::welcome(&stream, settings.max_message_size)
+        .map_err(io::Error::other)
+        // Requests may come at any pace and kernels run as long as they
+        // need: no timeouts once the session is open.
+        .and_then(|()| set_timeouts(&stream, None));
+    match admitted {
+        Ok(()) => {
+            tracing::info!(directory = %directory.path().display(), "session started");
+            supervisor::run(&stream, directory.path(), settings);
+        }
+        Err(error) => tracing::info!(%error, "the client left during the handshake"),
+    }
+    live_sessions.remove(id);
+    let directory_path = directory.path().to_owned();
+    if let Err(error) = directory.close() {
+        tracing::warn!(directory = %directory_path.display(), %error, "cannot remove the session directory");
+    }
+    tracing::info!(elapsed = ?started.elapsed(), "session ended");
+}
+
+fn set_timeouts(stream: &TcpStream, timeout: Option<Duration>) -> io::Result<()> {
+    stream.set_read_timeout(timeout)?;
+    stream.set_write_timeout(timeout)?;
+    // Replies are small and awaited one at a time: no Nagle delay.
+    stream.set_nodelay(true)
+}
+
+/// A directory only this user can enter, removed when the session ends.
+fn create_private_directory(work_dir: &Path) -> io::Result<TempDir> {
+    tempfile::Builder::new()
+        .prefix("executor-session-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir_in(work_dir)
+}

@@ -1,0 +1,260 @@
+//! Runs a session's worker process and watches it: it learns from the status
+//! pipe which symbols the worker runs, notices when the client disconnects,
+//! and when the worker dies by a signal tells the client which kernel crashed.
+//!
+//! The worker is this executable re-run with `--worker`; it inherits two file
+//! descriptors, passed by number: the connection and the status pipe's write
+//! end. Everything else it inherits is closed on exec.
+
+use std::{
+    fs::File,
+    io::{self, PipeReader},
+    net::TcpStream,
+    os::{
+        fd::{AsFd, AsRawFd, OwnedFd, RawFd},
+        unix::process::{CommandExt, ExitStatusExt},
+    },
+    path::Path,
+    process::{Child, Command, ExitStatus, Stdio},
+    time::{Duration, Instant},
+};
+
+use super::{Settings, linger::close_gracefully, status::RunningSymbols};
+use crate::{
+    protocol::{self, Response},
+    remote::signal_name,
+};
+
+/// How long a worker may go on after its client disconnected (it notices on
+/// its next read, unless a kernel keeps it busy) before it is killed.
+const DISCONNECT_GRACE: Duration = Duration::from_secs(2);
+
+/// How long reporting a crash may block on a client that does not read.
+const REPORT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Serves the session on `stream` in a worker process and returns once the
+/// worker has exited and the connection is closed.
+pub(super) fn run(stream: &TcpStream, directory: &Path, settings: &Settings) {
+    let (mut child, status_pipe) = match spawn_worker(stream, directory, settings) {
+        Ok(spawned) => spawned,
+        Err(error) => {
+            tracing::error!(%error, program = %settings.worker_program.display(), "cannot start a worker");
+            report(
+                stream,
+                &Response::Failed {
+                    message: format!("the server cannot start a worker: {error}"),
+                },
+            );
+            return;
+        }
+    };
+    tracing::debug!(pid = child.id(), "worker started");
+    let watched = watch(&mut child, status_pipe, stream);
+    let exit = match child.wait() {
+        Ok(exit) => exit,
+        Err(error) => {
+            tracing::error!(%error, "cannot wait for the worker");
+            return;
+        }
+    };
+    conclude(stream, exit, &watched);
+}
+
+fn spawn_worker(
+    stream: &TcpStream,
+    directory: &Path,
+    settings: &Settings,
+) -> io::Result<(Child, PipeReader)> {
+    let (status_reader, status_writer) = io::pipe()?;
+    // Duplicates are close-on-exec and numbered from 3 up, so they can
+    // neither leak into other workers nor collide with the worker's stdio.
+    let socket_for_worker: OwnedFd = stream.as_fd().try_clone_to_owned()?;
+    let status_for_worker: OwnedFd = status_writer.as_fd().try_clone_to_owned()?;
+    drop(status_writer);
+    let inherited = [socket_for_worker.as_raw_fd(), status_for_worker.as_raw_fd()];
+    let server_pid = std::process::id();
+
+    let mut command = Command::new(&settings.worker_program);
+    command
+        // What `ps` shows, whatever path the program was run by.
+        .arg0("executor-server")
+        .arg("--worker")
+        .args(["--socket-fd", &inherited[0].to_string()])
+        .args(["--status-fd", &inherited[1].to_string()])
+        .arg("--session-dir")
+        .arg(directory)
+        .args(["--max-message-size", &settings.max_message_size.to_string()]);
+    for library in &settings.preload {
+        command.arg("--preload").arg(library);
+    }
+    // What kernels print goes to the server's log stream, keeping stdout to
+    // the one "listening on" line.
+    let stderr = File::from(io::stderr().as_fd().try_clone_to_owned()?);
+    command.stdin(Stdio::null()).stdout(stderr);
+    // SAFETY: the hook runs between fork and exec, where only
+    // async-signal-safe calls are allowed: it makes nothing but system calls
+    // and does not allocate.
+    unsafe { command.pre_exec(move || prepare_worker_process(inherited, server_pid)) };
+    let child = command.spawn()?;
+    // The worker has its copies; the pipe must have no other writer so that
+    // its end is seen when the worker exits.
+    drop((socket_for_worker, status_for_worker));
+    Ok((child, status_reader))
+}
+
+/// In the forked child, before exec: lets the two descriptors through exec,
+/// makes the worker die with the server, and clears the signal mask (the
+/// server blocks termination signals for its signal thread).
+fn prepare_worker_process(inherited: [RawFd; 2], server_pid: u32) -> io::Result<()> {
+    for fd in inherited {
+        // SAFETY: clearing FD_CLOEXEC on a descriptor this process owns.
+        if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } == -1 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    // SAFETY: an empty set is fully initialized by sigemptyset below.
+    let mut no_signals: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointers to a signal set; a null old-set pointer is allowed.
+    let unblocked = unsafe {
+        libc::sigemptyset(&mut no_signals) == 0
+            && libc::sigprocmask(libc::SIG_SETMASK, &no_signals, std::ptr::null_mut()) == 0
+    };
+    if !unblocked {
+        return Err(io::Error::last_os_error());
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sets this process's parent-death signal; no memory involved.
+        if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) } == -1 {
+            return Err(io::Error::last_os_error());
+        }
+        // The server may have died before the line above took effect.
+        // SAFETY: getppid has no preconditions.
+        if unsafe { libc::getppid() } as u32 != server_pid {
+            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = server_pid;
+    Ok(())
+}
+
+/// What the supervisor saw while the worker ran.
+struct Watched {
+    running: RunningSymbols,
+    client_gone: bool,
+}
+
+/// Follows the status pipe until the worker closes it by exiting. A client
+/// that disconnects gets its worker killed after [`DISCONNECT_GRACE`], so a
+/// kernel that never returns cannot keep an abandoned session alive.
+fn watch(child: &mut Child, mut status_pipe: PipeReader, stream: &TcpStream) -> Watched {
+    let mut running = RunningSymbols::default();
+    let mut client_gone = false;
+    let mut kill_at = None;
+    loop {
+        let timeout = kill_at.map_or(-1, |at: Instant| {
+            let left = at.saturating_duration_since(Instant::now());
+            i32::try_from(left.as_millis() + 1).unwrap_or(i32::MAX)
+        });
+        let (status_ready, disconnected) =
+            match poll(&status_pipe, (!client_gone).then_some(stream), timeout) {
+                Ok(ready) => ready,
+                Err(error) => {
+                    tracing::error!(%error, "cannot watch the worker");
+                    break;
+                }
+            };
+        if status_ready && running.read_event(&mut status_pipe).is_err() {
+            break;
+        }
+        if disconnected {
+            tracing::info!("the client disconnected");
+            client_gone = true;
+            kill_at = Some(Instant::now() + DISCONNECT_GRACE);
+        }
+        if kill_at.is_some_and(|at| Instant::now() >= at) {
+            kill_at = None;
+            if let Ok(None) = child.try_wait() {
+                tracing::warn!(running = %running.describe(), "killing the worker of a disconnected client");
+                let _ = child.kill();
+            }
+        }
+    }
+    // Closing our end means a worker that is somehow still writing fails
+    // instead of blocking on a full pipe.
+    drop(status_pipe);
+    Watched {
+        running,
+        client_gone,
+    }
+}
+
+/// Waits until the status pipe is readable (or closed) or, when `stream` is
+/// given, the client has hung up; returns which of the two happened.
+fn poll(
+    status_pipe: &PipeReader,
+    stream: Option<&TcpStream>,
+    timeout_ms: i32,
+) -> io::Result<(bool, bool)> {
+    let mut fds = [
+        libc::pollfd {
+            fd: status_pipe.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            // A negative descriptor is ignored by poll.
+            fd: stream.map_or(-1, AsRawFd::as_raw_fd),
+            events: libc::POLLRDHUP,
+            revents: 0,
+        },
+    ];
+    loop {
+        // SAFETY: `fds` is an array of initialized pollfd of the given length.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+        if ready >= 0 {
+            break;
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+    let hung_up = libc::POLLRDHUP | libc::POLLHUP | libc::POLLERR;
+    Ok((fds[0].revents != 0, fds[1].revents & hung_up != 0))
+}
+
+/// Tells a client that is still there how its session ended, if the worker
+/// could not: it died by a signal, or exited in the middle of a request.
+fn conclude(stream: &TcpStream, exit: ExitStatus, watched: &Watched) {
+    let symbol = watched.running.describe();
+    let response = match exit.signal() {
+        Some(signal) => {
+            tracing::warn!(%symbol, signal = signal_name(signal), "the worker died by a signal");
+            Response::Crashed { symbol, signal }
+        }
+        None if !watched.running.is_empty() => {
+            tracing::warn!(%symbol, %exit, "the worker exited in the middle of a request");
+            Response::Failed {
+                message: format!("the executor's worker exited ({exit}) while running {symbol}"),
+            }
+        }
+        None => {
+            tracing::debug!(%exit, "worker exited");
+            return;
+        }
+    };
+    if !watched.client_gone {
+        report(stream, &response);
+    }
+}
+
+/// Sends a last message and closes the connection.
+fn report(stream: &TcpStream, response: &Response) {
+    let _ = stream.set_write_timeout(Some(REPORT_TIMEOUT));
+    if let Err(error) = protocol::write_message(&mut &*stream, response, u32::MAX) {
+        tracing::info!(%error, "cannot report to the client");
+    }
+    close_gracefully(stream);
+}

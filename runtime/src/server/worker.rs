@@ -1,0 +1,404 @@
+//! A session's worker process (`executor-server --worker`): serves the
+//! session's requests with a [`LocalExecutor`], after the supervisor has done
+//! the handshake. Before running any client symbol it tells the supervisor
+//! which, so that a crash can be reported.
+
+use std::{
+    collections::{HashMap, HashSet},
+    fs::File,
+    io::Write,
+    net::TcpStream,
+    os::{
+        fd::{FromRawFd, OwnedFd, RawFd},
+        unix::fs::OpenOptionsExt,
+    },
+    path::{Path, PathBuf},
+    time::Instant,
+};
+
+use super::{
+    ServerError,
+    linger::close_gracefully,
+    status::{Announcer, Running},
+};
+use crate::{
+    error::{Result, RuntimeError},
+    executor::{BinaryFormat, Executor},
+    local::LocalExecutor,
+    memref::{DenseBuffer, Descriptor, OwnedDescriptor},
+    protocol::{self, OutputShape, ProtocolError, Request, Response},
+};
+
+/// The highest rank accepted for a launch's output: far above any real
+/// kernel's, low enough that a hostile value cannot exhaust memory.
+const MAX_OUTPUT_RANK: u64 = 1024;
+
+/// MLIR's marker for a descriptor whose buffer nobody may free
+/// (`memref.get_global`).
+const DEAD_BEEF: usize = 0xdead_beef;
+
+/// What the supervisor passes on the worker's command line.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    /// The connection, after the handshake.
+    pub socket_fd: RawFd,
+    /// The write end of the status pipe to the supervisor.
+    pub status_fd: RawFd,
+    /// The session's private directory, for received binaries.
+    pub session_dir: PathBuf,
+    pub preload: Vec<PathBuf>,
+    pub max_message_size: u32,
+}
+
+/// Serves one session until the client closes it or disconnects.
+pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> {
+    let stream = TcpStream::from(adopt_fd(config.socket_fd)?);
+    let announcer = Announcer::new(File::from(adopt_fd(config.status_fd)?));
+    let executor = match start_executor(&config.preload) {
+        Ok(executor) => executor,
+        Err(error) => {
+            // Answers the client's first request; the session ends here.
+            let failed = Response::Failed {
+                message: format!("the executor cannot start: {error}"),
+            };
+            let _ = protocol::write_message(&mut &stream, &failed, config.max_message_size);
+            close_gracefully(&stream);
+            return Err(ServerError::Worker(error.to_string()));
+        }
+    };
+    Worker {
+        stream,
+        announcer,
+        executor,
+        directory: config.session_dir,
+        max_message_size: config.max_message_size,
+        loaded: HashSet::new(),
+        binaries_written: 0,
+        in_flight: HashMap::new(),
+    }
+    .serve();
+    Ok(())
+}
+
+/// Takes ownership of a descriptor inherited from the supervisor.
+fn adopt_fd(fd: RawFd) -> std::result::Result<OwnedFd, ServerError> {
+    let not_inherited = || {
+        ServerError::Worker(format!(
+            "descriptor {fd} was not inherited (the --worker flags are for executor-server's own use)"
+        ))
+    };
+    if fd < 3 {
+        return Err(not_inherited());
+    }
+    // SAFETY: F_GETFD only queries the descriptor table.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    if flags == -1 {
+        return Err(not_inherited());
+    }
+    // Processes a kernel might start must not inherit it in turn.
+    // SAFETY: sets a flag on a descriptor that is open, as just checked.
+    unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) };
+    // SAFETY: the supervisor passed this open descriptor for this process to
+    // own, and nothing else in it refers to that number.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn start_executor(preload: &[PathBuf]) -> Result<LocalExecutor> {
+    let executor = LocalExecutor::new()?;
+    for library in preload {
+        executor.preload_library(library)?;
+    }
+    Ok(executor)
+}
+
+struct Worker {
+    stream: TcpStream,
+    announcer: Announcer,
+    executor: LocalExecutor,
+    directory: PathBuf,
+    max_message_size: u32,
+    /// Object names already loaded: a name is loaded once per session.
+    loaded: HashSet<String>,
+    binaries_written: u64,
+    /// Async launches by token, still announced as running until awaited.
+    in_flight: HashMap<u64, Running>,
+}
+
+impl Worker {
+    fn serve(mut self) {
+        loop {
+            let request =
+                match protocol::read_message::<Request>(&mut &self.stream, self.max_message_size) {
+                    Ok(request) => request,
+                    Err(ProtocolError::Malformed(reason)) => {
+                        // The frame was whole, so the next one can still be read.
+                        let failed = Response::Failed {
+                            message: format!("malformed request: {reason}"),
+                        };
+                        if self.reply(failed).is_err() {
+                            return self.abandon();
+                        }
+                        continue;
+                    }
+                    Err(error @ ProtocolError::TooLarge { .. }) => {
+                        // Its payload cannot be skipped safely: end the session.
+                        tracing::warn!(%error, "request over the limit");
+                        let failed = Response::Failed {
+                            message: format!(
+                                "{error} (executor-server --max-message-size); the session ends"
+                            ),
+                        };
+                        let _ = self.reply(failed);
+                        close_gracefully(&self.stream);
+                        return self.abandon();
+                    }
+                    Err(error) => {
+                        tracing::info!(%error, "the client is gone");
+                        return self.abandon();
+                    }
+                };
+            let closing = matches!(request, Request::Close);
+            let response = self.handle(request);
+            if self.reply(response).is_err() {
+                return self.abandon();
+            }
+            if closing {
+                close_gracefully(&self.stream);
+                return;
+            }
+        }
+    }
+
+    /// Ends a session the client left without `Close`: what it started is
+    /// still waited for, so that nothing is cut off halfway.
+    fn abandon(mut self) {
+        if let Err(error) = self.close() {
+            tracing::warn!(%error, "closing the abandoned session failed");
+        }
+    }
+
+    fn handle(&mut self, request: Request) -> Response {
+        let started = Instant::now();
+        let (kind, result) = match request {
+            Request::SendBinary {
+                name,
+                format,
+                bytes,
+            } => ("send_binary", self.send_binary(name, format, &bytes)),
+            Request::Launch {
+                entry,
+                object,
+                inputs,
+                outputs,
+            } => ("launch", self.launch(&entry, &object, inputs, &outputs)),
+            Request::LaunchAsync { entry, object } => {
+                ("launch_async", self.launch_async(&entry, &object))
+            }
+            Request::Await(token) => ("await", self.await_launch(token)),
+            Request::Call { symbol, arguments } => ("call", self.call(&symbol, &arguments)),
+            Request::Close => ("close", self.close().map(|()| Response::Done)),
+        };
+        tracing::debug!(request = kind, elapsed = ?started.elapsed(), ok = result.is_ok(), "served");
+        result.unwrap_or_else(|error| Response::Failed {
+            message: error.to_string(),
+        })
+    }
+
+    /// Sends `response`, or a `Failed` saying why it cannot be sent.
+    fn reply(&mut self, response: Response) -> std::result::Result<(), ProtocolError> {
+        let frame = match protocol::encode_frame(&response, self.max_message_size) {
+            Ok(frame) => frame,
+            Err(error) => {
+                let failed = Response::Failed {
+                    message: format!(
+                        "the reply cannot be sent: {error} (executor-server --max-message-size)"
+                    ),
+                };
+                protocol::encode_frame(&failed, self.max_message_size)?
+            }
+        };
+        (&self.stream).write_all(&frame)?;
+        Ok(())
+    }
+
+    fn send_binary(
+        &mut self,
+        name: String,
+        format: BinaryFormat,
+        bytes: &[u8],
+    ) -> Result<Response> {
+        if self.loaded.contains(&name) {
+            return Ok(Response::Done);
+        }
+        // The server picks the file name: the client's path is only a name.
+        let extension = match format {
+            BinaryFormat::RelocatableObject => "o",
+            BinaryFormat::SharedLibrary => "so",
+        };
+        let file = self
+            .directory
+            .join(format!("binary-{}.{extension}", self.binaries_written));
+        self.binaries_written += 1;
+        write_private_file(&file, bytes).map_err(|error| RuntimeError::LoadFailed {
+            path: name.clone(),
+            reason: format!("cannot store it on the executor: {error}"),
+        })?;
+        if let Err(error) = self.executor.load_as(&name, &file, format) {
+            let _ = std::fs::remove_file(&file);
+            return Err(error);
+        }
+        self.loaded.insert(name);
+        Ok(Response::Done)
+    }
+
+    fn launch(
+        &mut self,
+        entry: &str,
+        object: &str,
+        inputs: Vec<DenseBuffer>,
+        shapes: &[OutputShape],
+    ) -> Result<Response> {
+        check_launch(&inputs, shapes)?;
+        let mut inputs: Vec<OwnedDescriptor> = inputs
+            .into_iter()
+            .map(OwnedDescriptor::from_dense)
+            .collect();
+        let mut outputs: Vec<OwnedDescriptor> = shapes
+            .iter()
+            .map(|shape| OwnedDescriptor::empty(shape.rank as usize, shape.element_size as usize))
+            .collect();
+        let input_descriptors: Vec<Descriptor> =
+            inputs.iter_mut().map(OwnedDescriptor::descriptor).collect();
+        let output_descriptors: Vec<Descriptor> = outputs
+            .iter_mut()
+            .map(OwnedDescriptor::descriptor)
+            .collect();
+
+        // Reading the results back is part of what the kernel is blamed for:
+        // a kernel that fills in a bad descriptor crashes it.
+        let running = self.announcer.started(entry);
+        let results = self
+            .executor
+            .launch(entry, object, &input_descriptors, &output_descriptors)
+            .and_then(|()| read_results(&output_descriptors, self.max_message_size));
+        self.announcer.finished(running);
+        let results = results?;
+        release_output_buffers(&output_descriptors, &input_descriptors);
+        Ok(Response::Launched { outputs: results })
+    }
+
+    fn launch_async(&mut self, entry: &str, object: &str) -> Result<Response> {
+        let running = self.announcer.started(entry);
+        match self.executor.launch_async(entry, object) {
+            Ok(token) => {
+                self.in_flight.insert(token, running);
+                Ok(Response::Token(token))
+            }
+            Err(error) => {
+                self.announcer.finished(running);
+                Err(error)
+            }
+        }
+    }
+
+    fn await_launch(&mut self, token: u64) -> Result<Response> {
+        let awaited = self.executor.await_launch(token);
+        if let Some(running) = self.in_flight.remove(&token) {
+            self.announcer.finished(running);
+        }
+        awaited.map(|()| Response::Done)
+    }
+
+    fn call(&mut self, symbol: &str, arguments: &[u8]) -> Result<Response> {
+        let running = self.announcer.started(symbol);
+        let result = self.executor.call(symbol, arguments);
+        self.announcer.finished(running);
+        result.map(Response::CallResult)
+    }
+
+    fn close(&mut self) -> Result<()> {
+        let closed = self.executor.close();
+        // close waited for every async launch.
+        for (_, running) in self.in_flight.drain() {
+            self.announcer.finished(running);
+        }
+        closed
+    }
+}
+
+/// Writes a received binary where only this user can read it, never
+/// replacing an existing file.
+fn write_private_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+fn check_launch(inputs: &[DenseBuffer], shapes: &[OutputShape]) -> Result<()> {
+    for (index, input) in inputs.iter().enumerate() {
+        if !input.is_consistent() {
+            return Err(RuntimeError::BadArguments(format!(
+                "input {index} has {} bytes, not what sizes {:?} of {}-byte elements need",
+                input.data.len(),
+                input.sizes,
+                input.element_size
+            )));
+        }
+    }
+    for (index, shape) in shapes.iter().enumerate() {
+        if shape.rank > MAX_OUTPUT_RANK || usize::try_from(shape.element_size).is_err() {
+            return Err(RuntimeError::BadArguments(format!(
+                "output {index} has rank {} (at most {MAX_OUTPUT_RANK}) and {}-byte elements",
+                shape.rank, shape.element_size
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Copies each filled output descriptor's elements, refusing a result that
+/// could never be sent (or that a bogus descriptor makes look enormous).
+fn read_results(outputs: &[Descriptor], max_message_size: u32) -> Result<Vec<DenseBuffer>> {
+    outputs
+        .iter()
+        .enumerate()
+        .map(|(index, output)| {
+            let sizes = output.sizes();
+            match DenseBuffer::expected_len(output.element_size() as u64, &sizes) {
+                Some(len) if len <= max_message_size as usize => Ok(output.to_dense()),
+                _ => Err(RuntimeError::BadArguments(format!(
+                    "result {index} of sizes {sizes:?} with {}-byte elements does not fit in a message \
+                     ({max_message_size} bytes)",
+                    output.element_size()
+                ))),
+            }
+        })
+        .collect()
+}
+
+/// Frees the buffers a kernel allocated for its outputs (their contents have
+/// been copied for the reply). A buffer the worker does not own is left alone:
+/// an input's (a kernel may return its argument or a view of it), a global's
+/// (MLIR's `0xdeadbeef` marker) or one already freed (two outputs may share
+/// one buffer).
+fn release_output_buffers(outputs: &[Descriptor], inputs: &[Descriptor]) {
+    let not_owned: HashSet<usize> = inputs
+        .iter()
+        .map(|input| input.allocated() as usize)
+        .chain([0, DEAD_BEEF])
+        .collect();
+    let mut freed = HashSet::new();
+    for output in outputs {
+        let buffer = output.allocated();
+        if not_owned.contains(&(buffer as usize)) || !freed.insert(buffer as usize) {
+            continue;
+        }
+        // SAFETY: by the ABI, a kernel's result buffers are malloc'ed and
+        // owned by the caller, which is this worker; each is freed once.
+        unsafe { libc::free(buffer.cast()) };
+    }
+}

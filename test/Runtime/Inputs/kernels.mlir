@@ -1,0 +1,53 @@
+// Kernels the runtime tests ship to the executor, compiled to a relocatable
+// object with upstream tools (see the RUN lines of the tests).
+
+// r = a + b, elementwise.
+func.func @add(%a: memref<4xf32>, %b: memref<4xf32>) -> memref<4xf32> attributes {llvm.emit_c_interface} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = memref.alloc() : memref<4xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = memref.load %a[%i] : memref<4xf32>
+    %y = memref.load %b[%i] : memref<4xf32>
+    %z = arith.addf %x, %y : f32
+    memref.store %z, %r[%i] : memref<4xf32>
+  }
+  return %r : memref<4xf32>
+}
+
+// r[i][j] = m[i][j] * factor, for any shape; also returns the row sums.
+func.func @scale_and_sum_rows(%m: memref<?x?xf32>, %factor: memref<f32>) -> (memref<?x?xf32>, memref<?xf32>) attributes {llvm.emit_c_interface} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %rows = memref.dim %m, %c0 : memref<?x?xf32>
+  %cols = memref.dim %m, %c1 : memref<?x?xf32>
+  %f = memref.load %factor[] : memref<f32>
+  %r = memref.alloc(%rows, %cols) : memref<?x?xf32>
+  %sums = memref.alloc(%rows) : memref<?xf32>
+  scf.for %i = %c0 to %rows step %c1 {
+    %sum = scf.for %j = %c0 to %cols step %c1 iter_args(%acc = %zero) -> (f32) {
+      %x = memref.load %m[%i, %j] : memref<?x?xf32>
+      %y = arith.mulf %x, %f : f32
+      memref.store %y, %r[%i, %j] : memref<?x?xf32>
+      %next = arith.addf %acc, %y : f32
+      scf.yield %next : f32
+    }
+    memref.store %sum, %sums[%i] : memref<?xf32>
+  }
+  return %r, %sums : memref<?x?xf32>, memref<?xf32>
+}
+
+// An empty kernel: what a launch costs by itself.
+func.func @nothing() attributes {llvm.emit_c_interface} {
+  return
+}
+
+// Writes through a null pointer.
+func.func @crash() attributes {llvm.emit_c_interface} {
+  %null = llvm.mlir.zero : !llvm.ptr
+  %c = llvm.mlir.constant(42 : i32) : i32
+  llvm.store volatile %c, %null : i32, !llvm.ptr
+  return
+}

@@ -1,0 +1,90 @@
+// REQUIRES: runtime
+// Each failure prints one line naming the runtime function, the address and the
+// symbol, and ends the program with exit code 1 (`not` fails the test on a
+// signal or a hang's timeout... and on a zero exit).
+
+// RUN: mlir-opt %S/Inputs/kernels.mlir --pass-pipeline=%kernel_pipeline | mlir-translate --mlir-to-llvmir \
+// RUN:   | llc -filetype=obj -relocation-model=pic -o %t.kernels.o
+// RUN: split-file %s %t
+
+// RUN: executor-opt %t/bad-address.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/bad-address.ll.mlir
+// RUN: not %run_host %t/bad-address.ll.mlir 2>&1 | FileCheck %s --check-prefix=BAD-ADDRESS
+// BAD-ADDRESS: executor runtime: __catalyst__executor__open(address localhost): invalid executor address 'localhost': expected 'local', 'local:<name>' or '<host>:<port>'
+
+// RUN: executor-opt %t/unreachable.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/unreachable.ll.mlir
+// RUN: not %run_host %t/unreachable.ll.mlir 2>&1 | FileCheck %s --check-prefix=UNREACHABLE
+// UNREACHABLE: executor runtime: __catalyst__executor__open(address 127.0.0.1:1): cannot reach executor at 127.0.0.1:1:
+
+// RUN: executor-opt %t/missing-object.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/missing-object.ll.mlir
+// RUN: not %run_host %t/missing-object.ll.mlir 2>&1 | FileCheck %s --check-prefix=MISSING-OBJECT
+// MISSING-OBJECT: executor runtime: __catalyst__executor__send_binary(address local, symbol /nonexistent/kernels.o): cannot read '/nonexistent/kernels.o':
+
+// RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %t/unknown-symbol.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/unknown-symbol.ll.mlir
+// RUN: not %run_host %t/unknown-symbol.ll.mlir 2>&1 | FileCheck %s --check-prefix=UNKNOWN-SYMBOL
+// UNKNOWN-SYMBOL: executor runtime: __catalyst__executor__launch(address local, symbol _mlir_ciface_no_such_kernel): symbol '_mlir_ciface_no_such_kernel' not found in the session's objects
+
+// RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %t/object-not-sent.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/object-not-sent.ll.mlir
+// RUN: not %run_host %t/object-not-sent.ll.mlir 2>&1 | FileCheck %s --check-prefix=NOT-SENT
+// NOT-SENT: executor runtime: __catalyst__executor__launch(address local, symbol _mlir_ciface_add): object '{{.*}}kernels.o' was not sent to this session (executor.send_binary)
+
+// RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %t/crash.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/crash.ll.mlir
+// RUN: not %run_host %t/crash.ll.mlir 2>&1 | FileCheck %s --check-prefix=CRASH
+// CRASH: executor runtime: kernel '_mlir_ciface_crash' crashed with signal 11 (SIGSEGV)
+
+// RUN: executor-opt %t/closed-twice.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/closed-twice.ll.mlir
+// RUN: not %run_host %t/closed-twice.ll.mlir 2>&1 | FileCheck %s --check-prefix=CLOSED-TWICE
+// CLOSED-TWICE: executor runtime: __catalyst__executor__close(): no open session with handle 1
+
+//--- bad-address.mlir
+func.func @main() {
+  %s = executor.open("localhost") : !executor.session
+  return
+}
+
+//--- unreachable.mlir
+func.func @main() {
+  %s = executor.open("127.0.0.1:1") : !executor.session
+  return
+}
+
+//--- missing-object.mlir
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("/nonexistent/kernels.o") : !executor.session
+  return
+}
+
+//--- unknown-symbol.mlir
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("@KERNELS@") : !executor.session
+  executor.launch %s("no_such_kernel", "@KERNELS@")() : !executor.session, () -> ()
+  return
+}
+
+//--- object-not-sent.mlir
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  %a = memref.alloc() : memref<4xf32>
+  %r = executor.launch %s("add", "@KERNELS@")(%a, %a) : !executor.session, (memref<4xf32>, memref<4xf32>) -> memref<4xf32>
+  return
+}
+
+//--- crash.mlir
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("@KERNELS@") : !executor.session
+  executor.launch %s("crash", "@KERNELS@")() : !executor.session, () -> ()
+  return
+}
+
+//--- closed-twice.mlir
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.close %s : !executor.session
+  executor.close %s : !executor.session
+  return
+}
