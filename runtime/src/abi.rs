@@ -25,7 +25,7 @@ struct Call<'a> {
 
 impl<'a> Call<'a> {
     fn new(function: &'static str) -> Self {
-        init_logging();
+        init_host_process();
         Self {
             function,
             address: None,
@@ -81,9 +81,12 @@ impl<'a> Call<'a> {
     }
 }
 
-fn init_logging() {
+/// Sets up the host process on the first call: logging, and one-line reports
+/// of kernels that crash the embedded executor.
+fn init_host_process() {
     static LOGGING: Once = Once::new();
     LOGGING.call_once(|| {
+        crate::local::report_kernel_crashes();
         let filter = tracing_subscriber::EnvFilter::try_from_env("EXECUTOR_LOG")
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
         let _ = tracing_subscriber::fmt()

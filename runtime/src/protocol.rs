@@ -33,10 +33,12 @@ pub const HANDSHAKE_MAX_MESSAGE_SIZE: u32 = 64 * 1024;
 
 const LENGTH_PREFIX_SIZE: usize = 4;
 
-/// How much of a payload is allocated up front; the rest grows as bytes
-/// actually arrive, so a length prefix alone cannot make the reader allocate
+/// How much of a payload is allocated as soon as its length is known (and
+/// accepted); a longer one grows as its bytes arrive. Reserving is cheap, as
+/// pages are only touched as bytes are written, and saves the reallocations
+/// of a growing buffer; the bound keeps a length prefix alone from reserving
 /// the whole limit.
-const INITIAL_PAYLOAD_CAPACITY: u32 = 64 * 1024;
+const INITIAL_PAYLOAD_CAPACITY: u32 = 64 * 1024 * 1024;
 
 /// The first message on a connection, from the client.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,12 +1,18 @@
-//! Turns a kernel that crashes the embedded executor into the runtime's usual
-//! one-line failure instead of a bare signal: while a kernel runs, its thread
-//! records the symbol, and a handler for the fatal signals reports it and
-//! exits with status 1. Outside kernels the signal goes to whatever handler
-//! was there before (the host's own crash handling).
+//! Turns a kernel that crashes the embedded executor of a host program into the
+//! runtime's usual one-line failure instead of a bare signal: while a kernel
+//! runs, its thread records the symbol, and a handler for the fatal signals
+//! reports it and exits with status 1. Outside kernels the signal goes to
+//! whatever handler was there before (the host's own crash handling).
+//!
+//! Only host programs turn this on ([`report_in_this_process`]): an
+//! executor-server worker dies of the signal, which its supervisor reports.
 
 use std::{
     cell::Cell,
-    sync::{Mutex, Once, PoisonError},
+    sync::{
+        Mutex, Once, PoisonError,
+        atomic::{AtomicBool, Ordering},
+    },
 };
 
 const FATAL_SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL];
@@ -19,9 +25,20 @@ thread_local! {
 /// The handlers installed before ours, per signal, to chain to.
 static PREVIOUS: Mutex<Vec<(libc::c_int, libc::sigaction)>> = Mutex::new(Vec::new());
 
-/// Runs `kernel`, the code of `symbol`, reporting a crash inside it.
-pub fn guard<T>(symbol: &str, kernel: impl FnOnce() -> T) -> T {
+static REPORTING: AtomicBool = AtomicBool::new(false);
+
+/// Reports kernels that crash in this process from now on.
+pub fn report_in_this_process() {
     install();
+    REPORTING.store(true, Ordering::Release);
+}
+
+/// Runs `kernel`, the code of `symbol`, reporting a crash inside it if this
+/// process asked for that.
+pub fn guard<T>(symbol: &str, kernel: impl FnOnce() -> T) -> T {
+    if !REPORTING.load(Ordering::Acquire) {
+        return kernel();
+    }
     let previous = RUNNING.with(|running| running.replace((symbol.as_ptr(), symbol.len())));
     let result = kernel();
     RUNNING.with(|running| running.set(previous));

@@ -17,6 +17,7 @@ use std::{
     thread::JoinHandle,
 };
 
+pub use self::crash::report_in_this_process as report_kernel_crashes;
 use self::{invoke::call_with_pointers, jit::Jit, library::SharedLibrary};
 use crate::{
     error::{Result, RuntimeError},
