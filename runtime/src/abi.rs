@@ -155,8 +155,15 @@ unsafe fn descriptors(
         .collect()
 }
 
+/// What `executor.open` lowers to; see include/executor_runtime.h.
+///
+/// # Safety
+///
+/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
+/// arrays of the given counts and descriptors of the given ranks, live for
+/// the call, as the lowered code passes them.
 #[unsafe(no_mangle)]
-pub extern "C" fn __catalyst__executor__open(addr: *const c_char) -> i64 {
+pub unsafe extern "C" fn __catalyst__executor__open(addr: *const c_char) -> i64 {
     Call::new("__catalyst__executor__open").run(|call| {
         // SAFETY: the lowered code passes a NUL-terminated global.
         let address = unsafe { text(addr, "the address") }?;
@@ -165,8 +172,15 @@ pub extern "C" fn __catalyst__executor__open(addr: *const c_char) -> i64 {
     })
 }
 
+/// What `executor.send_binary` lowers to; see include/executor_runtime.h.
+///
+/// # Safety
+///
+/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
+/// arrays of the given counts and descriptors of the given ranks, live for
+/// the call, as the lowered code passes them.
 #[unsafe(no_mangle)]
-pub extern "C" fn __catalyst__executor__send_binary(
+pub unsafe extern "C" fn __catalyst__executor__send_binary(
     session: i64,
     path: *const c_char,
     format: u32,
@@ -183,9 +197,16 @@ pub extern "C" fn __catalyst__executor__send_binary(
     })
 }
 
+/// What `executor.launch` lowers to; see include/executor_runtime.h.
+///
+/// # Safety
+///
+/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
+/// arrays of the given counts and descriptors of the given ranks, live for
+/// the call, as the lowered code passes them.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
-pub extern "C" fn __catalyst__executor__launch(
+pub unsafe extern "C" fn __catalyst__executor__launch(
     session: i64,
     entry_symbol: *const c_char,
     object: *const c_char,
@@ -215,8 +236,15 @@ pub extern "C" fn __catalyst__executor__launch(
     })
 }
 
+/// What `executor.launch_async` lowers to; see include/executor_runtime.h.
+///
+/// # Safety
+///
+/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
+/// arrays of the given counts and descriptors of the given ranks, live for
+/// the call, as the lowered code passes them.
 #[unsafe(no_mangle)]
-pub extern "C" fn __catalyst__executor__launch_async(
+pub unsafe extern "C" fn __catalyst__executor__launch_async(
     session: i64,
     entry_symbol: *const c_char,
     object: *const c_char,
@@ -237,6 +265,7 @@ pub extern "C" fn __catalyst__executor__launch_async(
     })
 }
 
+/// What `executor.await` lowers to; see include/executor_runtime.h.
 #[unsafe(no_mangle)]
 pub extern "C" fn __catalyst__executor__await(token: i64) {
     Call::new("__catalyst__executor__await").run(|call| {
@@ -246,8 +275,15 @@ pub extern "C" fn __catalyst__executor__await(token: i64) {
     })
 }
 
+/// What `executor.call` lowers to; see include/executor_runtime.h.
+///
+/// # Safety
+///
+/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
+/// arrays of the given counts and descriptors of the given ranks, live for
+/// the call, as the lowered code passes them.
 #[unsafe(no_mangle)]
-pub extern "C" fn __catalyst__executor__call_wrapper(
+pub unsafe extern "C" fn __catalyst__executor__call_wrapper(
     session: i64,
     symbol: *const c_char,
     args_buf: *const c_char,
@@ -286,12 +322,20 @@ pub extern "C" fn __catalyst__executor__call_wrapper(
     })
 }
 
+/// What `executor.call (its result buffer)` lowers to; see include/executor_runtime.h.
+///
+/// # Safety
+///
+/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
+/// arrays of the given counts and descriptors of the given ranks, live for
+/// the call, as the lowered code passes them.
 #[unsafe(no_mangle)]
-pub extern "C" fn __catalyst__executor__free_result(buf: *mut c_void) {
+pub unsafe extern "C" fn __catalyst__executor__free_result(buf: *mut c_void) {
     // SAFETY: `buf` came from call_wrapper's malloc (or is null).
     unsafe { libc::free(buf) }
 }
 
+/// What `executor.close` lowers to; see include/executor_runtime.h.
 #[unsafe(no_mangle)]
 pub extern "C" fn __catalyst__executor__close(session: i64) -> i64 {
     Call::new("__catalyst__executor__close").run(|call| {

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 pub struct DenseBuffer {
     pub element_size: u64,
     pub sizes: Vec<i64>,
+    #[serde(with = "crate::protocol::raw_bytes")]
     pub data: Vec<u8>,
 }
 
@@ -95,14 +96,42 @@ impl Descriptor {
             .collect()
     }
 
+    /// Whether the strides are those of a dense row-major layout.
+    fn is_row_major(&self, sizes: &[i64], strides: &[i64]) -> bool {
+        let mut expected = 1i64;
+        for (size, stride) in sizes.iter().zip(strides).rev() {
+            if *size != 1 && *stride != expected {
+                return false;
+            }
+            expected *= (*size).max(1);
+        }
+        true
+    }
+
     /// Copies the elements into a dense row-major buffer, following the strides.
     pub fn to_dense(&self) -> DenseBuffer {
         let sizes = self.sizes();
         let strides = self.strides();
         let element_count: usize = sizes.iter().map(|size| (*size).max(0) as usize).product();
-        let mut data = Vec::with_capacity(element_count * self.element_size);
         let aligned = self.word(1) as *const u8;
         let offset = self.word(2);
+        if self.is_row_major(&sizes, &strides) {
+            // SAFETY: `from_raw`'s contract: a dense buffer holds every element
+            // from the offset on.
+            let data = unsafe {
+                std::slice::from_raw_parts(
+                    aligned.offset(offset as isize * self.element_size as isize),
+                    element_count * self.element_size,
+                )
+            }
+            .to_vec();
+            return DenseBuffer {
+                element_size: self.element_size as u64,
+                sizes,
+                data,
+            };
+        }
+        let mut data = Vec::with_capacity(element_count * self.element_size);
         let mut index = vec![0i64; self.rank];
         for _ in 0..element_count {
             let linear: i64 = offset + index.iter().zip(&strides).map(|(i, s)| i * s).sum::<i64>();

@@ -15,13 +15,13 @@ use executor_runtime::{
 };
 use tracing_subscriber::EnvFilter;
 
-/// Runs kernels for remote clients (executor.open("<host>:<port>")): each
+/// Runs kernels for remote clients (executor.open("HOST:PORT")): each
 /// connection is a session served by a worker process of its own.
 #[derive(Parser, Debug)]
 #[command(name = "executor-server", version)]
 struct Cli {
     /// The address to listen on. Port 0 picks a free port; the address is
-    /// printed as "listening on <host>:<port>". A non-loopback address
+    /// printed as "listening on HOST:PORT". A non-loopback address
     /// requires --token-file.
     #[arg(long, value_name = "HOST:PORT", default_value = DEFAULT_LISTEN_ADDRESS)]
     listen: String,

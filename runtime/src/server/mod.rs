@@ -6,8 +6,8 @@
 //!
 //! The server process never runs client code: per connection, one thread does
 //! the handshake, creates the session's private directory, starts the worker
-//! and supervises it (see [`supervisor`]); the worker serves the requests with
-//! a [`crate::local::LocalExecutor`] (see [`worker`]).
+//! and supervises it (`supervisor.rs`); the worker serves the requests with a
+//! [`crate::local::LocalExecutor`] (`worker.rs`).
 
 mod handshake;
 mod linger;
@@ -71,6 +71,8 @@ pub enum ServerError {
     TokenFile { path: String, reason: String },
     #[error("cannot preload '{path}': {reason}")]
     Preload { path: String, reason: String },
+    #[error("cannot use work directory '{path}': {reason}")]
+    WorkDir { path: String, reason: String },
     #[error("cannot listen on '{address}': {source}")]
     Bind { address: String, source: io::Error },
     #[error("worker: {0}")]
@@ -108,6 +110,7 @@ impl Server {
         for library in &config.preload {
             check_preload(library)?;
         }
+        check_work_dir(&config.work_dir)?;
         let listener = TcpListener::bind(&addresses[..]).map_err(|source| ServerError::Bind {
             address: config.listen.clone(),
             source,
@@ -163,6 +166,19 @@ impl Server {
             }
         }
     }
+}
+
+/// Fails at startup rather than in every session.
+fn check_work_dir(work_dir: &std::path::Path) -> Result<(), ServerError> {
+    let reason = match std::fs::metadata(work_dir) {
+        Ok(metadata) if metadata.is_dir() => return Ok(()),
+        Ok(_) => "not a directory".to_owned(),
+        Err(error) => error.to_string(),
+    };
+    Err(ServerError::WorkDir {
+        path: work_dir.display().to_string(),
+        reason,
+    })
 }
 
 /// Fails at startup rather than in every session. A bare library name

@@ -282,6 +282,8 @@ impl Worker {
             .launch(entry, object, &input_descriptors, &output_descriptors)
             .and_then(|()| read_results(&output_descriptors, self.max_message_size));
         self.announcer.finished(running);
+        // Only readable results are released: a descriptor that could not be
+        // read is not trusted to point at a buffer of ours either.
         let results = results?;
         release_output_buffers(&output_descriptors, &input_descriptors);
         Ok(Response::Launched { outputs: results })

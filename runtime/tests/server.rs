@@ -1,0 +1,465 @@
+//! executor-server end to end, on loopback only: each test starts its own
+//! server on a free port (`--listen 127.0.0.1:0`) with its own `--work-dir`,
+//! so it can see the sessions' private directories come and go.
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    net::{TcpListener, TcpStream},
+    os::unix::fs::PermissionsExt,
+    path::{Path, PathBuf},
+    process::{Child, ChildStdout, Command, Stdio},
+    thread::sleep,
+    time::{Duration, Instant},
+};
+
+use executor_runtime::{
+    error::RuntimeError,
+    executor::{BinaryFormat, Executor},
+    memref::{DenseBuffer, OwnedDescriptor},
+    packed::{self, CallArguments},
+    protocol::{
+        self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError,
+        Request, Response,
+    },
+    remote::{ConnectOptions, RemoteExecutor},
+};
+use tempfile::TempDir;
+
+/// A server process of this test, killed when dropped.
+struct Server {
+    process: Child,
+    _stdout: BufReader<ChildStdout>,
+    address: String,
+    work_dir: TempDir,
+}
+
+impl Server {
+    fn start(extra_args: &[&str]) -> Self {
+        let work_dir = tempfile::tempdir().unwrap();
+        let mut process = Command::new(env!("CARGO_BIN_EXE_executor-server"))
+            .args(["--listen", "127.0.0.1:0", "--work-dir"])
+            .arg(work_dir.path())
+            .args(extra_args)
+            .env("EXECUTOR_LOG", "error")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("executor-server starts");
+        let mut stdout = BufReader::new(process.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        let address = line
+            .trim_end()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        assert!(address.starts_with("127.0.0.1:"), "{address}");
+        Self {
+            process,
+            _stdout: stdout,
+            address,
+            work_dir,
+        }
+    }
+
+    fn connect(&self) -> Result<RemoteExecutor, RuntimeError> {
+        RemoteExecutor::connect_with(&self.address, &ConnectOptions::default())
+    }
+
+    fn session_dirs(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(self.work_dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .collect()
+    }
+
+    /// Waits (a bounded time) until no session directory is left.
+    fn assert_sessions_cleaned_up(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.session_dirs().is_empty() {
+            assert!(
+                Instant::now() < deadline,
+                "left behind: {:?}",
+                self.session_dirs()
+            );
+            sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// A raw connection that has completed the handshake.
+    fn raw_session(&self) -> (TcpStream, u32) {
+        let mut stream = TcpStream::connect(&self.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let hello = Hello {
+            protocol_version: PROTOCOL_VERSION,
+            token: None,
+        };
+        protocol::write_message(&mut stream, &hello, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
+        match protocol::read_message(&mut stream, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap() {
+            HelloReply::Welcome {
+                max_message_size, ..
+            } => (stream, max_message_size),
+            refused => panic!("{refused:?}"),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+#[test]
+fn a_session_has_a_private_directory_until_it_closes() {
+    let server = Server::start(&[]);
+    let session = server.connect().unwrap();
+    let dirs = server.session_dirs();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    let mode = std::fs::metadata(&dirs[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o700);
+    session.close().unwrap();
+    server.assert_sessions_cleaned_up();
+    let error = session.close().unwrap_err().to_string();
+    assert!(error.contains("ended"), "{error}");
+}
+
+#[test]
+fn a_wrong_or_missing_token_is_refused() {
+    let secrets = tempfile::tempdir().unwrap();
+    let token_file = secrets.path().join("token");
+    std::fs::write(&token_file, "correct horse\n").unwrap();
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let server = Server::start(&["--token-file", token_file.to_str().unwrap()]);
+    let connect = |token: Option<&str>| {
+        let options = ConnectOptions {
+            token: token.map(str::to_owned),
+            ..ConnectOptions::default()
+        };
+        RemoteExecutor::connect_with(&server.address, &options)
+    };
+    let wrong = connect(Some("battery staple")).err().unwrap().to_string();
+    assert!(
+        wrong.contains("refused") && wrong.contains("wrong token"),
+        "{wrong}"
+    );
+    let missing = connect(None).err().unwrap().to_string();
+    assert!(missing.contains("requires a token"), "{missing}");
+    connect(Some("correct horse")).unwrap().close().unwrap();
+    server.assert_sessions_cleaned_up();
+}
+
+#[test]
+fn an_oversized_frame_is_refused_and_the_server_goes_on() {
+    let server = Server::start(&["--max-message-size", "4096"]);
+
+    // Before the handshake: the limit there is much smaller.
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(&u32::MAX.to_be_bytes()).unwrap();
+    match protocol::read_message(&mut stream, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap() {
+        HelloReply::Refused { reason } => assert!(reason.contains("exceeds"), "{reason}"),
+        welcome => panic!("{welcome:?}"),
+    }
+
+    // In a session: a Failed reply, then the session ends.
+    let (mut stream, max_message_size) = server.raw_session();
+    assert_eq!(max_message_size, 4096);
+    stream.write_all(&4097u32.to_be_bytes()).unwrap();
+    stream.write_all(&[0; 4097]).unwrap();
+    match protocol::read_message(&mut stream, max_message_size).unwrap() {
+        Response::Failed { message } => {
+            assert!(message.contains("exceeds the limit of 4096"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        protocol::read_message::<Response>(&mut stream, max_message_size),
+        Err(ProtocolError::Closed)
+    ));
+
+    // A malformed request that fits is answered, and the session goes on.
+    let (mut stream, max_message_size) = server.raw_session();
+    stream.write_all(&[0, 0, 0, 1, 200]).unwrap();
+    let reply: Response = protocol::read_message(&mut stream, max_message_size).unwrap();
+    assert!(
+        matches!(&reply, Response::Failed { message } if message.contains("malformed")),
+        "{reply:?}"
+    );
+    protocol::write_message(&mut stream, &Request::Close, max_message_size).unwrap();
+    assert_eq!(
+        protocol::read_message::<Response>(&mut stream, max_message_size).unwrap(),
+        Response::Done
+    );
+
+    // The client refuses to send what the server would refuse.
+    let session = server.connect().unwrap();
+    let error = session.call("f", &[0; 8192]).unwrap_err().to_string();
+    assert!(error.contains("over the executor's limit"), "{error}");
+    session.close().unwrap();
+    server.assert_sessions_cleaned_up();
+}
+
+#[test]
+fn a_client_that_disconnects_mid_session_leaves_no_directory() {
+    let server = Server::start(&[]);
+    let (mut stream, max_message_size) = server.raw_session();
+    let request = Request::SendBinary {
+        name: "/client/side/kernel.so".into(),
+        format: BinaryFormat::SharedLibrary,
+        bytes: b"not really a library".to_vec(),
+    };
+    protocol::write_message(&mut stream, &request, max_message_size).unwrap();
+    assert_eq!(server.session_dirs().len(), 1);
+    // Gone without reading the reply or closing the session.
+    drop(stream);
+    server.assert_sessions_cleaned_up();
+    // And the server still serves.
+    server.connect().unwrap().close().unwrap();
+}
+
+#[test]
+fn an_unreachable_address_is_named() {
+    let address = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().to_string()
+    };
+    match RemoteExecutor::connect_with(&address, &ConnectOptions::default()) {
+        Err(error @ RuntimeError::Unreachable { .. }) => {
+            assert!(error.to_string().contains(&address), "{error}");
+        }
+        other => panic!("{:?}", other.err()),
+    }
+}
+
+/// Kernels in C, built the way `llvm.emit_c_interface` lays out arguments:
+/// result descriptors first, then inputs. Launches name the wrapper itself,
+/// as the lowering does.
+const KERNELS: &str = r#"
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+typedef struct { float *allocated, *aligned; int64_t offset, sizes[1], strides[1]; } memref_1d;
+
+void _mlir_ciface_add(memref_1d *result, memref_1d *a, memref_1d *b) {
+    int64_t n = a->sizes[0];
+    float *sum = malloc(n * sizeof(float));
+    for (int64_t i = 0; i < n; i++)
+        sum[i] = a->aligned[a->offset + i * a->strides[0]] + b->aligned[b->offset + i * b->strides[0]];
+    *result = (memref_1d){sum, sum, 0, {n}, {1}};
+}
+
+/* Returns its input: the executor must not free that buffer. */
+void _mlir_ciface_identity(memref_1d *result, memref_1d *a) { *result = *a; }
+
+void _mlir_ciface_segv(void) { *(volatile int *)0 = 1; }
+
+void _mlir_ciface_hang(void) { for (;;) pause(); }
+
+void warm_up(void) { usleep(1000); }
+
+void crash_later(void) { usleep(50000); *(volatile int *)0 = 1; }
+
+/* For executor.call: one input and one output buffer, written in place. */
+void twice(memref_1d *in, memref_1d *out) {
+    for (int64_t i = 0; i < in->sizes[0]; i++) out->aligned[i] = 2 * in->aligned[i];
+}
+"#;
+
+fn compile_kernels(directory: &Path) -> PathBuf {
+    let source = directory.join("kernels.c");
+    let library = directory.join("kernels.so");
+    std::fs::write(&source, KERNELS).unwrap();
+    let llvm_clang = Path::new(option_env!("LLVM_SYS_221_PREFIX").unwrap_or("/usr/lib/llvm-22"))
+        .join("bin/clang");
+    let compiler = if llvm_clang.exists() {
+        llvm_clang
+    } else {
+        PathBuf::from("cc")
+    };
+    let status = Command::new(&compiler)
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&library)
+        .arg(&source)
+        .status()
+        .unwrap_or_else(|error| panic!("cannot run {}: {error}", compiler.display()));
+    assert!(status.success(), "compiling the test kernels failed");
+    library
+}
+
+fn floats(values: &[f32]) -> DenseBuffer {
+    DenseBuffer {
+        element_size: 4,
+        sizes: vec![values.len() as i64],
+        data: values
+            .iter()
+            .flat_map(|value| value.to_ne_bytes())
+            .collect(),
+    }
+}
+
+/// Launches a rank-1 f32 kernel with one result remotely and reads the result
+/// back as the host would (freeing its buffer).
+fn launch_1d(
+    session: &RemoteExecutor,
+    entry: &str,
+    object: &str,
+    inputs: &[&[f32]],
+) -> Result<DenseBuffer, RuntimeError> {
+    let mut inputs: Vec<OwnedDescriptor> = inputs
+        .iter()
+        .map(|values| OwnedDescriptor::from_dense(floats(values)))
+        .collect();
+    let inputs: Vec<_> = inputs.iter_mut().map(OwnedDescriptor::descriptor).collect();
+    let mut output = OwnedDescriptor::empty(1, 4);
+    let output = output.descriptor();
+    session.launch(entry, object, &inputs, &[output])?;
+    let result = output.to_dense();
+    // SAFETY: the client filled the output with a malloc'ed buffer it hands over.
+    unsafe { libc::free(output.allocated().cast()) };
+    Ok(result)
+}
+
+#[test]
+fn kernels_run_remotely_and_a_crash_ends_only_its_session() {
+    let scratch = tempfile::tempdir().unwrap();
+    let library = compile_kernels(scratch.path());
+    let object = library.to_str().unwrap();
+    let server = Server::start(&[]);
+
+    let session = server.connect().unwrap();
+    session
+        .send_binary(object, BinaryFormat::SharedLibrary)
+        .unwrap();
+    // The same path again is not shipped again.
+    session
+        .send_binary(object, BinaryFormat::SharedLibrary)
+        .unwrap();
+    let stored: Vec<_> = std::fs::read_dir(&server.session_dirs()[0])
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        stored,
+        ["binary-0.so"],
+        "the server names received binaries"
+    );
+
+    let sum = launch_1d(
+        &session,
+        "_mlir_ciface_add",
+        object,
+        &[&[1., 2., 3.], &[10., 20., 30.]],
+    )
+    .unwrap();
+    assert_eq!(sum, floats(&[11., 22., 33.]));
+    let same = launch_1d(&session, "_mlir_ciface_identity", object, &[&[4., 5.]]).unwrap();
+    assert_eq!(same, floats(&[4., 5.]));
+
+    let token = session.launch_async("warm_up", object).unwrap();
+    session.await_launch(token).unwrap();
+    assert!(
+        session.await_launch(token).is_err(),
+        "a token is awaited once"
+    );
+
+    let arguments = packed::encode_arguments(&CallArguments {
+        buffers: vec![floats(&[1., 2.5]), floats(&[0., 0.])],
+        num_inputs: 1,
+    });
+    let outputs = packed::decode_outputs(&session.call("twice", &arguments).unwrap()).unwrap();
+    assert_eq!(outputs, [floats(&[2., 5.])]);
+
+    let error = launch_1d(&session, "_mlir_ciface_nonexistent", object, &[]).unwrap_err();
+    assert!(matches!(error, RuntimeError::Remote(_)), "{error}");
+
+    // A crash is reported with the kernel and the signal...
+    let crashed = session
+        .launch("_mlir_ciface_segv", object, &[], &[])
+        .unwrap_err();
+    match &crashed {
+        RuntimeError::KernelCrashed {
+            symbol,
+            signal,
+            name,
+        } => {
+            assert_eq!(
+                (symbol.as_str(), *signal, name.as_str()),
+                ("_mlir_ciface_segv", libc::SIGSEGV, "SIGSEGV")
+            );
+        }
+        other => panic!("expected a crash report, got {other}"),
+    }
+    // ...ends that session, and leaves it nothing on disk...
+    let after = session
+        .launch_async("warm_up", object)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        after.contains("session has ended") && after.contains("segv"),
+        "{after}"
+    );
+    server.assert_sessions_cleaned_up();
+
+    // ...while the server serves the next one.
+    let next = server.connect().unwrap();
+    next.send_binary(object, BinaryFormat::SharedLibrary)
+        .unwrap();
+    assert_eq!(
+        launch_1d(&next, "_mlir_ciface_add", object, &[&[1.], &[2.]]).unwrap(),
+        floats(&[3.])
+    );
+    next.close().unwrap();
+    server.assert_sessions_cleaned_up();
+
+    // A crash on an async launch's thread names that launch's entry.
+    let third = server.connect().unwrap();
+    third
+        .send_binary(object, BinaryFormat::SharedLibrary)
+        .unwrap();
+    let token = third.launch_async("crash_later", object).unwrap();
+    match third.await_launch(token).unwrap_err() {
+        RuntimeError::KernelCrashed { symbol, signal, .. } => {
+            assert_eq!((symbol.as_str(), signal), ("crash_later", libc::SIGSEGV));
+        }
+        other => panic!("expected a crash report, got {other}"),
+    }
+    server.assert_sessions_cleaned_up();
+}
+
+#[test]
+fn a_kernel_that_never_returns_does_not_outlive_its_client() {
+    let scratch = tempfile::tempdir().unwrap();
+    let library = compile_kernels(scratch.path());
+    let server = Server::start(&[]);
+    let (mut stream, max_message_size) = server.raw_session();
+    let object = library.to_str().unwrap().to_owned();
+    let send = Request::SendBinary {
+        name: object.clone(),
+        format: BinaryFormat::SharedLibrary,
+        bytes: std::fs::read(&library).unwrap(),
+    };
+    protocol::write_message(&mut stream, &send, max_message_size).unwrap();
+    assert_eq!(
+        protocol::read_message::<Response>(&mut stream, max_message_size).unwrap(),
+        Response::Done
+    );
+    let hang = Request::Launch {
+        entry: "_mlir_ciface_hang".into(),
+        object,
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+    };
+    protocol::write_message(&mut stream, &hang, max_message_size).unwrap();
+    sleep(Duration::from_millis(100));
+    drop(stream);
+    // The worker is killed a grace period after the client left.
+    server.assert_sessions_cleaned_up();
+    server.connect().unwrap().close().unwrap();
+}
