@@ -23,8 +23,10 @@ deps:
 build: deps
 	$(CARGO) build --release
 
-# The whole suite: Rust unit tests and the lit/FileCheck suite (tests/lit.rs).
+# The whole suite: Rust unit and integration tests and the lit/FileCheck suite
+# (tests/lit.rs), which also needs the cdylibs `cargo test` does not build.
 test: deps
+	$(CARGO) build --release
 	$(CARGO) test --release
 
 lint: deps

@@ -27,12 +27,13 @@ project_bin = lit_config.params.get(
 config.llvm_tools_dir = llvm_bin
 plugin = os.path.join(project_bin, "libexecutor_plugin.so")
 config.substitutions.append(("%executor_plugin", plugin))
-if os.path.exists(plugin):
-    config.available_features.add("plugin")
 runtime_lib = os.path.join(project_bin, "libexecutor_runtime.so")
 config.substitutions.append(("%runtime_lib", runtime_lib))
-if os.path.exists(runtime_lib):
-    config.available_features.add("runtime")
+# `cargo test` does not build the cdylibs: a missing artifact is an error, never
+# a silently skipped test. `make test` builds everything first.
+for artifact in ["executor-opt", "executor-server", "libexecutor_plugin.so", "libexecutor_runtime.so"]:
+    if not os.path.exists(os.path.join(project_bin, artifact)):
+        lit_config.fatal(f"{os.path.join(project_bin, artifact)} is missing: run `cargo build --release` first (make test does)")
 llvm_lib = os.path.join(llvm_prefix, "lib")
 runner_libs = ",".join(
     [runtime_lib, os.path.join(llvm_lib, "libmlir_c_runner_utils.so"), os.path.join(llvm_lib, "libmlir_runner_utils.so")]

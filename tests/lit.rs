@@ -1,5 +1,7 @@
-//! Runs the lit/FileCheck suite under `test/` against the binaries this
-//! `cargo test` built, so that `cargo test` is the whole test suite.
+//! Runs the lit/FileCheck suite under `test/` against the release build in
+//! `target/release` (`cargo build --release` first: `cargo test` does not build
+//! the plugin and runtime cdylibs; `make test` does both), so that the suite
+//! is part of `cargo test`.
 
 use std::{path::Path, process::Command};
 

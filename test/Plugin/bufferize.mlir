@@ -1,4 +1,3 @@
-// REQUIRES: plugin
 // The bufferization model of executor.call comes with the dialect plugin, so
 // upstream one-shot-bufferize handles tensor calls as in executor-opt.
 

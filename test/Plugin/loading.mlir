@@ -1,4 +1,3 @@
-// REQUIRES: plugin
 // Loading the plugin twice, or one entry point without the other, behaves:
 // no duplicate-registration abort, and without the dialect plugin mlir-opt
 // reports the unknown dialect like any other.

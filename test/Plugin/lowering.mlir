@@ -1,4 +1,3 @@
-// REQUIRES: plugin
 // convert-executor-to-llvm from the pass plugin in upstream mlir-opt gives the
 // same module as in executor-opt.
 

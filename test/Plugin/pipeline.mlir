@@ -1,4 +1,3 @@
-// REQUIRES: plugin
 // The named pipeline executor-llvm-lowering-stage (Catalyst's LLVM-dialect
 // stage) lowers a host module of func, scf, arith, memref and executor ops to
 // the LLVM dialect in one --pass-pipeline, in mlir-opt with the plugin as in

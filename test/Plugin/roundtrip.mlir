@@ -1,4 +1,3 @@
-// REQUIRES: plugin
 // Upstream mlir-opt with the dialect plugin parses, verifies and prints every op
 // of test/Dialect/ops.mlir exactly as executor-opt does, in custom, generic and
 // bytecode form.

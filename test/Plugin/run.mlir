@@ -1,4 +1,3 @@
-// REQUIRES: plugin, runtime
 // A program driven entirely by upstream tools with the plugin: the kernels
 // through mlir-opt, mlir-translate and llc, the host through mlir-opt with the
 // plugin's named pipeline, run by mlir-runner with the executor runtime.

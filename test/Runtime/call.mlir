@@ -1,4 +1,3 @@
-// REQUIRES: runtime
 // executor.call on tensors (the op reference's form) calls functions of a
 // shared library loaded on the executor, through one-shot-bufferize, the
 // lowering and call_wrapper's packed buffers, with a dynamic-shape input.

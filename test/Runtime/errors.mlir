@@ -1,4 +1,3 @@
-// REQUIRES: runtime
 // Each failure prints one line naming the runtime function, the address and the
 // symbol, and ends the program with exit code 1 (`not` fails the test on a
 // signal or a hang's timeout... and on a zero exit).

@@ -1,4 +1,3 @@
-// REQUIRES: runtime
 // libexecutor_runtime.so exports exactly the functions include/executor_runtime.h
 // declares: no more, no fewer. (test/Conversion/ExecutorToLLVM/abi-matches-header.mlir
 // checks their types against what the lowering calls.)

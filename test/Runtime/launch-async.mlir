@@ -1,4 +1,3 @@
-// REQUIRES: runtime
 // Four launch_async of a 200 ms sleeper, then four awaits: the sleepers run at
 // the same time, as their own start and end times show (every start comes
 // before every end), and close waits for a launch that was never awaited.

@@ -1,4 +1,3 @@
-// REQUIRES: runtime
 // A host program launches kernels compiled by upstream tools, on the embedded
 // executor and on an executor-server, and prints what they computed.
 

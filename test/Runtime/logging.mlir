@@ -1,4 +1,3 @@
-// REQUIRES: runtime
 // EXECUTOR_LOG=debug logs every runtime call with its address, symbol and time.
 
 // RUN: mlir-opt %S/Inputs/kernels.mlir --pass-pipeline=%kernel_pipeline | mlir-translate --mlir-to-llvmir \

@@ -1,4 +1,3 @@
-// REQUIRES: runtime
 // Failures against an executor-server: a kernel that crashes fails its session
 // (the client names the kernel and the signal) while the server survives and
 // serves the next session; a wrong or missing token is refused.
