@@ -12,6 +12,11 @@
 // RUN:   | executor-opt --pass-pipeline='builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},executor-llvm-lowering-stage)' \
 // RUN:   | %run_host" | FileCheck %s
 
+// A server started with --preload serves the library without send_binary.
+// RUN: %with_server --preload %t.library.so -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e '/send_binary/d' %s \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},executor-llvm-lowering-stage)' \
+// RUN:   | %run_host" | FileCheck %s
+
 // in = [1, 2, 3, 4, 10] (dynamic size 5): normalized by its sum 20.
 // CHECK:      rank = 1 offset = 0 sizes = [5] strides = [1] data =
 // CHECK-NEXT: [0.05,  0.1,  0.15,  0.2,  0.5]
