@@ -30,8 +30,8 @@ test: deps
 	$(CARGO) test --release
 
 lint: deps
-	$(CARGO) fmt --check
-	$(CARGO) clippy --release --all-targets -- -D warnings
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --release --all-targets --workspace -- -D warnings
 
 # Round-trips and verifies every example (custom form, generic form re-parsed,
 # bytecode re-parsed: all three prints must agree) and shows the runtime calls
