@@ -13,7 +13,7 @@ KERNEL_LOWERING := builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-a
 DEMO := target/demo
 RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so,/usr/lib/llvm-22/lib/libmlir_runner_utils.so
 
-.PHONY: all deps build test lint demo clean
+.PHONY: all deps build test lint demo bench clean
 
 all: build
 
@@ -57,6 +57,14 @@ demo: build
 	$(EXECUTOR_OPT) examples/host.mlir --pass-pipeline='$(LOWERING)' > $(DEMO)/host.llvm.mlir
 	@echo "== running examples/host.mlir on the embedded executor: saxpy(2, [0..7], 100) ="
 	$(LLVM_BIN)/mlir-runner $(DEMO)/host.llvm.mlir -e main -entry-point-result=void -shared-libs=$(RUNNER_LIBS)
+
+# Compile-time and run-time cost against upstream MLIR baselines, measured in one
+# run (not part of `make test`): regenerates docs/performance.md and the plots in
+# docs/performance/ (bench/run.py). Installs hyperfine, GNU time, perf, strace
+# and a matplotlib virtualenv under target/bench/ when missing (bench/deps.sh).
+bench: build
+	$(CARGO) build --release -p executor-runtime --example tcp_echo_rtt
+	@python=$$(bash bench/deps.sh) && $$python bench/run.py
 
 clean:
 	$(CARGO) clean

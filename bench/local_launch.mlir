@@ -1,7 +1,8 @@
-// Per-launch cost of the embedded executor: 1,000,000 launches of an empty
-// kernel (`nothing` of test/Runtime/Inputs/kernels.mlir, with one memref input
-// so that a descriptor is passed), timed with the runner utils' rtclock.
-// bench/local_launch.sh compiles and runs it; @KERNELS@ is the object file.
+// Per-launch cost of the embedded executor: 1,000,000 synchronous launches of
+// an empty kernel (`nothing` of bench/kernels.mlir: no operands, so this is the
+// fixed cost of a launch), timed with the runner utils' rtclock; prints
+// nanoseconds per launch. bench/run.py substitutes @KERNELS@ (the object file),
+// lowers it with executor-llvm-lowering-stage and runs it with mlir-runner.
 func.func private @rtclock() -> f64
 func.func private @printF64(f64)
 func.func private @printNewline()
