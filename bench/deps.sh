@@ -6,21 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(hyperfine time linux-perf strace)
-missing=()
-for pkg in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$pkg")
-  fi
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "bench deps: installing ${missing[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq >/dev/null
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash scripts/deps.sh hyperfine time linux-perf strace
 
 venv=target/bench/venv
 if ! "$venv/bin/python" -c 'import matplotlib' >/dev/null 2>&1; then

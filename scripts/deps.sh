@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages this project builds and tests with (LLVM/MLIR 22).
-# Idempotent: prints nothing and changes nothing when everything is already present.
+# scripts/deps.sh [PACKAGE...]
+# Installs the Debian packages this project builds and tests with (LLVM/MLIR 22),
+# or the ones named. Idempotent: prints nothing and changes nothing when
+# everything is already present.
 set -euo pipefail
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libpolly-22-dev clang-22 libzstd-dev)
+[ $# -gt 0 ] && packages=("$@")
 
 missing=()
 for pkg in "${packages[@]}"; do
