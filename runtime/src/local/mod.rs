@@ -2,6 +2,7 @@
 //! JIT-linked with ORC, shared libraries opened with `dlopen`, kernels called
 //! on the caller's thread and async entries on threads of their own.
 
+mod background;
 mod crash;
 mod invoke;
 mod jit;
@@ -14,7 +15,6 @@ use std::{
         Mutex, MutexGuard, PoisonError,
         atomic::{AtomicU64, Ordering},
     },
-    thread::JoinHandle,
 };
 
 pub use self::crash::report_in_this_process as report_kernel_crashes;
@@ -32,7 +32,7 @@ const CATALYST_PYFACE_PREFIX: &str = "_catalyst_pyface_";
 #[derive(Default)]
 pub struct LocalExecutor {
     loaded: Mutex<Loaded>,
-    launches: Mutex<HashMap<u64, JoinHandle<()>>>,
+    launches: Mutex<HashMap<u64, background::Pending>>,
     next_token: AtomicU64,
 }
 
@@ -192,32 +192,29 @@ impl Executor for LocalExecutor {
         let address = self.entry_address(entry, object)?;
         let token = self.next_token.fetch_add(1, Ordering::Relaxed);
         let symbol = entry.to_owned();
-        let thread = std::thread::Builder::new()
-            .name(format!("executor:{entry}"))
-            .spawn(move || {
-                // SAFETY: launch_async entries are `void(void)`; the session
-                // keeps the code loaded until it has joined this thread.
-                if let Err(error) =
-                    crash::guard(&symbol, || unsafe { call_with_pointers(address, &[]) })
-                {
-                    tracing::error!("{error}");
-                }
-            })
-            .map_err(|error| {
-                RuntimeError::BadArguments(format!("cannot start a thread for '{entry}': {error}"))
-            })?;
-        self.launches().insert(token, thread);
+        let pending = background::start(entry, move || {
+            // SAFETY: launch_async entries are `void(void)`; the session keeps
+            // the code loaded until it has waited for every launch.
+            if let Err(error) =
+                crash::guard(&symbol, || unsafe { call_with_pointers(address, &[]) })
+            {
+                tracing::error!("{error}");
+            }
+        })
+        .map_err(|error| {
+            RuntimeError::BadArguments(format!("cannot start a thread for '{entry}': {error}"))
+        })?;
+        self.launches().insert(token, pending);
         Ok(token)
     }
 
     fn await_launch(&self, token: u64) -> Result<()> {
-        let thread = self
+        let pending = self
             .launches()
             .remove(&token)
             .ok_or(RuntimeError::BadToken(token as i64))?;
-        thread.join().map_err(|_| {
-            RuntimeError::BadArguments(format!("the launch behind token {token} panicked"))
-        })
+        pending.wait();
+        Ok(())
     }
 
     fn call(&self, symbol: &str, arguments: &[u8]) -> Result<Vec<u8>> {
@@ -257,19 +254,19 @@ impl Executor for LocalExecutor {
     }
 
     fn close(&self) -> Result<()> {
-        let launches: Vec<(u64, JoinHandle<()>)> = self.launches().drain().collect();
-        for (token, thread) in launches {
-            if thread.join().is_err() {
-                tracing::error!("the launch behind token {token} panicked");
-            }
-        }
+        let launches: Vec<background::Pending> = self
+            .launches()
+            .drain()
+            .map(|(_, pending)| pending)
+            .collect();
+        launches.into_iter().for_each(background::Pending::wait);
         *self.loaded() = Loaded::default();
         Ok(())
     }
 }
 
 impl LocalExecutor {
-    fn launches(&self) -> MutexGuard<'_, HashMap<u64, JoinHandle<()>>> {
+    fn launches(&self) -> MutexGuard<'_, HashMap<u64, background::Pending>> {
         self.launches.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
