@@ -159,6 +159,10 @@ impl From<ProtocolError> for RuntimeError {
     }
 }
 
+/// The read buffer of a connection: room for every small frame, so reading one
+/// takes one system call.
+pub const READ_BUFFER_SIZE: usize = 64 * 1024;
+
 /// Encodes `message` as one frame (length prefix included), refusing a payload
 /// over `max_size` bytes.
 pub fn encode_frame<M: Serialize>(message: &M, max_size: u32) -> Result<Vec<u8>, ProtocolError> {

@@ -3,7 +3,7 @@
 //! ends) it stays failed, and says why on every later use.
 
 use std::{
-    io,
+    io::{self, BufReader},
     net::{SocketAddr, TcpStream, ToSocketAddrs},
 };
 
@@ -12,13 +12,16 @@ use crate::{
     error::{Result, RuntimeError},
     protocol::{
         self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError,
-        Request, Response,
+        READ_BUFFER_SIZE, Request, Response,
     },
 };
 
 pub(super) struct Connection {
     address: String,
     stream: TcpStream,
+    /// Responses are read through a buffer: a small frame then takes one
+    /// system call, not one for its length and more for its payload.
+    reader: BufReader<TcpStream>,
     /// The server's limit, which applies in both directions.
     max_message_size: u32,
     /// Why the connection can no longer be used, once it can't.
@@ -30,9 +33,14 @@ impl Connection {
     pub fn open(address: &str, options: &ConnectOptions) -> Result<Self> {
         let stream = connect(address, options)?;
         let max_message_size = handshake(address, &stream, options)?;
+        let reader = BufReader::with_capacity(
+            READ_BUFFER_SIZE,
+            stream.try_clone().map_err(ProtocolError::Io)?,
+        );
         Ok(Self {
             address: address.to_owned(),
             stream,
+            reader,
             max_message_size,
             ended: None,
         })
@@ -59,7 +67,7 @@ impl Connection {
         let response = io::Write::write_all(&mut &self.stream, &frame)
             .map_err(ProtocolError::Io)
             .and_then(|()| {
-                protocol::read_message::<Response>(&mut &self.stream, self.max_message_size)
+                protocol::read_message::<Response>(&mut self.reader, self.max_message_size)
             });
         match response {
             Ok(Response::Failed { message }) => Err(RuntimeError::Remote(message)),

@@ -6,7 +6,7 @@
 use std::{
     collections::{HashMap, HashSet},
     fs::File,
-    io::Write,
+    io::{BufReader, Write},
     net::TcpStream,
     os::{
         fd::{FromRawFd, OwnedFd, RawFd},
@@ -66,8 +66,13 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
             return Err(ServerError::Worker(error.to_string()));
         }
     };
+    let reader = match stream.try_clone() {
+        Ok(clone) => BufReader::with_capacity(protocol::READ_BUFFER_SIZE, clone),
+        Err(error) => return Err(ServerError::Worker(error.to_string())),
+    };
     Worker {
         stream,
+        reader,
         announcer,
         executor,
         directory: config.session_dir,
@@ -113,6 +118,9 @@ fn start_executor(preload: &[PathBuf]) -> Result<LocalExecutor> {
 
 struct Worker {
     stream: TcpStream,
+    /// Requests are read through a buffer: a small frame then takes one
+    /// system call, not one for its length and more for its payload.
+    reader: BufReader<TcpStream>,
     announcer: Announcer,
     executor: LocalExecutor,
     directory: PathBuf,
@@ -128,7 +136,7 @@ impl Worker {
     fn serve(mut self) {
         loop {
             let request =
-                match protocol::read_message::<Request>(&mut &self.stream, self.max_message_size) {
+                match protocol::read_message::<Request>(&mut self.reader, self.max_message_size) {
                     Ok(request) => request,
                     Err(ProtocolError::Malformed(reason)) => {
                         // The frame was whole, so the next one can still be read.
