@@ -1375,8 +1375,7 @@ def write_report(context: dict) -> None:
                 add("**What would close it:** take the status pipe off the launch path: the worker writes what "
                     "it runs into a page shared with the supervisor (a `memfd`/`MAP_SHARED` mapping made before "
                     "the fork), which the supervisor reads only after `waitpid` reports a signal, so that no "
-                    "process other than the worker is woken per launch; and read each frame through a "
-                    "buffered reader (one `recvfrom` for the prefix and a small payload).")
+                    "process other than the worker is woken per launch.")
             else:
                 add("**What would close it:** the system calls above against the echo's are the difference "
                     "left: one `recvfrom` per frame through a buffered reader, and nothing but the socket "
