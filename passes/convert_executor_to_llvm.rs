@@ -115,6 +115,7 @@ fn lower_module<'c>(
         convention,
         types,
         symbol_tables: Vec::new(),
+        current_symbols: 0,
         descriptors: HashMap::new(),
         prologues: HashMap::new(),
         launch_frames: HashMap::new(),
@@ -217,6 +218,8 @@ struct Lowering<'c, 'a> {
     types: LlvmTypes<'c>,
     /// The symbol table of each module that holds executor ops, by module.
     symbol_tables: Vec<(OperationRef<'c, 'a>, ModuleSymbols<'c, 'a>)>,
+    /// The index in `symbol_tables` of the op being lowered.
+    current_symbols: usize,
     /// The LLVM struct type of a memref descriptor, per rank.
     descriptors: HashMap<usize, Type<'c>>,
     /// The prologue of each allocation scope, by its entry block.
@@ -248,6 +251,7 @@ struct LaunchFrame<'c, 'a> {
 impl<'c, 'a> Lowering<'c, 'a> {
     fn lower(&mut self, operation: OperationRef<'c, 'a>) -> Result<(), String> {
         let at = Emitter::before(self.context, operation, allocation_scope_entry(operation)?);
+        self.enter_module(operation);
         let name = op_name(operation);
         let results: Vec<Value<'c, 'a>> = match name {
             "executor.open" => {
@@ -630,10 +634,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
         self.prologue(at).constant(value_type, value)
     }
 
-    /// The symbol table of the module the op at `at` belongs to.
-    fn symbols(&mut self, at: &Emitter<'c, 'a>) -> &mut ModuleSymbols<'c, 'a> {
-        let module = enclosing_module(at.anchor).expect("the pass runs on a builtin.module");
-        let index = match self
+    /// Makes the symbol table of the module around `operation` the current
+    /// one, creating it on first use.
+    fn enter_module(&mut self, operation: OperationRef<'c, 'a>) {
+        let module = enclosing_module(operation).expect("the pass runs on a builtin.module");
+        self.current_symbols = match self
             .symbol_tables
             .iter()
             .position(|(known, _)| *known == module)
@@ -650,19 +655,23 @@ impl<'c, 'a> Lowering<'c, 'a> {
                 self.symbol_tables.len() - 1
             }
         };
-        &mut self.symbol_tables[index].1
+    }
+
+    /// The symbol table of the module the op being lowered belongs to.
+    fn symbols(&mut self) -> &mut ModuleSymbols<'c, 'a> {
+        &mut self.symbol_tables[self.current_symbols].1
     }
 
     fn i64_array(&mut self, at: &Emitter<'c, 'a>, values: &[i64]) -> Value<'c, 'a> {
         if values.is_empty() {
             return self.prologue(at).null();
         }
-        let name = self.symbols(at).i64_array(values);
+        let name = self.symbols().i64_array(values);
         self.prologue(at).address_of(&name)
     }
 
     fn string(&mut self, at: &Emitter<'c, 'a>, text: &str) -> Value<'c, 'a> {
-        let name = self.symbols(at).string(text);
+        let name = self.symbols().string(text);
         self.prologue(at).address_of(&name)
     }
 
@@ -695,7 +704,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
         function: &RuntimeFunction,
         operands: &[Value<'c, 'a>],
     ) -> Result<Option<Value<'c, 'a>>, String> {
-        self.symbols(at).declare(function)?;
+        self.symbols().declare(function)?;
         let result = function.result.map(|result| match result {
             "i32" => self.types.i32,
             "i64" => self.types.i64,
