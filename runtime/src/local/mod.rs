@@ -98,8 +98,9 @@ impl LocalExecutor {
         self.loaded.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The address of `entry` in the loaded `object`.
-    fn entry_address(&self, entry: &str, object: &str) -> Result<usize> {
+    /// The address of `entry` in the loaded `object`, as launches resolve it
+    /// (once, then from a cache).
+    pub fn entry_address(&self, entry: &str, object: &str) -> Result<usize> {
         let mut loaded = self.loaded();
         if let Some(address) = loaded
             .entries
