@@ -13,7 +13,12 @@ KERNEL_LOWERING := builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-a
 DEMO := target/demo
 RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so,/usr/lib/llvm-22/lib/libmlir_runner_utils.so
 
-.PHONY: all deps build test lint demo bench clean
+# The plugin built for Catalyst's own `catalyst` CLI (`make catalyst`,
+# docs/catalyst.md): its own target directory, so it never replaces the plugin
+# for Debian's mlir-opt.
+CATALYST_PLUGIN_BUILD := EXECUTOR_MLIR_HOST=catalyst $(CARGO) build --release -p executor_plugin --target-dir target/catalyst/build
+
+.PHONY: all deps build test lint demo bench catalyst clean
 
 all: build
 
@@ -25,9 +30,18 @@ build: deps
 
 # The whole suite: Rust unit and integration tests and the lit/FileCheck suite
 # (tests/lit.rs), which also needs the cdylibs `cargo test` does not build.
+# Where `make catalyst` has fetched Catalyst, its plugin is rebuilt too and
+# test/Plugin/Catalyst runs; elsewhere lit reports those tests unsupported.
 test: deps
 	$(CARGO) build --release
+	@if [ -x target/catalyst/bin/catalyst ]; then $(CATALYST_PLUGIN_BUILD); fi
 	$(CARGO) test --release
+
+# Fetches the `catalyst` CLI of pennylane-catalyst 0.15.0 into target/catalyst/
+# and builds the plugin for it (target/catalyst/build/release/).
+catalyst: deps
+	@bash scripts/catalyst.sh
+	$(CATALYST_PLUGIN_BUILD)
 
 lint: deps
 	$(CARGO) fmt --all --check

@@ -1,6 +1,12 @@
 //! Generates the dialect's C++ from `td/` with mlir-tblgen, compiles it with the
 //! hand-written bridge in `cpp/`, and sets up linking against the one shared
 //! `libMLIR.so` of the LLVM 22 installation.
+//!
+//! With `EXECUTOR_MLIR_HOST=catalyst` it builds for a host process that has
+//! MLIR linked in statically and exports its C++ symbols (the `catalyst` CLI of
+//! pennylane-catalyst, `make catalyst`): nothing of MLIR or LLVM is linked and
+//! the C++ is compiled with that binary's settings (ABI-breaking checks on, no
+//! RTTI). That binary has no MLIR C API; what works there is in docs/catalyst.md.
 
 use std::{
     env,
@@ -29,25 +35,50 @@ const CPP_SOURCES: &[&str] = &[
     "cpp/Bridge.cpp",
 ];
 
+/// The process the compiled code will live in.
+#[derive(Clone, Copy, PartialEq)]
+enum Host {
+    /// Debian's LLVM 22 tools and this project's own: one shared `libMLIR.so`.
+    SharedLibMlir,
+    /// A binary with MLIR inside, exporting its C++ symbols, built with
+    /// assertions (`LLVM_ENABLE_ABI_BREAKING_CHECKS=1`): Catalyst's CLI.
+    Catalyst,
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     let prefix = PathBuf::from(
         env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into()),
     );
     let out_dir = PathBuf::from(env::var("OUT_DIR")?);
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
+    println!("cargo:rerun-if-env-changed=EXECUTOR_MLIR_HOST");
     println!("cargo:rerun-if-changed=td");
     println!("cargo:rerun-if-changed=cpp");
+    let host = match env::var("EXECUTOR_MLIR_HOST").as_deref() {
+        Err(_) | Ok("") | Ok("mlir") => Host::SharedLibMlir,
+        Ok("catalyst") => Host::Catalyst,
+        Ok(other) => {
+            return Err(
+                format!("EXECUTOR_MLIR_HOST={other}: expected `mlir` or `catalyst`").into(),
+            );
+        }
+    };
 
     generate_cpp(&prefix, &out_dir)?;
-    compile_cpp(&prefix, &out_dir)?;
+    compile_cpp(&prefix, &out_dir, host)?;
     merge_capi_archives(&prefix, &out_dir)?;
 
     let lib_dir = prefix.join("lib");
     println!("cargo:rustc-link-search=native={}", out_dir.display());
-    println!("cargo:rustc-link-search=native={}", lib_dir.display());
-    // After the bridge archive, so its references to MLIR's C++ resolve here.
-    println!("cargo:rustc-link-lib=dylib=MLIR");
-    println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
+    match host {
+        Host::SharedLibMlir => {
+            println!("cargo:rustc-link-search=native={}", lib_dir.display());
+            // After the bridge archive, so its references to MLIR's C++ resolve here.
+            println!("cargo:rustc-link-lib=dylib=MLIR");
+            println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
+        }
+        Host::Catalyst => link_nothing_of_llvm(&out_dir)?,
+    }
     Ok(())
 }
 
@@ -79,9 +110,16 @@ fn generate_cpp(prefix: &Path, out_dir: &Path) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-fn compile_cpp(prefix: &Path, out_dir: &Path) -> Result<(), Box<dyn Error>> {
+fn compile_cpp(prefix: &Path, out_dir: &Path, host: Host) -> Result<(), Box<dyn Error>> {
     let cxxflags = llvm_config(prefix, "--cxxflags")?;
     let mut build = cc::Build::new();
+    if host == Host::Catalyst {
+        // Searched before LLVM's own headers.
+        build.include(abi_breaking_checks_on(prefix, out_dir)?);
+        // Catalyst's LLVM is built without RTTI, so it exports no typeinfo
+        // for the MLIR classes ours derive from.
+        build.flag("-fno-rtti");
+    }
     // The LLVM 22 clang, as Debian's libMLIR is built with: MLIR identifies
     // traits and other classes without an explicit TypeID by their type name
     // as the compiler spells it, so another compiler would give them other ids.
@@ -144,6 +182,41 @@ fn merge_capi_archives(prefix: &Path, out_dir: &Path) -> Result<(), Box<dyn Erro
             merged.display()
         )
         .into());
+    }
+    Ok(())
+}
+
+/// A copy of `llvm/Config/abi-breaking.h` that turns LLVM's ABI-breaking
+/// checks on, as in an LLVM built with assertions: they change the layout of
+/// containers (DenseMap's epoch, ilist sentinels) shared with the host.
+fn abi_breaking_checks_on(prefix: &Path, out_dir: &Path) -> Result<PathBuf, Box<dyn Error>> {
+    const SETTING: &str = "#define LLVM_ENABLE_ABI_BREAKING_CHECKS ";
+    let original = prefix.join("include/llvm/Config/abi-breaking.h");
+    let text = fs::read_to_string(&original)?;
+    let setting = text
+        .lines()
+        .find(|line| line.starts_with(SETTING))
+        .ok_or_else(|| format!("no `{SETTING}` line in {}", original.display()))?;
+    let include = out_dir.join("abi-breaking-checks-on");
+    fs::create_dir_all(include.join("llvm/Config"))?;
+    fs::write(
+        include.join("llvm/Config/abi-breaking.h"),
+        text.replace(setting, &format!("{SETTING}1")),
+    )?;
+    Ok(include)
+}
+
+/// mlir-sys asks the linker for `-lMLIR -lMLIR-C -lLLVM-22`. The host already
+/// holds MLIR and LLVM, so `libMLIR` and `libLLVM-22` are empty linker scripts
+/// found first in OUT_DIR. `libMLIR-C` is the merged static C API there, of
+/// which a Catalyst plugin must pull nothing in (its objects are built for
+/// another ABI: docs/catalyst.md); the plugin's link shows it.
+fn link_nothing_of_llvm(out_dir: &Path) -> Result<(), Box<dyn Error>> {
+    for library in ["libMLIR.so", "libLLVM-22.so"] {
+        fs::write(
+            out_dir.join(library),
+            "/* Resolved from the host process that loads this code. */\n",
+        )?;
     }
     Ok(())
 }

@@ -63,6 +63,25 @@ config.substitutions.append(
 )
 config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment["PATH"]])
 
+# Catalyst's own `catalyst` CLI and the plugin built for it, where `make
+# catalyst` has fetched them (docs/catalyst.md); without them the tests that
+# REQUIRE `catalyst` are reported unsupported.
+catalyst_root = os.path.join(config.test_source_root, "target", "catalyst")
+catalyst_bin = os.path.join(catalyst_root, "bin", "catalyst")
+catalyst_plugin = os.path.join(catalyst_root, "build", "release", "libexecutor_plugin.so")
+if os.path.exists(catalyst_bin):
+    if not os.path.exists(catalyst_plugin):
+        lit_config.fatal(f"{catalyst_plugin} is missing: run `make catalyst` (make test builds it too)")
+    config.available_features.add("catalyst")
+# `catalyst --tool=opt` runs Catalyst's whole compilation pipeline unless
+# --pass-pipeline names a pass; strip-debuginfo changes nothing that is printed
+# without locations, so this parses, verifies and prints.
+config.substitutions.append(
+    ("%catalyst_parse_print", f"{catalyst_bin} --tool=opt --pass-pipeline='builtin.module(strip-debuginfo)'")
+)
+config.substitutions.append(("%catalyst_opt", f"{catalyst_bin} --tool=opt"))
+config.substitutions.append(("%catalyst_plugin", catalyst_plugin))
+
 llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
     [

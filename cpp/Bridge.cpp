@@ -16,6 +16,11 @@
 extern "C" {
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Executor, executor);
 
+/// Adds the executor dialect and its external interface models to `registry`.
+/// Written against the C++ API so that it needs nothing of the MLIR C API: a
+/// Catalyst host has none (docs/catalyst.md).
+void executorRegisterDialect(MlirDialectRegistry registry);
+
 /// Whether values defined outside `op` are invisible inside its regions.
 bool executorIsIsolatedFromAbove(MlirOperation op);
 
@@ -27,6 +32,13 @@ int executorOptMain(int argc, char **argv, MlirDialectRegistry registry,
 
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Executor, executor,
                                       catalyst::executor::ExecutorDialect)
+
+void executorRegisterDialect(MlirDialectRegistry registry) {
+  mlir::DialectRegistry &cppRegistry = *unwrap(registry);
+  cppRegistry.insert<catalyst::executor::ExecutorDialect>();
+  catalyst::executor::registerBufferizableOpInterfaceExternalModels(
+      cppRegistry);
+}
 
 bool executorIsIsolatedFromAbove(MlirOperation op) {
   return unwrap(op)->hasTrait<mlir::OpTrait::IsIsolatedFromAbove>();

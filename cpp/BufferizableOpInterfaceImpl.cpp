@@ -9,8 +9,6 @@
 
 #include "ExecutorDialect.h"
 
-#include "mlir-c/IR.h"
-#include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -18,11 +16,6 @@
 using namespace mlir;
 using namespace mlir::bufferization;
 using namespace catalyst::executor;
-
-extern "C" {
-/// Attaches the executor dialect's external interface models to `registry`.
-void executorRegisterExternalModels(MlirDialectRegistry registry);
-}
 
 namespace {
 /// The index of `operand` among the call's output buffers, if it is one.
@@ -89,8 +82,9 @@ struct CallOpBufferization
 };
 } // namespace
 
-void executorRegisterExternalModels(MlirDialectRegistry registry) {
-  unwrap(registry)->addExtension(+[](MLIRContext *context, ExecutorDialect *) {
+void catalyst::executor::registerBufferizableOpInterfaceExternalModels(
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, ExecutorDialect *) {
     CallOp::attachInterface<CallOpBufferization>(*context);
   });
 }

@@ -1,8 +1,16 @@
 //! The plugin finds the libMLIR.so it shares with mlir-opt in LLVM 22's lib
-//! directory (already loaded by mlir-opt; the rpath serves other hosts).
+//! directory (already loaded by mlir-opt; the rpath serves other hosts). Built
+//! for a Catalyst host (`EXECUTOR_MLIR_HOST=catalyst`, see the root build.rs)
+//! it links no libMLIR and offers the dialect only (`cfg(catalyst_host)`).
 
 fn main() {
     let prefix = std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
-    println!("cargo:rustc-link-arg-cdylib=-Wl,-rpath,{prefix}/lib");
+    println!("cargo:rerun-if-env-changed=EXECUTOR_MLIR_HOST");
+    println!("cargo::rustc-check-cfg=cfg(catalyst_host)");
+    if std::env::var("EXECUTOR_MLIR_HOST").as_deref() == Ok("catalyst") {
+        println!("cargo:rustc-cfg=catalyst_host");
+    } else {
+        println!("cargo:rustc-link-arg-cdylib=-Wl,-rpath,{prefix}/lib");
+    }
 }

@@ -8,8 +8,8 @@ use melior::{
     ir::{Operation, OperationRef, Type},
 };
 use mlir_sys::{
-    MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirStringRef,
-    mlirDialectHandleInsertDialect, mlirOperationCreateParse, mlirTypeParseGet,
+    MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirStringRef, mlirOperationCreateParse,
+    mlirTypeParseGet,
 };
 
 use crate::passes;
@@ -24,7 +24,7 @@ struct PassImplementations {
 unsafe extern "C" {
     fn mlirGetDialectHandle__executor__() -> MlirDialectHandle;
     fn executorRegisterPasses(implementations: PassImplementations);
-    fn executorRegisterExternalModels(registry: MlirDialectRegistry);
+    fn executorRegisterDialect(registry: MlirDialectRegistry);
     fn executorIsIsolatedFromAbove(operation: MlirOperation) -> bool;
     fn executorOptMain(
         argc: c_int,
@@ -57,10 +57,7 @@ pub fn register_executor_dialect(registry: &DialectRegistry) {
 pub unsafe fn register_executor_dialect_raw(registry: MlirDialectRegistry) {
     // SAFETY: the caller guarantees the registry is live; inserting a dialect
     // or an extension that is already there does nothing.
-    unsafe {
-        mlirDialectHandleInsertDialect(mlirGetDialectHandle__executor__(), registry);
-        executorRegisterExternalModels(registry);
-    }
+    unsafe { executorRegisterDialect(registry) }
 }
 
 /// Whether values defined outside `operation` are invisible inside its regions

@@ -6,13 +6,16 @@
 //! The entry points are written in Rust because a Rust cdylib exports only
 //! Rust `#[no_mangle]` symbols; they register through the same code as
 //! `executor-opt` (`executor_mlir::registration`).
+//!
+//! Built for a Catalyst host (`make catalyst`), the same entry points offer
+//! the dialect only: docs/catalyst.md says why.
 
 use std::{
     ffi::{c_char, c_void},
     panic::catch_unwind,
 };
 
-use executor_mlir::{ffi, registration};
+use executor_mlir::ffi;
 use mlir_sys::MlirDialectRegistry;
 
 /// `MLIR_PLUGIN_API_VERSION` of `mlir/Tools/Plugins/*Plugin.h`.
@@ -71,9 +74,21 @@ extern "C" fn register_dialects(registry: *mut c_void) {
     }
 }
 
+#[cfg(not(catalyst_host))]
 extern "C" fn register_passes() {
-    if catch_unwind(registration::register_passes).is_err() {
+    if catch_unwind(executor_mlir::registration::register_passes).is_err() {
         eprintln!("executor_plugin: registering the executor passes failed");
         std::process::abort();
     }
+}
+
+/// The passes are Rust on the MLIR C API, which a Catalyst host lacks and
+/// which Debian ships built for another ABI; their C++ options also clash with
+/// that LLVM's layout. docs/catalyst.md has the evidence.
+#[cfg(catalyst_host)]
+extern "C" fn register_passes() {
+    eprintln!(
+        "executor_plugin: this build is for Catalyst, where the executor passes \
+         cannot run; it provides the dialect only (see docs/catalyst.md)"
+    );
 }
