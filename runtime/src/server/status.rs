@@ -1,107 +1,334 @@
-//! What a worker tells its supervisor over the status pipe: which symbols it
-//! is running, so that if it dies by a signal the supervisor can say which
-//! kernel crashed. Events are framed like protocol messages, since symbols come
-//! from the network and may contain anything.
+//! What a worker tells its supervisor: which symbols it is running, so that if
+//! it dies by a signal the supervisor can say which kernel crashed.
+//!
+//! The two processes share a table in memory (a `memfd` that the supervisor
+//! creates and the worker inherits, mapped `MAP_SHARED` by both). The worker
+//! updates it with plain atomic stores before and after every client symbol it
+//! runs; the supervisor reads it only when the worker has died (or to log what
+//! runs when it kills one). Nothing crosses between the processes per launch:
+//! no system call, no wake-up.
+//!
+//! Each slot of the table holds a symbol and how many runs of it are in
+//! progress; the worker keeps a symbol in its slot after it finishes, so that
+//! running it again is two stores. Symbols come from the network: what is
+//! recorded of one is cut to [`MAX_RECORDED_SYMBOL`] bytes, and runs of more
+//! distinct symbols at once than there are slots are only counted. The table
+//! lives in the worker's memory, where a kernel could scribble on it: the
+//! supervisor reads it as untrusted data (every length clamped, any bytes
+//! accepted), and at worst names the wrong kernel.
 
-use std::{collections::BTreeMap, fs::File, io::Read};
-
-use serde::{Deserialize, Serialize};
-
-use crate::protocol::{self, ProtocolError};
+use std::{
+    collections::HashMap,
+    io,
+    os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd},
+    ptr::NonNull,
+    sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering},
+};
 
 /// Symbols are the client's strings, as long as a message allows; what is
-/// announced of one is cut to this many bytes, so every event fits in
-/// [`MAX_EVENT_SIZE`].
-const MAX_ANNOUNCED_SYMBOL: usize = 4096;
-const MAX_EVENT_SIZE: u32 = 2 * MAX_ANNOUNCED_SYMBOL as u32;
+/// recorded of one is cut to this many bytes.
+const MAX_RECORDED_SYMBOL: usize = 4096;
 
-#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
-enum StatusEvent {
-    /// About to run `symbol`; written before the call, so it is in the pipe
-    /// even if the call kills the worker.
-    Started {
-        id: u64,
-        symbol: String,
-    },
-    Finished {
-        id: u64,
-    },
+/// How many distinct symbols can be recorded as running at once: one
+/// synchronous launch or call, and the entries of async launches in flight.
+const SLOTS: usize = 64;
+
+// The table: a header, then the slots.
+//
+// header := unrecorded: u64          -- runs in progress that have no slot
+// slot   := running: u32             -- runs of the symbol in progress
+//           len: u32                 -- the symbol's length in bytes
+//           order: u64               -- when running last went from 0 to 1
+//           name: [u8; MAX_RECORDED_SYMBOL]
+const UNRECORDED: usize = 0;
+const HEADER_SIZE: usize = 64;
+const SLOT_RUNNING: usize = 0;
+const SLOT_LEN: usize = 4;
+const SLOT_ORDER: usize = 8;
+const SLOT_NAME: usize = 16;
+const SLOT_SIZE: usize = SLOT_NAME + MAX_RECORDED_SYMBOL;
+const TABLE_SIZE: usize = HEADER_SIZE + SLOTS * SLOT_SIZE;
+
+/// The table mapped into this process, accessed only through atomics.
+struct Table {
+    base: NonNull<u8>,
 }
 
-/// The worker's end of the pipe.
-pub(super) struct Announcer {
-    pipe: File,
-    next_id: u64,
-}
+// SAFETY: the mapping is owned by this value and only ever accessed through
+// atomic operations, which any thread may perform.
+unsafe impl Send for Table {}
+// SAFETY: as above.
+unsafe impl Sync for Table {}
 
-/// One running symbol, to be finished with [`Announcer::finished`].
-#[must_use]
-pub(super) struct Running(u64);
-
-impl Announcer {
-    pub fn new(pipe: File) -> Self {
-        Self { pipe, next_id: 0 }
+impl Table {
+    /// Maps the table in `file`, which must be [`TABLE_SIZE`] bytes long.
+    fn map(file: BorrowedFd<'_>) -> io::Result<Self> {
+        // SAFETY: fstat fills the zeroed stat buffer it is given.
+        let size = unsafe {
+            let mut stat: libc::stat = std::mem::zeroed();
+            if libc::fstat(file.as_raw_fd(), &mut stat) == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            stat.st_size
+        };
+        // A shorter file would make accesses past its end fault.
+        if usize::try_from(size).ok() != Some(TABLE_SIZE) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("the status table is {size} bytes, not {TABLE_SIZE}"),
+            ));
+        }
+        // SAFETY: maps a new region of the open file at an address of the
+        // kernel's choosing; nothing in this process refers to it yet.
+        let address = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                TABLE_SIZE,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if address == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let base =
+            NonNull::new(address.cast()).ok_or_else(|| io::Error::other("mmap gave null"))?;
+        Ok(Self { base })
     }
 
+    /// The atomic of type `A` at `offset`.
+    fn at<A>(&self, offset: usize) -> &A {
+        assert!(
+            offset + size_of::<A>() <= TABLE_SIZE && offset.is_multiple_of(align_of::<A>()),
+            "offset {offset} in the status table"
+        );
+        // SAFETY: the mapping is TABLE_SIZE bytes, page-aligned, and lives as
+        // long as `self`; the offset is in bounds and aligned for `A`, an
+        // atomic integer, which has the layout of its integer and is valid for
+        // any bits the other process (or a stray kernel) may have stored.
+        unsafe { &*self.base.as_ptr().add(offset).cast::<A>() }
+    }
+
+    fn unrecorded(&self) -> &AtomicU64 {
+        self.at(UNRECORDED)
+    }
+
+    fn running(&self, slot: usize) -> &AtomicU32 {
+        self.at(HEADER_SIZE + slot * SLOT_SIZE + SLOT_RUNNING)
+    }
+
+    fn len(&self, slot: usize) -> &AtomicU32 {
+        self.at(HEADER_SIZE + slot * SLOT_SIZE + SLOT_LEN)
+    }
+
+    fn order(&self, slot: usize) -> &AtomicU64 {
+        self.at(HEADER_SIZE + slot * SLOT_SIZE + SLOT_ORDER)
+    }
+
+    fn name_byte(&self, slot: usize, index: usize) -> &AtomicU8 {
+        debug_assert!(index < MAX_RECORDED_SYMBOL);
+        self.at(HEADER_SIZE + slot * SLOT_SIZE + SLOT_NAME + index)
+    }
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the region `map` mapped; no reference into it
+        // outlives `self`.
+        unsafe { libc::munmap(self.base.as_ptr().cast(), TABLE_SIZE) };
+    }
+}
+
+/// The supervisor's side: creates the table for one worker and reads it.
+pub(super) struct StatusTable {
+    table: Table,
+}
+
+impl StatusTable {
+    /// A new, empty table, and the descriptor of its memory for the worker
+    /// (close-on-exec, like every descriptor this process makes).
+    pub fn create() -> io::Result<(Self, OwnedFd)> {
+        // SAFETY: the name is a NUL-terminated string; the flags are valid.
+        let fd = unsafe { libc::memfd_create(c"executor-status".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd == -1 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: memfd_create returned a new descriptor that nothing else owns.
+        let file = unsafe { OwnedFd::from_raw_fd(fd) };
+        // A new memfd is empty; its pages read as zeros: every count is 0.
+        // SAFETY: sets the size of the file just created.
+        if unsafe { libc::ftruncate(file.as_raw_fd(), TABLE_SIZE as libc::off_t) } == -1 {
+            return Err(io::Error::last_os_error());
+        }
+        let table = Table::map(file.as_fd())?;
+        Ok((Self { table }, file))
+    }
+
+    /// What the worker is running, as far as the table says.
+    pub fn running_symbols(&self) -> RunningSymbols {
+        let table = &self.table;
+        let mut symbols: Vec<(u64, String)> = (0..SLOTS)
+            .filter(|&slot| table.running(slot).load(Ordering::Acquire) > 0)
+            .map(|slot| {
+                let len =
+                    (table.len(slot).load(Ordering::Relaxed) as usize).min(MAX_RECORDED_SYMBOL);
+                let bytes: Vec<u8> = (0..len)
+                    .map(|index| table.name_byte(slot, index).load(Ordering::Relaxed))
+                    .collect();
+                let order = table.order(slot).load(Ordering::Relaxed);
+                (order, String::from_utf8_lossy(&bytes).into_owned())
+            })
+            .collect();
+        symbols.sort();
+        RunningSymbols {
+            symbols: symbols.into_iter().map(|(_, symbol)| symbol).collect(),
+            unrecorded: table.unrecorded().load(Ordering::Acquire),
+        }
+    }
+}
+
+/// The worker's side: records what it runs.
+pub(super) struct Announcer {
+    table: Table,
+    /// The slot of each symbol in the table, running or not.
+    slots: HashMap<String, usize>,
+    /// The symbol in each slot, if any.
+    names: Vec<Option<String>>,
+    /// What this process last stored in each slot's `running` (the table
+    /// itself is only written, never trusted).
+    running: Vec<u32>,
+    unrecorded: u64,
+    next_order: u64,
+}
+
+/// One run in progress, to be finished with [`Announcer::finished`].
+#[must_use]
+pub(super) struct Running(Option<usize>);
+
+impl Announcer {
+    /// Maps the table the supervisor passed (the descriptor can be closed
+    /// afterwards).
+    pub fn attach(file: BorrowedFd<'_>) -> io::Result<Self> {
+        Ok(Self {
+            table: Table::map(file)?,
+            slots: HashMap::new(),
+            names: vec![None; SLOTS],
+            running: vec![0; SLOTS],
+            unrecorded: 0,
+            next_order: 0,
+        })
+    }
+
+    /// Records that `symbol` is about to run; stored before the call, so it
+    /// is in the table even if the call kills the worker.
     pub fn started(&mut self, symbol: &str) -> Running {
-        let id = self.next_id;
-        self.next_id += 1;
-        let mut end = symbol.len().min(MAX_ANNOUNCED_SYMBOL);
+        let mut end = symbol.len().min(MAX_RECORDED_SYMBOL);
         while !symbol.is_char_boundary(end) {
             end -= 1;
         }
-        self.send(&StatusEvent::Started {
-            id,
-            symbol: symbol[..end].to_owned(),
-        });
-        Running(id)
-    }
-
-    pub fn finished(&mut self, running: Running) {
-        self.send(&StatusEvent::Finished { id: running.0 });
-    }
-
-    fn send(&mut self, event: &StatusEvent) {
-        // Only a dead supervisor fails this, and then the worker is about to
-        // be killed anyway (it dies with its parent).
-        if let Err(error) = protocol::write_message(&mut self.pipe, event, MAX_EVENT_SIZE) {
-            tracing::warn!(%error, "cannot tell the supervisor what runs");
+        let symbol = &symbol[..end];
+        let slot = match self.slots.get(symbol) {
+            Some(&slot) => Some(slot),
+            None => self.claim(symbol),
+        };
+        match slot {
+            Some(slot) => {
+                if self.running[slot] == 0 {
+                    self.table
+                        .order(slot)
+                        .store(self.next_order, Ordering::Relaxed);
+                    self.next_order += 1;
+                }
+                self.running[slot] += 1;
+                // Release: the name and order are in place before the slot
+                // counts as running.
+                self.table
+                    .running(slot)
+                    .store(self.running[slot], Ordering::Release);
+            }
+            None => {
+                self.unrecorded += 1;
+                self.table
+                    .unrecorded()
+                    .store(self.unrecorded, Ordering::Release);
+            }
         }
+        Running(slot)
+    }
+
+    pub fn finished(&mut self, run: Running) {
+        match run.0 {
+            Some(slot) => {
+                self.running[slot] -= 1;
+                self.table
+                    .running(slot)
+                    .store(self.running[slot], Ordering::Release);
+            }
+            None => {
+                self.unrecorded -= 1;
+                self.table
+                    .unrecorded()
+                    .store(self.unrecorded, Ordering::Release);
+            }
+        }
+    }
+
+    /// Writes `symbol` into a free slot, or into one whose symbol is not
+    /// running; None if every slot is running.
+    fn claim(&mut self, symbol: &str) -> Option<usize> {
+        let slot = self
+            .names
+            .iter()
+            .position(Option::is_none)
+            .or_else(|| self.running.iter().position(|&running| running == 0))?;
+        if let Some(previous) = self.names[slot].take() {
+            self.slots.remove(&previous);
+        }
+        // The slot is not running, so a reader ignores it until `started`
+        // stores its count.
+        for (index, byte) in symbol.bytes().enumerate() {
+            self.table
+                .name_byte(slot, index)
+                .store(byte, Ordering::Relaxed);
+        }
+        self.table
+            .len(slot)
+            .store(symbol.len() as u32, Ordering::Relaxed);
+        self.names[slot] = Some(symbol.to_owned());
+        self.slots.insert(symbol.to_owned(), slot);
+        Some(slot)
     }
 }
 
 /// The supervisor's view of what its worker runs.
-#[derive(Default)]
-pub(super) struct RunningSymbols(BTreeMap<u64, String>);
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct RunningSymbols {
+    /// In the order they started.
+    symbols: Vec<String>,
+    /// Runs of symbols the table had no room for.
+    unrecorded: u64,
+}
 
 impl RunningSymbols {
-    /// Reads and applies one event; `Err` once the pipe is closed (the worker
-    /// exited) or unreadable.
-    pub fn read_event(&mut self, pipe: &mut impl Read) -> Result<(), ProtocolError> {
-        match protocol::read_message(pipe, MAX_EVENT_SIZE)? {
-            StatusEvent::Started { id, symbol } => {
-                self.0.insert(id, symbol);
-            }
-            StatusEvent::Finished { id } => {
-                self.0.remove(&id);
-            }
-        }
-        Ok(())
-    }
-
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.symbols.is_empty() && self.unrecorded == 0
     }
 
     /// What the worker was running: a single symbol, or the candidates when
     /// several ran at once (async launches), since a signal does not say
     /// which thread it hit.
     pub fn describe(&self) -> String {
-        let symbols: Vec<&str> = self.0.values().map(String::as_str).collect();
-        match symbols.as_slice() {
-            [] => "(no kernel: the executor itself)".to_owned(),
-            [symbol] => (*symbol).to_owned(),
-            several => format!("one of {}", several.join(", ")),
+        let listed = match (self.symbols.as_slice(), self.unrecorded) {
+            ([], 0) => return "(no kernel: the executor itself)".to_owned(),
+            ([symbol], 0) => return symbol.clone(),
+            ([], _) => return format!("one of {} kernels", self.unrecorded),
+            (several, _) => format!("one of {}", several.join(", ")),
+        };
+        match self.unrecorded {
+            0 => listed,
+            more => format!("{listed} and {more} more"),
         }
     }
 }
@@ -110,27 +337,87 @@ impl RunningSymbols {
 mod tests {
     use super::*;
 
+    fn pair() -> (StatusTable, Announcer) {
+        let (table, file) = StatusTable::create().unwrap();
+        let announcer = Announcer::attach(file.as_fd()).unwrap();
+        drop(file);
+        (table, announcer)
+    }
+
     #[test]
-    fn running_symbols_follow_the_events() {
-        let mut pipe = Vec::new();
-        for event in [
-            StatusEvent::Started {
-                id: 0,
-                symbol: "a\nb".into(),
-            },
-            StatusEvent::Started {
-                id: 1,
-                symbol: "sleep".into(),
-            },
-            StatusEvent::Finished { id: 0 },
-        ] {
-            protocol::write_message(&mut pipe, &event, MAX_EVENT_SIZE).unwrap();
+    fn the_supervisor_sees_what_runs() {
+        let (table, mut announcer) = pair();
+        assert!(table.running_symbols().is_empty());
+        assert_eq!(
+            table.running_symbols().describe(),
+            "(no kernel: the executor itself)"
+        );
+        let first = announcer.started("a\nb");
+        let sleep = announcer.started("sleep");
+        announcer.finished(first);
+        assert_eq!(table.running_symbols().describe(), "sleep");
+        let other = announcer.started("other");
+        let again = announcer.started("sleep");
+        assert_eq!(table.running_symbols().describe(), "one of sleep, other");
+        announcer.finished(sleep);
+        announcer.finished(again);
+        announcer.finished(other);
+        assert!(table.running_symbols().is_empty());
+        // A symbol run again reuses its slot and starts a new order.
+        let reused = announcer.started("a\nb");
+        assert_eq!(table.running_symbols().describe(), "a\nb");
+        announcer.finished(reused);
+    }
+
+    #[test]
+    fn long_symbols_are_cut_at_a_character_boundary() {
+        let (table, mut announcer) = pair();
+        let symbol = format!("{}é", "x".repeat(MAX_RECORDED_SYMBOL - 1));
+        let run = announcer.started(&symbol);
+        assert_eq!(
+            table.running_symbols().describe(),
+            "x".repeat(MAX_RECORDED_SYMBOL - 1)
+        );
+        announcer.finished(run);
+    }
+
+    #[test]
+    fn more_symbols_than_slots_are_counted() {
+        let (table, mut announcer) = pair();
+        let runs: Vec<Running> = (0..SLOTS + 2)
+            .map(|index| announcer.started(&format!("k{index}")))
+            .collect();
+        let described = table.running_symbols().describe();
+        assert!(described.starts_with("one of k0, k1,"), "{described}");
+        assert!(described.ends_with(" and 2 more"), "{described}");
+        for run in runs {
+            announcer.finished(run);
         }
-        let mut running = RunningSymbols::default();
-        let mut reader = pipe.as_slice();
-        while running.read_event(&mut reader).is_ok() {}
-        assert_eq!(running.describe(), "sleep");
-        running.0.insert(7, "other".into());
-        assert_eq!(running.describe(), "one of sleep, other");
+        assert!(table.running_symbols().is_empty());
+        // Finished slots are reused for new symbols.
+        let run = announcer.started("late");
+        assert_eq!(table.running_symbols().describe(), "late");
+        announcer.finished(run);
+    }
+
+    #[test]
+    fn a_scribbled_table_is_read_safely() {
+        let (table, _announcer) = pair();
+        for slot in 0..SLOTS {
+            table.table.running(slot).store(u32::MAX, Ordering::Relaxed);
+            table.table.len(slot).store(u32::MAX, Ordering::Relaxed);
+            table
+                .table
+                .name_byte(slot, 0)
+                .store(0xff, Ordering::Relaxed);
+        }
+        let running = table.running_symbols();
+        assert_eq!(running.symbols.len(), SLOTS);
+        assert!(
+            running
+                .symbols
+                .iter()
+                .all(|symbol| symbol.starts_with('\u{fffd}'))
+        );
     }
 }

@@ -1,17 +1,21 @@
-//! Runs a session's worker process and watches it: it learns from the status
-//! pipe which symbols the worker runs, notices when the client disconnects,
-//! and when the worker dies by a signal tells the client which kernel crashed.
+//! Runs a session's worker process and watches it: it notices when the client
+//! disconnects, and when the worker dies by a signal tells the client which
+//! kernel crashed, from the status table the worker keeps in memory shared
+//! with this process (`status.rs`).
 //!
 //! The worker is this executable re-run with `--worker`; it inherits two file
-//! descriptors, passed by number: the connection and the status pipe's write
-//! end. Everything else it inherits is closed on exec.
+//! descriptors, passed by number: the connection and the status table's
+//! memfd. Everything else it inherits is closed on exec. The supervisor sleeps
+//! in `poll` on a pidfd of the worker (readable when it exits) and on the
+//! connection (for the client hanging up): nothing wakes it while the session
+//! runs.
 
 use std::{
     fs::File,
-    io::{self, PipeReader},
+    io,
     net::TcpStream,
     os::{
-        fd::{AsFd, AsRawFd, OwnedFd, RawFd},
+        fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd},
         unix::process::{CommandExt, ExitStatusExt},
     },
     path::Path,
@@ -19,7 +23,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use super::{Settings, linger::close_gracefully, status::RunningSymbols};
+use super::{
+    Settings,
+    linger::close_gracefully,
+    status::{RunningSymbols, StatusTable},
+};
 use crate::{
     protocol::{self, Response},
     remote::signal_name,
@@ -32,10 +40,14 @@ const DISCONNECT_GRACE: Duration = Duration::from_secs(2);
 /// How long reporting a crash may block on a client that does not read.
 const REPORT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How often the worker is checked for having exited where there is no pidfd
+/// to wait on (Linux before 5.3).
+const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(50);
+
 /// Serves the session on `stream` in a worker process and returns once the
 /// worker has exited and the connection is closed.
 pub(super) fn run(stream: &TcpStream, directory: &Path, settings: &Settings) {
-    let (mut child, status_pipe) = match spawn_worker(stream, directory, settings) {
+    let (mut child, status) = match spawn_worker(stream, directory, settings) {
         Ok(spawned) => spawned,
         Err(error) => {
             tracing::error!(%error, program = %settings.worker_program.display(), "cannot start a worker");
@@ -49,7 +61,7 @@ pub(super) fn run(stream: &TcpStream, directory: &Path, settings: &Settings) {
         }
     };
     tracing::debug!(pid = child.id(), "worker started");
-    let watched = watch(&mut child, status_pipe, stream);
+    let client_gone = watch(&mut child, &status, stream);
     let exit = match child.wait() {
         Ok(exit) => exit,
         Err(error) => {
@@ -57,20 +69,20 @@ pub(super) fn run(stream: &TcpStream, directory: &Path, settings: &Settings) {
             return;
         }
     };
-    conclude(stream, exit, &watched);
+    // The worker is gone: what the table says now is what it was running.
+    conclude(stream, exit, &status.running_symbols(), client_gone);
 }
 
 fn spawn_worker(
     stream: &TcpStream,
     directory: &Path,
     settings: &Settings,
-) -> io::Result<(Child, PipeReader)> {
-    let (status_reader, status_writer) = io::pipe()?;
+) -> io::Result<(Child, StatusTable)> {
+    let (status, status_for_worker) = StatusTable::create()?;
     // Duplicates are close-on-exec and numbered from 3 up, so they can
-    // neither leak into other workers nor collide with the worker's stdio.
+    // neither leak into other workers nor collide with the worker's stdio
+    // (the memfd is close-on-exec too, and numbered from 3 up).
     let socket_for_worker: OwnedFd = stream.as_fd().try_clone_to_owned()?;
-    let status_for_worker: OwnedFd = status_writer.as_fd().try_clone_to_owned()?;
-    drop(status_writer);
     let inherited = [socket_for_worker.as_raw_fd(), status_for_worker.as_raw_fd()];
     let server_pid = std::process::id();
 
@@ -96,10 +108,9 @@ fn spawn_worker(
     // and does not allocate.
     unsafe { command.pre_exec(move || prepare_worker_process(inherited, server_pid)) };
     let child = command.spawn()?;
-    // The worker has its copies; the pipe must have no other writer so that
-    // its end is seen when the worker exits.
+    // The worker has its copies; the table stays mapped here.
     drop((socket_for_worker, status_for_worker));
-    Ok((child, status_reader))
+    Ok((child, status))
 }
 
 /// In the forked child, before exec: lets the two descriptors through exec,
@@ -139,33 +150,52 @@ fn prepare_worker_process(inherited: [RawFd; 2], server_pid: u32) -> io::Result<
     Ok(())
 }
 
-/// What the supervisor saw while the worker ran.
-struct Watched {
-    running: RunningSymbols,
-    client_gone: bool,
+/// Waits until the worker exits. A client that disconnects gets its worker
+/// killed after [`DISCONNECT_GRACE`], so a kernel that never returns cannot
+/// keep an abandoned session alive. Returns whether the client disconnected.
+fn watch(child: &mut Child, status: &StatusTable, stream: &TcpStream) -> bool {
+    let exited = match pidfd_open(child.id()) {
+        Ok(pidfd) => Some(pidfd),
+        Err(error) => {
+            tracing::debug!(%error, "no pidfd: checking the worker every {EXIT_CHECK_INTERVAL:?}");
+            None
+        }
+    };
+    watch_with(child, status, stream, exited)
 }
 
-/// Follows the status pipe until the worker closes it by exiting. A client
-/// that disconnects gets its worker killed after [`DISCONNECT_GRACE`], so a
-/// kernel that never returns cannot keep an abandoned session alive.
-fn watch(child: &mut Child, mut status_pipe: PipeReader, stream: &TcpStream) -> Watched {
-    let mut running = RunningSymbols::default();
+/// [`watch`], given the worker's pidfd if there is one.
+fn watch_with(
+    child: &mut Child,
+    status: &StatusTable,
+    stream: &TcpStream,
+    exited: Option<OwnedFd>,
+) -> bool {
     let mut client_gone = false;
     let mut kill_at = None;
     loop {
-        let timeout = kill_at.map_or(-1, |at: Instant| {
-            let left = at.saturating_duration_since(Instant::now());
+        let mut timeout = kill_at.map(|at: Instant| at.saturating_duration_since(Instant::now()));
+        if exited.is_none() {
+            timeout =
+                Some(timeout.map_or(EXIT_CHECK_INTERVAL, |left| left.min(EXIT_CHECK_INTERVAL)));
+        }
+        let timeout_ms = timeout.map_or(-1, |left| {
             i32::try_from(left.as_millis() + 1).unwrap_or(i32::MAX)
         });
-        let (status_ready, disconnected) =
-            match poll(&status_pipe, (!client_gone).then_some(stream), timeout) {
-                Ok(ready) => ready,
-                Err(error) => {
-                    tracing::error!(%error, "cannot watch the worker");
-                    break;
-                }
-            };
-        if status_ready && running.read_event(&mut status_pipe).is_err() {
+        let (worker_exited, disconnected) = match poll(
+            exited.as_ref(),
+            (!client_gone).then_some(stream),
+            timeout_ms,
+        ) {
+            Ok(ready) => ready,
+            Err(error) => {
+                tracing::error!(%error, "cannot watch the worker");
+                break;
+            }
+        };
+        // Without a pidfd, `try_wait` reaps an exited worker; `wait` then
+        // returns the status it saved.
+        if worker_exited || (exited.is_none() && !matches!(child.try_wait(), Ok(None))) {
             break;
         }
         if disconnected {
@@ -176,35 +206,47 @@ fn watch(child: &mut Child, mut status_pipe: PipeReader, stream: &TcpStream) -> 
         if kill_at.is_some_and(|at| Instant::now() >= at) {
             kill_at = None;
             if let Ok(None) = child.try_wait() {
+                let running = status.running_symbols();
                 tracing::warn!(running = %running.describe(), "killing the worker of a disconnected client");
                 let _ = child.kill();
             }
         }
     }
-    // Closing our end means a worker that is somehow still writing fails
-    // instead of blocking on a full pipe.
-    drop(status_pipe);
-    Watched {
-        running,
-        client_gone,
-    }
+    client_gone
 }
 
-/// Waits until the status pipe is readable (or closed) or, when `stream` is
-/// given, the client has hung up; returns which of the two happened.
+/// A descriptor that becomes readable when the process `pid` (a child not yet
+/// waited for, so the number cannot have been reused) exits.
+fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
+    let pid = libc::pid_t::try_from(pid).map_err(io::Error::other)?;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor
+    // or -1; no memory is involved.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let fd = RawFd::try_from(fd).map_err(io::Error::other)?;
+    // SAFETY: pidfd_open returned a new descriptor (close-on-exec, as every
+    // pidfd is) that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Waits until the worker has exited (when `exited`, its pidfd, is given) or,
+/// when `stream` is given, the client has hung up; returns which of the two
+/// happened.
 fn poll(
-    status_pipe: &PipeReader,
+    exited: Option<&OwnedFd>,
     stream: Option<&TcpStream>,
     timeout_ms: i32,
 ) -> io::Result<(bool, bool)> {
     let mut fds = [
         libc::pollfd {
-            fd: status_pipe.as_raw_fd(),
+            // A negative descriptor is ignored by poll.
+            fd: exited.map_or(-1, AsRawFd::as_raw_fd),
             events: libc::POLLIN,
             revents: 0,
         },
         libc::pollfd {
-            // A negative descriptor is ignored by poll.
             fd: stream.map_or(-1, AsRawFd::as_raw_fd),
             events: libc::POLLRDHUP,
             revents: 0,
@@ -227,14 +269,14 @@ fn poll(
 
 /// Tells a client that is still there how its session ended, if the worker
 /// could not: it died by a signal, or exited in the middle of a request.
-fn conclude(stream: &TcpStream, exit: ExitStatus, watched: &Watched) {
-    let symbol = watched.running.describe();
+fn conclude(stream: &TcpStream, exit: ExitStatus, running: &RunningSymbols, client_gone: bool) {
+    let symbol = running.describe();
     let response = match exit.signal() {
         Some(signal) => {
             tracing::warn!(%symbol, signal = signal_name(signal), "the worker died by a signal");
             Response::Crashed { symbol, signal }
         }
-        None if !watched.running.is_empty() => {
+        None if !running.is_empty() => {
             tracing::warn!(%symbol, %exit, "the worker exited in the middle of a request");
             Response::Failed {
                 message: format!("the executor's worker exited ({exit}) while running {symbol}"),
@@ -245,7 +287,7 @@ fn conclude(stream: &TcpStream, exit: ExitStatus, watched: &Watched) {
             return;
         }
     };
-    if !watched.client_gone {
+    if !client_gone {
         report(stream, &response);
     }
 }
@@ -257,4 +299,31 @@ fn report(stream: &TcpStream, response: &Response) {
         tracing::info!(%error, "cannot report to the client");
     }
     close_gracefully(stream);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+
+    use super::*;
+
+    fn connection() -> (TcpStream, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        (listener.accept().unwrap().0, client)
+    }
+
+    #[test]
+    fn the_exit_of_the_worker_is_seen_with_and_without_a_pidfd() {
+        for with_pidfd in [true, false] {
+            let (stream, _client) = connection();
+            let (status, _file) = StatusTable::create().unwrap();
+            let mut child = Command::new("sleep").arg("0.1").spawn().unwrap();
+            let exited = with_pidfd.then(|| pidfd_open(child.id()).unwrap());
+            let started = Instant::now();
+            assert!(!watch_with(&mut child, &status, &stream, exited));
+            assert!(child.wait().unwrap().success(), "the status is still there");
+            assert!(started.elapsed() < Duration::from_secs(5));
+        }
+    }
 }

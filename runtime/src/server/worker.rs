@@ -1,15 +1,15 @@
 //! A session's worker process (`executor-server --worker`): serves the
 //! session's requests with a [`LocalExecutor`], after the supervisor has done
-//! the handshake. Before running any client symbol it tells the supervisor
-//! which, so that a crash can be reported.
+//! the handshake. Before running any client symbol it records which in the
+//! status table it shares with the supervisor, so that a crash can be
+//! reported.
 
 use std::{
     collections::{HashMap, HashSet},
-    fs::File,
     io::{BufReader, Write},
     net::TcpStream,
     os::{
-        fd::{FromRawFd, OwnedFd, RawFd},
+        fd::{AsFd, FromRawFd, OwnedFd, RawFd},
         unix::fs::OpenOptionsExt,
     },
     path::{Path, PathBuf},
@@ -42,7 +42,7 @@ const DEAD_BEEF: usize = 0xdead_beef;
 pub struct WorkerConfig {
     /// The connection, after the handshake.
     pub socket_fd: RawFd,
-    /// The write end of the status pipe to the supervisor.
+    /// The memfd of the status table shared with the supervisor.
     pub status_fd: RawFd,
     /// The session's private directory, for received binaries.
     pub session_dir: PathBuf,
@@ -53,7 +53,9 @@ pub struct WorkerConfig {
 /// Serves one session until the client closes it or disconnects.
 pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> {
     let stream = TcpStream::from(adopt_fd(config.socket_fd)?);
-    let announcer = Announcer::new(File::from(adopt_fd(config.status_fd)?));
+    // Once mapped, the table needs no descriptor: it is closed here.
+    let announcer = Announcer::attach(adopt_fd(config.status_fd)?.as_fd())
+        .map_err(|error| ServerError::Worker(format!("cannot map the status table: {error}")))?;
     let executor = match start_executor(&config.preload) {
         Ok(executor) => executor,
         Err(error) => {
