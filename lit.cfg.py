@@ -12,7 +12,8 @@ from lit.llvm.subst import ToolSubst  # noqa: E402
 
 config.name = "executor-mlir"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+# Python tests are the ones that drive Catalyst through its Python API.
+config.suffixes = [".mlir", ".py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "target", "lit")
 # Only test/ holds tests; examples/ and docs/ hold .mlir files without RUN lines.
@@ -80,6 +81,11 @@ config.substitutions.append(
     ("%catalyst_parse_print", f"{catalyst_bin} --tool=opt --pass-pipeline='builtin.module(strip-debuginfo)'")
 )
 config.substitutions.append(("%catalyst_opt", f"{catalyst_bin} --tool=opt"))
+# The virtualenv with pennylane-catalyst, for `qml.qjit(dialect_plugins=...)`.
+catalyst_python = os.path.join(catalyst_root, "venv", "bin", "python")
+if os.path.exists(catalyst_python):
+    config.available_features.add("catalyst-python")
+config.substitutions.append(("%catalyst_python", catalyst_python))
 config.substitutions.append(("%catalyst_plugin", catalyst_plugin))
 
 llvm_config.use_default_substitutions()

@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
 # scripts/catalyst.sh
-# Fetches the `catalyst` CLI of pennylane-catalyst 0.15.0 (the wheel from PyPI,
-# nothing else of Catalyst) into target/catalyst/bin/catalyst. Idempotent:
-# prints nothing and changes nothing when the binary is already there.
+# Fetches the `catalyst` CLI of pennylane-catalyst 0.15.0 into
+# target/catalyst/bin/catalyst (the wheel from PyPI, nothing else of Catalyst),
+# and installs the package with its dependencies (PennyLane, JAX: 262 MB of
+# wheels, 1.2 GB installed) into the virtualenv target/catalyst/venv for the
+# Python route, `qml.qjit(dialect_plugins=...)`. Idempotent: prints nothing and
+# changes nothing when both are already there.
 set -euo pipefail
 
 version=0.15.0
 root=target/catalyst
 binary=$root/bin/catalyst
+venv=$root/venv
+python=$(command -v python3 || command -v python)
+
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import catalyst" 2>/dev/null; then
+  echo "catalyst: installing pennylane-catalyst==$version into $venv" >&2
+  "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pennylane-catalyst==$version"
+fi
+
 [ -x "$binary" ] && exit 0
 
 echo "catalyst: fetching pennylane-catalyst==$version from PyPI" >&2
-python=$(command -v python3 || command -v python)
 "$python" -m pip download --quiet --no-deps --only-binary=:all: \
   --dest "$root/wheel" "pennylane-catalyst==$version"
 wheel=$(ls "$root"/wheel/pennylane_catalyst-"$version"-*.whl)
