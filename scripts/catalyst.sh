@@ -14,7 +14,8 @@ binary=$root/bin/catalyst
 venv=$root/venv
 python=$(command -v python3 || command -v python)
 
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import catalyst" 2>/dev/null; then
+# The package installs its CLI into the virtualenv's bin/ as well.
+if [ ! -x "$venv/bin/catalyst" ]; then
   echo "catalyst: installing pennylane-catalyst==$version into $venv" >&2
   "$python" -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pennylane-catalyst==$version"
