@@ -570,11 +570,15 @@ CRITERION_GROUPS = {
         "parked thread through two `std::sync::mpsc` channels, and against a thread started and joined per call",
         "baseline_mpsc_handoff"),
     "frame_encode": (
-        "a `Launch` request with one input of the given size encoded as a frame (`protocol::encode_frame`), "
-        "against copying the frame's bytes into a new `Vec`", "baseline_memcpy"),
-    "frame_decode": (
-        "the same frame read back from memory (`protocol::read_message`), against the same copy",
+        "a `Launch` request with one input of the given size encoded as one frame by postcard "
+        "(`protocol::encode_frame`, still how every other message is sent) and as the client sends a launch "
+        "(`LaunchFrame`: the bytes around the input encoded, then all written to `io::sink()` with vectored "
+        "writes, the input's bytes from where they are), against copying the frame's bytes into a new `Vec`",
         "baseline_memcpy"),
+    "frame_decode": (
+        "the same frame read back from memory by `protocol::read_message` and as the worker reads a request "
+        "(`protocol::read_request`, the input's bytes straight into the buffer of the previous launch), against "
+        "the same copy", "baseline_memcpy"),
     "call_buffers": (
         "`executor.call`'s argument buffer of two 1 KiB buffers packed and unpacked (`packed.rs`), against a copy "
         "of its bytes", "baseline_memcpy"),

@@ -2,9 +2,13 @@
 //! each against a plain copy of the same bytes measured in the same run:
 //!
 //! - `frame_encode/*`, `frame_decode/*`: a `Launch` request with one input of
-//!   1 KiB, 64 KiB and 1 MiB encoded as a protocol frame (`encode_frame`) and
-//!   read back from memory (`read_message`), against copying the frame's
-//!   bytes into a new `Vec` (`baseline_memcpy`);
+//!   1 KiB, 64 KiB and 1 MiB encoded as a protocol frame, by postcard into one
+//!   buffer (`encode_frame`) and as the client sends it (`LaunchFrame`: the
+//!   bytes around the input encoded, then everything written to `io::sink()`
+//!   with vectored writes, the input from where it is), and read back from
+//!   memory, by `read_message` and as the worker reads it (`read_request`,
+//!   into the input buffer of the previous iteration), against copying the
+//!   frame's bytes into a new `Vec` (`baseline_memcpy`);
 //! - `call_buffers/*`: `executor.call`'s `args_buf` of two 1 KiB buffers
 //!   packed (`packed::encode_arguments`) and unpacked (`decode_arguments`),
 //!   against a copy of the same bytes;
@@ -18,13 +22,13 @@
 //!
 //!     cargo bench -p executor-runtime --bench encoding
 
-use std::{hint::black_box, time::Duration};
+use std::{borrow::Cow, hint::black_box, io, time::Duration};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use executor_runtime::{
-    memref::{DenseBuffer, Descriptor, OwnedDescriptor},
+    memref::{DenseBuffer, DenseView, Descriptor, OwnedDescriptor},
     packed::{self, CallArguments},
-    protocol::{self, DEFAULT_MAX_MESSAGE_SIZE, OutputShape, Request},
+    protocol::{self, DEFAULT_MAX_MESSAGE_SIZE, LaunchFrame, OutputShape, Request},
 };
 
 fn bytes(len: usize) -> Vec<u8> {
@@ -55,10 +59,41 @@ fn frames(criterion: &mut Criterion) {
     for (label, len) in [("1KiB", 1 << 10), ("64KiB", 64 << 10), ("1MiB", 1 << 20)] {
         let request = launch_request(len);
         let frame = protocol::encode_frame(&request, DEFAULT_MAX_MESSAGE_SIZE).unwrap();
+        let Request::Launch {
+            entry,
+            object,
+            inputs,
+            outputs,
+        } = &request
+        else {
+            unreachable!()
+        };
+        let views: Vec<DenseView> = inputs
+            .iter()
+            .map(|input| DenseView {
+                element_size: input.element_size,
+                sizes: input.sizes.clone(),
+                data: Cow::Borrowed(&input.data),
+            })
+            .collect();
         let mut group = criterion.benchmark_group("frame_encode");
         group.throughput(Throughput::Bytes(frame.len() as u64));
-        group.bench_function(BenchmarkId::new("executor", label), |bencher| {
+        group.bench_function(BenchmarkId::new("encode_frame", label), |bencher| {
             bencher.iter(|| protocol::encode_frame(black_box(&request), DEFAULT_MAX_MESSAGE_SIZE))
+        });
+        group.bench_function(BenchmarkId::new("launch_frame", label), |bencher| {
+            bencher.iter(|| {
+                LaunchFrame::new(
+                    entry,
+                    object,
+                    black_box(&views),
+                    outputs,
+                    DEFAULT_MAX_MESSAGE_SIZE,
+                )
+                .unwrap()
+                .write_to(&mut io::sink())
+                .unwrap()
+            })
         });
         group.bench_function(BenchmarkId::new("baseline_memcpy", label), |bencher| {
             bencher.iter(|| black_box(frame.as_slice()).to_vec())
@@ -66,13 +101,28 @@ fn frames(criterion: &mut Criterion) {
         group.finish();
         let mut group = criterion.benchmark_group("frame_decode");
         group.throughput(Throughput::Bytes(frame.len() as u64));
-        group.bench_function(BenchmarkId::new("executor", label), |bencher| {
+        group.bench_function(BenchmarkId::new("read_message", label), |bencher| {
             bencher.iter(|| {
                 protocol::read_message::<Request>(
                     &mut black_box(frame.as_slice()),
                     DEFAULT_MAX_MESSAGE_SIZE,
                 )
                 .unwrap()
+            })
+        });
+        let mut spare = Vec::new();
+        group.bench_function(BenchmarkId::new("read_request", label), |bencher| {
+            bencher.iter(|| {
+                let request = protocol::read_request(
+                    &mut black_box(frame.as_slice()),
+                    DEFAULT_MAX_MESSAGE_SIZE,
+                    &mut spare,
+                )
+                .unwrap();
+                // As the worker does: the input buffers serve the next launch.
+                if let Request::Launch { inputs, .. } = request {
+                    spare = inputs.into_iter().map(|input| input.data).collect();
+                }
             })
         });
         group.bench_function(BenchmarkId::new("baseline_memcpy", label), |bencher| {

@@ -3,6 +3,8 @@
 //! sizes[rank], i64 strides[rank]}`, every field 8 bytes. Every `unsafe` access
 //! to a descriptor or to the data it points at lives in this module.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 /// A memref's elements, densely packed in row-major order: what crosses a
@@ -31,6 +33,16 @@ impl DenseBuffer {
     pub fn is_consistent(&self) -> bool {
         Self::expected_len(self.element_size, &self.sizes) == Some(self.data.len())
     }
+}
+
+/// A memref's elements densely packed in row-major order, where they are:
+/// borrowed from the memref's own buffer when its layout is already that, or
+/// else gathered into a buffer of its own. What a client sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DenseView<'a> {
+    pub element_size: u64,
+    pub sizes: Vec<i64>,
+    pub data: Cow<'a, [u8]>,
 }
 
 /// A descriptor somewhere in memory, of a known rank and element size.
@@ -108,6 +120,43 @@ impl Descriptor {
         true
     }
 
+    /// The elements, densely packed in row-major order: the descriptor's own
+    /// buffer if its layout is that already (no copy), or else a copy.
+    pub fn dense_view(&self) -> DenseView<'_> {
+        let sizes = self.sizes();
+        let strides = self.strides();
+        if !self.is_row_major(&sizes, &strides) {
+            let dense = self.to_dense();
+            return DenseView {
+                element_size: dense.element_size,
+                sizes: dense.sizes,
+                data: Cow::Owned(dense.data),
+            };
+        }
+        let element_count: usize = sizes.iter().map(|size| (*size).max(0) as usize).product();
+        let aligned = self.word(1) as *const u8;
+        let offset = self.word(2);
+        let len = element_count * self.element_size;
+        let data = if len == 0 {
+            &[][..]
+        } else {
+            // SAFETY: `from_raw`'s contract: a dense buffer holds every element
+            // from the offset on, and stays alive and unchanged while the
+            // descriptor is used (the borrow of `self`).
+            unsafe {
+                std::slice::from_raw_parts(
+                    aligned.offset(offset as isize * self.element_size as isize),
+                    len,
+                )
+            }
+        };
+        DenseView {
+            element_size: self.element_size as u64,
+            sizes,
+            data: Cow::Borrowed(data),
+        }
+    }
+
     /// Copies the elements into a dense row-major buffer, following the strides.
     pub fn to_dense(&self) -> DenseBuffer {
         let sizes = self.sizes();
@@ -116,15 +165,7 @@ impl Descriptor {
         let aligned = self.word(1) as *const u8;
         let offset = self.word(2);
         if self.is_row_major(&sizes, &strides) {
-            // SAFETY: `from_raw`'s contract: a dense buffer holds every element
-            // from the offset on.
-            let data = unsafe {
-                std::slice::from_raw_parts(
-                    aligned.offset(offset as isize * self.element_size as isize),
-                    element_count * self.element_size,
-                )
-            }
-            .to_vec();
+            let data = self.dense_view().data.into_owned();
             return DenseBuffer {
                 element_size: self.element_size as u64,
                 sizes,
@@ -252,6 +293,11 @@ impl OwnedDescriptor {
     pub fn data(&self) -> &[u8] {
         &self.data
     }
+
+    /// The buffer this descriptor was made over, to be reused.
+    pub fn into_data(self) -> Vec<u8> {
+        self.data
+    }
 }
 
 #[cfg(test)]
@@ -285,6 +331,35 @@ mod tests {
         // SAFETY: the words describe a rank-2 view inside `data`.
         let view = unsafe { Descriptor::from_raw(words.as_mut_ptr().cast(), 2, 4) };
         assert_eq!(view.to_dense().data, floats(&[1., 2., 4., 5.]));
+    }
+
+    #[test]
+    fn a_dense_view_borrows_a_row_major_buffer_and_copies_any_other() {
+        let dense = DenseBuffer {
+            element_size: 4,
+            sizes: vec![2, 3],
+            data: floats(&[1., 2., 3., 4., 5., 6.]),
+        };
+        let mut owned = OwnedDescriptor::from_dense(dense.clone());
+        let descriptor = owned.descriptor();
+        let view = descriptor.dense_view();
+        assert!(matches!(view.data, Cow::Borrowed(_)));
+        assert_eq!((view.sizes, &*view.data), (dense.sizes, &dense.data[..]));
+
+        let data = floats(&[0., 1., 2., 3., 4., 5., 6., 7., 8.]);
+        let mut words = vec![data.as_ptr() as i64, data.as_ptr() as i64, 1, 2, 2, 3, 1];
+        // SAFETY: the words describe a rank-2 view inside `data`.
+        let strided = unsafe { Descriptor::from_raw(words.as_mut_ptr().cast(), 2, 4) };
+        let view = strided.dense_view();
+        assert!(matches!(view.data, Cow::Owned(_)));
+        assert_eq!(&*view.data, &floats(&[1., 2., 4., 5.])[..]);
+
+        let mut empty = OwnedDescriptor::from_dense(DenseBuffer {
+            element_size: 4,
+            sizes: vec![0],
+            data: Vec::new(),
+        });
+        assert!(empty.descriptor().dense_view().data.is_empty());
     }
 
     #[test]

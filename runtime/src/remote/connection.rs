@@ -10,9 +10,10 @@ use std::{
 use super::{options::ConnectOptions, signal::signal_name};
 use crate::{
     error::{Result, RuntimeError},
+    memref::DenseView,
     protocol::{
-        self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError,
-        READ_BUFFER_SIZE, Request, Response,
+        self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame, OutputShape,
+        PROTOCOL_VERSION, ProtocolError, READ_BUFFER_SIZE, Request, Response,
     },
 };
 
@@ -50,21 +51,39 @@ impl Connection {
     /// [`RuntimeError::Remote`] and `Crashed` [`RuntimeError::KernelCrashed`];
     /// every other response is the caller's to check.
     pub fn round_trip(&mut self, request: &Request) -> Result<Response> {
-        if let Some(reason) = &self.ended {
-            return Err(self.unreachable(format!("the session has ended: {reason}")));
+        self.check_open()?;
+        let frame = protocol::encode_frame(request, self.max_message_size).map_err(refused)?;
+        self.exchange(|stream| io::Write::write_all(stream, &frame))
+    }
+
+    /// [`Connection::round_trip`] of a launch whose inputs are written
+    /// straight from the caller's buffers.
+    pub fn launch(
+        &mut self,
+        entry: &str,
+        object: &str,
+        inputs: &[DenseView<'_>],
+        outputs: &[OutputShape],
+    ) -> Result<Response> {
+        self.check_open()?;
+        let frame = LaunchFrame::new(entry, object, inputs, outputs, self.max_message_size)
+            .map_err(refused)?;
+        self.exchange(|stream| frame.write_to(stream))
+    }
+
+    fn check_open(&self) -> Result<()> {
+        match &self.ended {
+            Some(reason) => Err(self.unreachable(format!("the session has ended: {reason}"))),
+            None => Ok(()),
         }
-        let frame =
-            protocol::encode_frame(request, self.max_message_size).map_err(
-                |error| match error {
-                    // Nothing was sent, so the session is still usable.
-                    ProtocolError::TooLarge { size, limit } => RuntimeError::Protocol(format!(
-                        "the request is {size} bytes, over the executor's limit of {limit} \
-                 (executor-server --max-message-size)"
-                    )),
-                    other => other.into(),
-                },
-            )?;
-        let response = io::Write::write_all(&mut &self.stream, &frame)
+    }
+
+    /// Sends a request with `send` and reads its response.
+    fn exchange(
+        &mut self,
+        send: impl FnOnce(&mut &TcpStream) -> io::Result<()>,
+    ) -> Result<Response> {
+        let response = send(&mut &self.stream)
             .map_err(ProtocolError::Io)
             .and_then(|()| {
                 protocol::read_message::<Response>(&mut self.reader, self.max_message_size)
@@ -112,6 +131,18 @@ impl Connection {
             }
             other => other.into(),
         }
+    }
+}
+
+/// A request that was not sent, since it is over the server's limit: the
+/// session is still usable.
+fn refused(error: ProtocolError) -> RuntimeError {
+    match error {
+        ProtocolError::TooLarge { size, limit } => RuntimeError::Protocol(format!(
+            "the request is {size} bytes, over the executor's limit of {limit} \
+             (executor-server --max-message-size)"
+        )),
+        other => other.into(),
     }
 }
 

@@ -2,8 +2,9 @@
 //! worker process of the server, over one TCP connection (docs/protocol.md).
 //!
 //! Data crosses the connection by value: `send_binary` ships the file's bytes,
-//! `launch` copies each input's elements to the server and each result back
-//! into a `malloc`ed buffer here. Changes a kernel makes to its *inputs* are
+//! `launch` sends each input's elements to the server (from the memref's own
+//! buffer when it is densely packed in row-major order) and copies each
+//! result back into a `malloc`ed buffer here. Changes a kernel makes to its *inputs* are
 //! not copied back.
 //!
 //! The token for a server started with `--token-file` comes from
@@ -110,19 +111,21 @@ impl Executor for RemoteExecutor {
         inputs: &[Descriptor],
         outputs: &[Descriptor],
     ) -> Result<()> {
-        let request = Request::Launch {
-            entry: entry.to_owned(),
-            object: object.to_owned(),
-            inputs: inputs.iter().map(Descriptor::to_dense).collect(),
-            outputs: outputs
-                .iter()
-                .map(|output| OutputShape {
-                    rank: output.rank() as u64,
-                    element_size: output.element_size() as u64,
-                })
-                .collect(),
-        };
-        let results = match self.session().connection.round_trip(&request)? {
+        // The inputs go out from the caller's buffers (row-major ones are not
+        // copied here at all).
+        let views: Vec<_> = inputs.iter().map(Descriptor::dense_view).collect();
+        let shapes: Vec<OutputShape> = outputs
+            .iter()
+            .map(|output| OutputShape {
+                rank: output.rank() as u64,
+                element_size: output.element_size() as u64,
+            })
+            .collect();
+        let results = match self
+            .session()
+            .connection
+            .launch(entry, object, &views, &shapes)?
+        {
             Response::Launched { outputs } => outputs,
             other => return Err(unexpected(other, "Launched")),
         };
