@@ -1,32 +1,62 @@
 //! The baseline of the remote launch round trip: a plain TCP echo of the same
 //! number of bytes over loopback (both ends with TCP_NODELAY, as the runtime's).
+//! By default the echoing end is a thread of this process; with `processes` it
+//! is a process of its own (this program again), as an executor-server's
+//! worker is.
 //!
-//!     cargo run --release -p executor-runtime --example tcp_echo_rtt -- [BYTES] [ROUND_TRIPS]
+//!     cargo run --release -p executor-runtime --example tcp_echo_rtt -- [BYTES] [ROUND_TRIPS] [threads|processes]
 
 use std::{
     io::{Read, Write},
-    net::{TcpListener, TcpStream},
+    net::{SocketAddr, TcpListener, TcpStream},
+    process::Command,
     time::Instant,
 };
+
+/// Set in the echoing process: the address to connect to.
+const ECHO_ENV: &str = "TCP_ECHO_RTT_CONNECT";
+
+enum Echoing {
+    Thread(std::thread::JoinHandle<std::io::Result<()>>),
+    Process(std::process::Child),
+}
+
+/// Sends back every message of `bytes` bytes until the stream ends.
+fn serve(stream: &mut TcpStream, bytes: usize) -> std::io::Result<()> {
+    stream.set_nodelay(true)?;
+    let mut buffer = vec![0u8; bytes];
+    while stream.read_exact(&mut buffer).is_ok() {
+        stream.write_all(&buffer)?;
+    }
+    Ok(())
+}
 
 fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
     let bytes: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1024);
     let round_trips: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let processes = args.next().as_deref() == Some("processes");
+    if let Ok(address) = std::env::var(ECHO_ENV) {
+        let address: SocketAddr = address.parse().map_err(std::io::Error::other)?;
+        return serve(&mut TcpStream::connect(address)?, bytes);
+    }
 
     let listener = TcpListener::bind("127.0.0.1:0")?;
     let address = listener.local_addr()?;
-    let echo = std::thread::spawn(move || -> std::io::Result<()> {
-        let (mut stream, _) = listener.accept()?;
-        stream.set_nodelay(true)?;
-        let mut buffer = vec![0u8; bytes];
-        while stream.read_exact(&mut buffer).is_ok() {
-            stream.write_all(&buffer)?;
-        }
-        Ok(())
-    });
-
-    let mut stream = TcpStream::connect(address)?;
+    let (mut stream, echoing) = if processes {
+        // The echoing process connects to this one.
+        let child = Command::new(std::env::current_exe()?)
+            .arg(bytes.to_string())
+            .env(ECHO_ENV, address.to_string())
+            .spawn()?;
+        (listener.accept()?.0, Echoing::Process(child))
+    } else {
+        let thread = std::thread::spawn(move || -> std::io::Result<()> {
+            let (mut stream, _) = listener.accept()?;
+            serve(&mut stream, bytes)
+        });
+        (TcpStream::connect(address)?, Echoing::Thread(thread))
+    };
     stream.set_nodelay(true)?;
     let message = vec![7u8; bytes];
     let mut reply = vec![0u8; bytes];
@@ -38,6 +68,11 @@ fn main() -> std::io::Result<()> {
     let per_round_trip = start.elapsed().as_secs_f64() / round_trips as f64;
     println!("{:.2}", per_round_trip * 1e6);
     drop(stream);
-    echo.join().expect("the echo thread ends")?;
+    match echoing {
+        Echoing::Thread(thread) => thread.join().expect("the echo thread ends")?,
+        Echoing::Process(mut child) => {
+            child.wait()?;
+        }
+    }
     Ok(())
 }
