@@ -1553,12 +1553,21 @@ def write_report(context: dict) -> None:
                        if free['tcp_echo_us']['max'] - free['tcp_echo_us']['min']
                        > free['rtt_us']['echo_1k']['median'] - free['tcp_echo_us']['median'] else ""))
                 add("")
-                add("**What would close it:** nothing is left in the request path to remove: the same system "
-                    "calls as the echo, and a software path within the target when the wake-ups are taken out. "
-                    "What remains is the wake-ups themselves; avoiding them would take spinning on the socket "
-                    "before sleeping on both ends (as `launch_async`'s threads do between entries), which "
-                    "burns a CPU on the client for every request to a remote executor, where a real network "
-                    "round trip is longer than any useful spin. That is not done.")
+                two_processes = free["rtt_us"]["echo_1k"]["median"] / free["tcp_echo_processes_us"]["median"]
+                processes_cost_more = free["tcp_echo_processes_us"]["median"] > 1.2 * free["tcp_echo_us"]["median"]
+                add("**What would close it:** nothing is left in the request path to remove: the launch makes the "
+                    f"same system calls as the echo, costs {ratio(pinned['rtt_ratio']['echo_1k'])} of it pinned (the "
+                    f"software path) and {ratio(two_processes)} the echo between two processes free. "
+                    + ("What remains is that its two ends are two processes (the session's worker is a process of "
+                       "its own so that a crashing kernel ends only its session), and free, on this virtual "
+                       "machine, a round trip between two processes costs more than one between two threads of a "
+                       f"process (the two echo rows: {fmt(free['tcp_echo_processes_us']['median'])} against "
+                       f"{fmt(free['tcp_echo_us']['median'])} us). " if processes_cost_more else
+                       "What remains is the wake-ups themselves. ")
+                    + "Closing it would take giving up the worker process, or spinning on the socket before "
+                    "sleeping on both ends (as `launch_async`'s threads do between entries), which burns a CPU on "
+                    "the client for every request to a remote executor, where a real network round trip is longer "
+                    "than any useful spin. Neither is done.")
             else:
                 add("**What would close it:** the system calls above against the echo's, and the user-space "
                     "work around them (encoding, decoding, the call itself) in the worker and the client.")
