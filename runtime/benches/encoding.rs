@@ -22,7 +22,9 @@
 //!
 //!     cargo bench -p executor-runtime --bench encoding
 
-use std::{borrow::Cow, hint::black_box, io, time::Duration};
+use std::{borrow::Cow, hint::black_box, io};
+
+mod common;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use executor_runtime::{
@@ -189,17 +191,9 @@ fn descriptors(criterion: &mut Criterion) {
     group.finish();
 }
 
-fn config() -> Criterion {
-    // Short runs: `make bench` runs every group in well under a minute.
-    Criterion::default()
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1))
-        .sample_size(30)
-}
-
 criterion_group! {
     name = encoding;
-    config = config();
+    config = common::short_runs();
     targets = frames, call_buffers, descriptors
 }
 criterion_main!(encoding);

@@ -22,8 +22,9 @@ use std::{
     path::{Path, PathBuf},
     process::{Command, Stdio},
     sync::mpsc,
-    time::Duration,
 };
+
+mod common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use executor_runtime::{
@@ -193,17 +194,9 @@ fn benches(criterion: &mut Criterion) {
     executor.close().expect("the session closes");
 }
 
-fn config() -> Criterion {
-    // Short runs: `make bench` runs every group in well under a minute.
-    Criterion::default()
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1))
-        .sample_size(30)
-}
-
 criterion_group! {
     name = local;
-    config = config();
+    config = common::short_runs();
     targets = benches
 }
 criterion_main!(local);
