@@ -10,6 +10,7 @@ pub mod executor;
 pub mod local;
 pub mod memref;
 pub mod packed;
+mod polling;
 pub mod protocol;
 pub mod remote;
 pub mod server;

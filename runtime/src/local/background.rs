@@ -4,9 +4,8 @@
 //! so a launch/await loop reuses one thread rather than starting one per
 //! launch (a thread start costs about 20 us here, a handoff a few).
 //!
-//! Both sides poll briefly, yielding the CPU, before they block: on a virtual
-//! machine, waking a blocked thread on another CPU costs tens of microseconds,
-//! and a short entry is usually done (or the next one there) within the poll.
+//! Both sides poll briefly before they block (`crate::polling`): a short entry
+//! is usually done, or the next one there, within the poll.
 
 use std::{
     sync::{
@@ -14,13 +13,13 @@ use std::{
         atomic::{AtomicBool, AtomicU64, Ordering},
         mpsc::{self, Receiver, Sender, TryRecvError},
     },
-    time::{Duration, Instant},
+    time::Duration,
 };
+
+use crate::polling::poll_briefly;
 
 /// How long an idle thread waits for another entry before it exits.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long either side polls before it blocks.
-const POLL: Duration = Duration::from_micros(50);
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -41,24 +40,19 @@ impl Pending {
     /// Blocks until the entry has returned.
     pub fn wait(self) {
         let completion = &*self.0;
-        let polling_until = Instant::now() + POLL;
-        while !completion.done.load(Ordering::Acquire) {
-            if Instant::now() < polling_until {
-                std::thread::yield_now();
-                continue;
-            }
-            let guard = completion
-                .lock
-                .lock()
+        let is_done = || completion.done.load(Ordering::Acquire);
+        if poll_briefly(|| is_done().then_some(())).is_some() {
+            return;
+        }
+        let mut guard = completion
+            .lock
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        while !is_done() {
+            guard = completion
+                .finished
+                .wait(guard)
                 .unwrap_or_else(PoisonError::into_inner);
-            if !completion.done.load(Ordering::Acquire) {
-                drop(
-                    completion
-                        .finished
-                        .wait(guard)
-                        .unwrap_or_else(PoisonError::into_inner),
-                );
-            }
         }
     }
 }
@@ -111,15 +105,15 @@ fn serve(id: u64, sender: Sender<Job>, receiver: Receiver<Job>) {
 
 /// The next job, polled for a moment, then waited for until the idle timeout.
 fn next_job(receiver: &Receiver<Job>) -> Option<Job> {
-    let polling_until = Instant::now() + POLL;
-    while Instant::now() < polling_until {
-        match receiver.try_recv() {
-            Ok(job) => return Some(job),
-            Err(TryRecvError::Empty) => std::thread::yield_now(),
-            Err(TryRecvError::Disconnected) => return None,
-        }
+    let polled = poll_briefly(|| match receiver.try_recv() {
+        Ok(job) => Some(Some(job)),
+        Err(TryRecvError::Empty) => None,
+        Err(TryRecvError::Disconnected) => Some(None),
+    });
+    match polled {
+        Some(job) => job,
+        None => receiver.recv_timeout(IDLE_TIMEOUT).ok(),
     }
-    receiver.recv_timeout(IDLE_TIMEOUT).ok()
 }
 
 /// After the idle timeout: leaves the idle list and exits (None), unless a
@@ -142,7 +136,7 @@ fn leave_or_wait(id: u64, receiver: &Receiver<Job>) -> Option<Job> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicUsize;
+    use std::{sync::atomic::AtomicUsize, time::Instant};
 
     #[test]
     fn blocking_entries_run_at_the_same_time() {

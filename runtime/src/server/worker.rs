@@ -2,14 +2,15 @@
 //! session's requests with a [`LocalExecutor`], after the supervisor has done
 //! the handshake. Before running any client symbol it records which in the
 //! status table it shares with the supervisor, so that a crash can be
-//! reported.
+//! reported. Between requests it polls its socket for a moment before it
+//! blocks on it (`crate::polling`).
 
 use std::{
     collections::{HashMap, HashSet},
     io::{BufReader, Write},
     net::TcpStream,
     os::{
-        fd::{AsFd, FromRawFd, OwnedFd, RawFd},
+        fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd},
         unix::fs::OpenOptionsExt,
     },
     path::{Path, PathBuf},
@@ -26,6 +27,7 @@ use crate::{
     executor::{BinaryFormat, Executor},
     local::LocalExecutor,
     memref::{DenseBuffer, Descriptor, OwnedDescriptor},
+    polling::poll_briefly,
     protocol::{self, OutputShape, ProtocolError, Request, Response},
 };
 
@@ -143,6 +145,11 @@ struct Worker {
 impl Worker {
     fn serve(mut self) {
         loop {
+            if self.reader.buffer().is_empty() {
+                // A client launching in a loop sends its next request within
+                // the poll, and the worker is still on its CPU to take it.
+                poll_briefly(|| request_arrived(&self.stream));
+            }
             let request = match protocol::read_request(
                 &mut self.reader,
                 self.max_message_size,
@@ -363,6 +370,25 @@ impl Worker {
 
 /// Writes a received binary where only this user can read it, never
 /// replacing an existing file.
+/// `Some` once a byte (or the end, or an error) waits on `stream`, for the
+/// blocking read that follows to take; `None` while nothing is there yet.
+fn request_arrived(stream: &TcpStream) -> Option<()> {
+    let mut byte = 0u8;
+    // SAFETY: `stream` owns an open socket; `recv` writes at most one byte
+    // into `byte`, and MSG_PEEK leaves it in the socket for the real read.
+    let received = unsafe {
+        libc::recv(
+            stream.as_raw_fd(),
+            (&raw mut byte).cast(),
+            1,
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        )
+    };
+    let nothing_yet =
+        received < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::WouldBlock;
+    (!nothing_yet).then_some(())
+}
+
 fn write_private_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)
