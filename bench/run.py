@@ -1340,6 +1340,15 @@ def write_report(context: dict) -> None:
         f"{ratio(pinned['rtt_ratio']['echo_1k'])}. With free placement the ratio to the threads' echo moves from run "
         "to run with where the wake-ups land; pinned, it is the software path.")
     add("")
+    add("Between requests, the worker polls its socket for 50 us before it blocks on it "
+        "([runtime/src/polling.rs](../runtime/src/polling.rs), the same poll as `launch_async`'s threads), so a "
+        "client that launches in a loop finds the worker still on its CPU, where both ends of the echo block "
+        "and are woken for every message"
+        + (f": that is why, free, the launch takes {ratio(free['rtt_ratio']['echo_1k'])} the echo's time"
+           if free["rtt_ratio"]["echo_1k"] < 1.0 else "")
+        + ". The price is up to 50 us of the server's CPU after every response; pinned, where the poll yields the "
+        "one CPU to the client, the launch pays for the extra system calls of the poll.")
+    add("")
     if "bulk_first_s" in free:
         add("Of the 64 MiB launches, the first of each process takes longer than the later ones (medians, "
             + both(lambda r: f"{fmt(r['bulk_first_s']['median'] * 1e3)} ms against "
