@@ -209,8 +209,10 @@ fn abi_breaking_checks_on(prefix: &Path, out_dir: &Path) -> Result<PathBuf, Box<
 /// mlir-sys asks the linker for `-lMLIR -lMLIR-C -lLLVM-22`. The host already
 /// holds MLIR and LLVM, so `libMLIR` and `libLLVM-22` are empty linker scripts
 /// found first in OUT_DIR. `libMLIR-C` is the merged static C API there, of
-/// which a Catalyst plugin must pull nothing in (its objects are built for
-/// another ABI: docs/catalyst.md); the plugin's link shows it.
+/// which a Catalyst plugin must pull nothing in: its objects are built for
+/// another ABI (docs/catalyst.md), and one pulled in would make Catalyst refuse
+/// the plugin (undefined `llvm::DisableABIBreakingChecks`), which the tests in
+/// test/Plugin/Catalyst would show.
 fn link_nothing_of_llvm(out_dir: &Path) -> Result<(), Box<dyn Error>> {
     for library in ["libMLIR.so", "libLLVM-22.so"] {
         fs::write(
