@@ -1,8 +1,8 @@
 //===- Bridge.cpp - What the MLIR C API cannot do ---------------*- C++ -*-===//
 //
 // C entry points for the Rust side: the dialect handle, mlir-opt's main loop,
-// and a trait query the MLIR C API lacks. (The passes' entry point is in
-// Passes.cpp.)
+// the dialect's types, and the trait and type queries the MLIR C API lacks.
+// (The passes' entry point is in Passes.cpp.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +24,17 @@ void executorRegisterDialect(MlirDialectRegistry registry);
 /// Whether values defined outside `op` are invisible inside its regions.
 bool executorIsIsolatedFromAbove(MlirOperation op);
 
+/// Whether `op` holds a symbol table (`builtin.module`, `gpu.module`, ...).
+bool executorIsSymbolTable(MlirOperation op);
+
+/// `!executor.session` and `!executor.token` (the dialect must be loaded).
+MlirType executorSessionTypeGet(MlirContext context);
+MlirType executorTokenTypeGet(MlirContext context);
+
+/// Whether a session or token appears strictly inside `type` (a tuple, a
+/// memref, ... of them), at any depth.
+bool executorTypeNestsHandle(MlirType type);
+
 /// Runs mlir-opt's driver over `registry`; `version` is printed by --version
 /// after LLVM's own version.
 int executorOptMain(int argc, char **argv, MlirDialectRegistry registry,
@@ -42,6 +53,30 @@ void executorRegisterDialect(MlirDialectRegistry registry) {
 
 bool executorIsIsolatedFromAbove(MlirOperation op) {
   return unwrap(op)->hasTrait<mlir::OpTrait::IsIsolatedFromAbove>();
+}
+
+bool executorIsSymbolTable(MlirOperation op) {
+  return unwrap(op)->hasTrait<mlir::OpTrait::SymbolTable>();
+}
+
+MlirType executorSessionTypeGet(MlirContext context) {
+  return wrap(catalyst::executor::SessionType::get(unwrap(context)));
+}
+
+MlirType executorTokenTypeGet(MlirContext context) {
+  return wrap(catalyst::executor::TokenType::get(unwrap(context)));
+}
+
+bool executorTypeNestsHandle(MlirType type) {
+  mlir::Type outer = unwrap(type);
+  bool nests = false;
+  outer.walk([&](mlir::Type inner) {
+    if (inner != outer &&
+        mlir::isa<catalyst::executor::SessionType,
+                  catalyst::executor::TokenType>(inner))
+      nests = true;
+  });
+  return nests;
 }
 
 int executorOptMain(int argc, char **argv, MlirDialectRegistry registry,

@@ -19,12 +19,14 @@
 
 #include <mutex>
 
+#include "EntryConventions.h.inc"
+
 extern "C" {
 /// The Rust implementations of the passes. Each returns false after reporting
 /// its errors as diagnostics.
 typedef struct ExecutorPassImplementations {
   bool (*convertExecutorToLLVM)(MlirOperation module,
-                                MlirStringRef entryConvention);
+                                uint32_t entryConvention);
 } ExecutorPassImplementations;
 
 /// Registers every pass of td/ExecutorPasses.td and the named pipeline
@@ -49,7 +51,7 @@ struct ConvertExecutorToLLVMPass
   void runOnOperation() override {
     if (!rustPasses.convertExecutorToLLVM(
             wrap(getOperation().getOperation()),
-            mlirStringRefCreate(entryConvention.data(), entryConvention.size())))
+            static_cast<uint32_t>(entryConvention.getValue())))
       signalPassFailure();
   }
 };
@@ -62,10 +64,11 @@ struct LoweringStageOptions
                      "and _mlir_memref_to_llvm_free (as Catalyst does) "
                      "instead of malloc and free"),
       llvm::cl::init(false)};
-  Option<std::string> entryConvention{
+  Option<EntryConvention> entryConvention{
       *this, "entry-convention",
       llvm::cl::desc("convert-executor-to-llvm's entry-convention"),
-      llvm::cl::init("mlir-ciface")};
+      llvm::cl::init(EXECUTOR_ENTRY_CONVENTION_DEFAULT),
+      llvm::cl::values(EXECUTOR_ENTRY_CONVENTION_VALUES)};
 };
 
 /// The upstream part of Catalyst's LLVM-dialect stage, with
@@ -74,17 +77,20 @@ struct LoweringStageOptions
 /// host module of func, scf, cf and arith ops needs.
 void buildLoweringStage(mlir::OpPassManager &pm,
                         const LoweringStageOptions &options) {
-  std::string pipeline = llvm::formatv(
-      "convert-scf-to-cf,convert-arith-to-llvm,"
-      "finalize-memref-to-llvm{{use-generic-functions={0}},"
-      "convert-index-to-llvm,convert-executor-to-llvm{{entry-convention={1}},"
-      "convert-cf-to-llvm,convert-func-to-llvm,canonicalize,"
-      "reconcile-unrealized-casts",
-      options.useGenericFunctions ? "true" : "false",
-      options.entryConvention.getValue());
-  if (mlir::failed(mlir::parsePassPipeline(pipeline, pm)))
-    llvm::report_fatal_error("executor-llvm-lowering-stage: cannot build '" +
-                             llvm::Twine(pipeline) + "'");
+  auto parse = [&pm](const std::string &pipeline) {
+    if (mlir::failed(mlir::parsePassPipeline(pipeline, pm)))
+      llvm::report_fatal_error("executor-llvm-lowering-stage: cannot build '" +
+                               llvm::Twine(pipeline) + "'");
+  };
+  parse(llvm::formatv("convert-scf-to-cf,convert-arith-to-llvm,"
+                      "finalize-memref-to-llvm{{use-generic-functions={0}},"
+                      "convert-index-to-llvm",
+                      options.useGenericFunctions ? "true" : "false"));
+  ConvertExecutorToLLVMPassOptions lowering;
+  lowering.entryConvention = options.entryConvention;
+  pm.addPass(createConvertExecutorToLLVMPass(lowering));
+  parse("convert-cf-to-llvm,convert-func-to-llvm,canonicalize,"
+        "reconcile-unrealized-casts");
 }
 } // namespace
 } // namespace catalyst::executor

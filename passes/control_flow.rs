@@ -2,6 +2,8 @@
 //! structure (nesting and block successors), without a dominance analysis,
 //! which MLIR's C API does not offer.
 
+use std::collections::HashSet;
+
 use melior::ir::{BlockLike, BlockRef, OperationRef, RegionRef, operation::OperationLike};
 
 /// Whether `later` may run after `earlier` has run: it follows it in a block,
@@ -48,7 +50,7 @@ fn ancestor_in_region<'c, 'a>(
 /// Whether `to` can be reached from `from` by following one or more successor edges.
 fn successors_reach(from: BlockRef<'_, '_>, to: BlockRef<'_, '_>) -> bool {
     let mut pending = vec![from];
-    let mut seen = Vec::new();
+    let mut seen = HashSet::new();
     while let Some(block) = pending.pop() {
         for index in 0..block.successor_count() {
             let Ok(successor) = block.successor(index) else {
@@ -57,8 +59,7 @@ fn successors_reach(from: BlockRef<'_, '_>, to: BlockRef<'_, '_>) -> bool {
             if successor == to {
                 return true;
             }
-            if !seen.contains(&successor) {
-                seen.push(successor);
+            if seen.insert(successor.to_raw().ptr) {
                 pending.push(successor);
             }
         }

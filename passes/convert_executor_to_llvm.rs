@@ -1,5 +1,5 @@
 //! `convert-executor-to-llvm`: rewrites every executor op into LLVM-dialect
-//! calls to the executor runtime ABI (`passes/runtime_abi.rs`), and every
+//! calls to the executor runtime ABI (defined in `executor_abi`), and every
 //! `!executor.session` / `!executor.token` into `i64`.
 //!
 //! MLIR's C API has no dialect-conversion framework, so the pass works in three
@@ -7,74 +7,54 @@
 //! cannot be lowered), retype every session and token value to `i64` in place
 //! (block arguments, op results and function signatures alike, which is what
 //! makes sessions cross `func.call`, `scf` and `cf` boundaries), then replace
-//! each executor op by its calls. Memref operands become descriptors through
-//! `builtin.unrealized_conversion_cast`, which `reconcile-unrealized-casts`
-//! folds against `finalize-memref-to-llvm`'s casts whichever runs first.
+//! each executor op by its calls, one lowering function per op below. Memref
+//! operands become descriptors through `builtin.unrealized_conversion_cast`,
+//! which `reconcile-unrealized-casts` folds against `finalize-memref-to-llvm`'s
+//! casts whichever runs first.
 
 use std::collections::HashMap;
 
+use executor_abi::{
+    EntryConvention, call_buffer, descriptor,
+    functions::{self, RuntimeFunction},
+};
 use melior::{
     Context,
     ir::{
         BlockLike, BlockRef, OperationRef, RegionLike, Type, Value, ValueLike,
-        attribute::{IntegerAttribute, StringAttribute},
+        attribute::StringAttribute,
         operation::OperationLike,
-        r#type::MemRefType,
+        r#type::{MemRefType, ShapedTypeLike},
     },
 };
 
-use crate::ffi::parse_type;
-
 use super::{
     control_flow,
+    executor_ops::{Borrowed, ExecutorOp},
     handle_types::HandleTypes,
-    ir,
+    ir::{self, ElementSizeError},
     llvm_builder::{Emitter, LlvmTypes, Prologue},
-    module_symbols::ModuleSymbols,
-    runtime_abi::{self, RuntimeFunction},
+    module_symbols::{self, ModuleSymbols},
 };
+use crate::{dialect::executor, ffi};
 
 pub const ARGUMENT: &str = "convert-executor-to-llvm";
 
-/// Which symbol `executor.launch` runs for a kernel (the pass option
-/// `entry-convention`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EntryConvention {
-    /// `_mlir_ciface_<callee>(results..., inputs...)`, made by `llvm.emit_c_interface`.
-    MlirCInterface,
-    /// Catalyst's `_catalyst_pyface_<callee>(results*, args*)`.
-    CatalystPyface,
-}
-
-impl EntryConvention {
-    fn parse(option: &str) -> Option<Self> {
-        match option {
-            "mlir-ciface" => Some(Self::MlirCInterface),
-            "catalyst-pyface" => Some(Self::CatalystPyface),
-            _ => None,
-        }
-    }
-
-    fn entry_symbol(self, callee: &str) -> String {
-        let prefix = match self {
-            Self::MlirCInterface => runtime_abi::MLIR_CIFACE_PREFIX,
-            Self::CatalystPyface => runtime_abi::CATALYST_PYFACE_PREFIX,
-        };
-        format!("{prefix}{callee}")
-    }
-}
-
-/// Runs the pass on `module`; false once errors have been reported.
-pub fn run(module: OperationRef<'_, '_>, entry_convention: &str) -> bool {
+/// Runs the pass on `module` with the entry convention whose discriminant is
+/// `entry_convention`; false once errors have been reported.
+pub fn run(module: OperationRef<'_, '_>, entry_convention: u32) -> bool {
     ir::with_context(module, |context| {
         super::run_guarded(ARGUMENT, module, || {
-            let convention = EntryConvention::parse(entry_convention).ok_or_else(|| {
-                ir::emit_error(
-                    module.location(),
-                    &format!("{ARGUMENT}: unknown entry-convention '{entry_convention}'; expected 'mlir-ciface' or 'catalyst-pyface'"),
-                );
-                Failed
-            })?;
+            let convention =
+                EntryConvention::from_discriminant(entry_convention).ok_or_else(|| {
+                    ir::emit_error(
+                        module.location(),
+                        &format!(
+                            "{ARGUMENT}: no entry convention has the value {entry_convention}"
+                        ),
+                    );
+                    Failed
+                })?;
             lower_module(context, module, convention)
         })
     })
@@ -88,32 +68,30 @@ fn lower_module<'c>(
     module: OperationRef<'c, '_>,
     convention: EntryConvention,
 ) -> Result<(), Failed> {
-    let types = LlvmTypes::new(context);
-
-    let executor_ops = ir::collect_operations(module, |operation| {
-        operation
-            .name()
-            .as_string_ref()
-            .as_str()
-            .is_ok_and(|name| name.starts_with("executor."))
-    });
-    let mut errors = 0;
-    for operation in &executor_ops {
-        if let Err(message) = check(*operation) {
-            ir::emit_error(operation.location(), &message);
-            errors += 1;
+    let executor_ops: Vec<ExecutorOp> = ir::collect_operations(module, |_| true)
+        .into_iter()
+        .filter_map(ExecutorOp::of)
+        .collect();
+    let mut handles = HandleTypes::new(context);
+    let mut errors = handles.unsupported(module);
+    for op in &executor_ops {
+        if let Err(message) = check(op) {
+            errors.push((op.operation().location(), message));
         }
     }
-    if errors > 0 {
+    if !errors.is_empty() {
+        for (location, message) in errors {
+            ir::emit_error(location, &message);
+        }
         return Err(Failed);
     }
 
-    HandleTypes::new(context).retype(module);
+    handles.retype(module);
 
     let mut lowering = Lowering {
         context,
         convention,
-        types,
+        types: LlvmTypes::new(context),
         symbol_tables: Vec::new(),
         current_symbols: 0,
         descriptors: HashMap::new(),
@@ -121,8 +99,9 @@ fn lower_module<'c>(
         launch_frames: HashMap::new(),
         call_frames: HashMap::new(),
     };
-    for operation in executor_ops {
-        if let Err(message) = lowering.lower(operation) {
+    for op in executor_ops {
+        let operation = op.operation();
+        if let Err(message) = lowering.lower(op) {
             ir::emit_error(operation.location(), &message);
             return Err(Failed);
         }
@@ -134,12 +113,14 @@ fn lower_module<'c>(
 // Phase 1: check that every executor op can be lowered
 //===----------------------------------------------------------------------===//
 
-fn check(operation: OperationRef<'_, '_>) -> Result<(), String> {
+fn check(op: &ExecutorOp<'_, '_>) -> Result<(), String> {
+    let operation = op.operation();
     allocation_scope_entry(operation)?;
-    match op_name(operation) {
-        "executor.launch" => {
-            let values = operation.operands().skip(1).map(|value| value.r#type());
-            let results = operation.results().map(|value| value.r#type());
+    enclosing_symbol_table(operation)?;
+    match op {
+        ExecutorOp::Launch(launch) => {
+            let values = launch.inputs().map(|value| value.r#type());
+            let results = launch.results().map(|value| value.r#type());
             for (index, memref) in values.chain(results).enumerate() {
                 check_memref(memref).map_err(|problem| {
                     format!("cannot lower value #{index} of executor.launch: {problem}")
@@ -147,29 +128,43 @@ fn check(operation: OperationRef<'_, '_>) -> Result<(), String> {
             }
             Ok(())
         }
-        "executor.call" => {
-            let values = operation.operands().skip(1).map(|value| value.r#type());
-            let results = operation.results().map(|value| value.r#type());
-            for (index, value_type) in values.chain(results).enumerate() {
-                if MemRefType::try_from(value_type).is_err() {
-                    return Err(format!(
-                        "executor.call on {value_type} must be bufferized before convert-executor-to-llvm (one-shot-bufferize)"
-                    ));
-                }
-                check_memref(value_type).map_err(|problem| {
-                    format!("cannot lower value #{index} of executor.call: {problem}")
-                })?;
-                if !ir::has_identity_layout(value_type) {
-                    return Err(format!(
-                        "cannot lower value #{index} of executor.call: {value_type} is not densely packed (identity layout); copy it into one first (memref.copy)"
-                    ));
-                }
-            }
-            Ok(())
-        }
-        "executor.await" => check_await(operation),
+        ExecutorOp::Call(call) => check_call(call),
+        ExecutorOp::Await(_) => check_await(operation),
         _ => Ok(()),
     }
+}
+
+fn check_call(call: &Borrowed<'_, '_, executor::CallOperation<'_>>) -> Result<(), String> {
+    let has_outputs = num_call_inputs(call) < call.inputs().count();
+    let values = call.inputs().map(|value| value.r#type());
+    let results = call.results().map(|value| value.r#type());
+    for (index, value_type) in values.chain(results).enumerate() {
+        if MemRefType::try_from(value_type).is_err() {
+            return Err(format!(
+                "executor.call on {value_type} must be bufferized before convert-executor-to-llvm (one-shot-bufferize)"
+            ));
+        }
+        let problem =
+            |problem: String| format!("cannot lower value #{index} of executor.call: {problem}");
+        check_memref(value_type).map_err(problem)?;
+        if !ir::has_identity_layout(value_type) {
+            return Err(problem(format!(
+                "{value_type} is not densely packed (identity layout); copy it into one first (memref.copy)"
+            )));
+        }
+    }
+    if !has_outputs {
+        // The lowering allocates these results itself.
+        for result in call.results() {
+            static_size_in_bytes(result.r#type()).map_err(|problem| {
+                format!(
+                    "cannot lower result #{} of executor.call: {problem}",
+                    result.result_number()
+                )
+            })?;
+        }
+    }
+    Ok(())
 }
 
 fn check_memref(memref: Type<'_>) -> Result<(), String> {
@@ -177,15 +172,34 @@ fn check_memref(memref: Type<'_>) -> Result<(), String> {
         MemRefType::try_from(memref).map_err(|_| format!("{memref} is not a ranked memref"))?;
     let memref_type: Type = memref.into();
     let element = ir::element_type(memref_type);
-    if ir::element_size_in_bytes(element).is_none() {
-        return Err(format!(
-            "the element type {element} of {memref_type} has no known size in memory"
-        ));
+    match ir::element_size_in_bytes(element) {
+        Ok(_) => {}
+        Err(ElementSizeError::Unsized) => {
+            return Err(format!(
+                "the element type {element} of {memref_type} has no known size in memory"
+            ));
+        }
+        Err(ElementSizeError::TooLarge) => {
+            return Err(format!(
+                "the element type {element} of {memref_type} takes more than 2^63 - 1 bytes"
+            ));
+        }
     }
     if !ir::is_default_memory_space(ir::memref_memory_space(memref_type)) {
         return Err(format!("{memref_type} is not in the default memory space"));
     }
     Ok(())
+}
+
+/// The number of bytes of a statically shaped memref, at most `i64::MAX`.
+fn static_size_in_bytes(memref: Type<'_>) -> Result<i64, String> {
+    let shape =
+        static_shape(memref).ok_or_else(|| format!("the result {memref} needs a static shape"))?;
+    let element_size = memref_element_size(memref);
+    shape
+        .iter()
+        .try_fold(element_size, |product, extent| product.checked_mul(*extent))
+        .ok_or_else(|| format!("{memref} takes more than 2^63 - 1 bytes"))
 }
 
 /// A token is awaited once; after `executor.await` nothing may use it.
@@ -195,13 +209,13 @@ fn check_await(operation: OperationRef<'_, '_>) -> Result<(), String> {
         if user == operation {
             continue;
         }
-        if op_name(user) == "executor.await" {
+        if matches!(ExecutorOp::of(user), Some(ExecutorOp::Await(_))) {
             return Err("this token is awaited more than once; each executor.launch_async is awaited exactly once".to_owned());
         }
         if control_flow::may_run_after(operation, user) {
             return Err(format!(
                 "the token is used by {} after this executor.await",
-                op_name(user)
+                ir::operation_name(user)
             ));
         }
     }
@@ -216,7 +230,7 @@ struct Lowering<'c, 'a> {
     context: &'c Context,
     convention: EntryConvention,
     types: LlvmTypes<'c>,
-    /// The symbol table of each module that holds executor ops, by module.
+    /// The symbols of each symbol table that holds executor ops, by table op.
     symbol_tables: Vec<(OperationRef<'c, 'a>, ModuleSymbols<'c, 'a>)>,
     /// The index in `symbol_tables` of the op being lowered.
     current_symbols: usize,
@@ -248,54 +262,31 @@ struct LaunchFrame<'c, 'a> {
     output_array: Value<'c, 'a>,
 }
 
+/// What a generated accessor reports for IR the verifier accepted is a bug of
+/// this pass; it becomes an error at the op.
+fn generated<T>(result: Result<T, melior::Error>) -> Result<T, String> {
+    result.map_err(|error| format!("{ARGUMENT}: {error}"))
+}
+
 impl<'c, 'a> Lowering<'c, 'a> {
-    fn lower(&mut self, operation: OperationRef<'c, 'a>) -> Result<(), String> {
-        let at = Emitter::before(self.context, operation, allocation_scope_entry(operation)?);
-        self.enter_module(operation);
-        let name = op_name(operation);
-        let results: Vec<Value<'c, 'a>> = match name {
-            "executor.open" => {
-                let address = self.string_attribute(&at, operation, "address")?;
-                vec![
-                    self.call(&at, &runtime_abi::OPEN, &[address])?
-                        .expect("open returns a session"),
-                ]
-            }
-            "executor.send_binary" => {
-                let session = operation.operand(0).map_err(|e| e.to_string())?;
-                let path = self.string_attribute(&at, operation, "binary_path")?;
-                let format = operation
-                    .attribute("format")
-                    .ok()
-                    .and_then(|attribute| IntegerAttribute::try_from(attribute).ok())
-                    .map_or(0, |attribute| attribute.value());
-                let format = self.constant(&at, self.types.i32, format);
-                self.call(&at, &runtime_abi::SEND_BINARY, &[session, path, format])?;
-                vec![]
-            }
-            "executor.launch" => self.lower_launch(&at, operation)?,
-            "executor.call" => self.lower_call(&at, operation)?,
-            "executor.launch_async" => {
-                let session = operation.operand(0).map_err(|e| e.to_string())?;
-                let callee = self.attribute_text(operation, "kernel_callee")?;
-                let entry = self.string(&at, &callee);
-                let object = self.string_attribute(&at, operation, "object")?;
-                vec![
-                    self.call(&at, &runtime_abi::LAUNCH_ASYNC, &[session, entry, object])?
-                        .expect("launch_async returns a token"),
-                ]
-            }
-            "executor.await" => {
-                let token = operation.operand(0).map_err(|e| e.to_string())?;
-                self.call(&at, &runtime_abi::AWAIT, &[token])?;
-                vec![]
-            }
-            "executor.close" => {
-                let session = operation.operand(0).map_err(|e| e.to_string())?;
-                self.call(&at, &runtime_abi::CLOSE, &[session])?;
-                vec![]
-            }
-            other => return Err(format!("no lowering for {other}")),
+    /// Replaces `op` by its runtime calls.
+    fn lower(&mut self, op: ExecutorOp<'c, 'a>) -> Result<(), String> {
+        let operation = op.operation();
+        let at = Emitter::before(
+            self.context,
+            self.types,
+            operation,
+            allocation_scope_entry(operation)?,
+        );
+        self.enter_symbol_table(operation)?;
+        let results = match op {
+            ExecutorOp::Open(open) => vec![self.lower_open(&at, &open)?],
+            ExecutorOp::SendBinary(send) => self.lower_send_binary(&at, &send).map(|()| vec![])?,
+            ExecutorOp::Launch(launch) => self.lower_launch(&at, &launch)?,
+            ExecutorOp::LaunchAsync(launch) => vec![self.lower_launch_async(&at, &launch)?],
+            ExecutorOp::Await(wait) => self.lower_await(&at, &wait).map(|()| vec![])?,
+            ExecutorOp::Call(call) => self.lower_call(&at, &call)?,
+            ExecutorOp::Close(close) => self.lower_close(&at, &close).map(|()| vec![])?,
         };
         for (old, new) in operation.results().zip(results) {
             ir::replace_all_uses(old.into(), new);
@@ -304,23 +295,60 @@ impl<'c, 'a> Lowering<'c, 'a> {
         Ok(())
     }
 
-    /// `executor.launch`: each input's descriptor is stored into its slot, the
-    /// runtime gets the arrays of pointers to the input and result slots and
-    /// constant arrays of ranks and element sizes, and the results are read
-    /// back from their filled slots.
+    //===------------------------------------------------------------------===//
+    // executor.open -> __catalyst__executor__open
+    //===------------------------------------------------------------------===//
+
+    fn lower_open(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        open: &Borrowed<'c, 'a, executor::OpenOperation<'c>>,
+    ) -> Result<Value<'c, 'a>, String> {
+        let address = self.string_of(at, generated(open.address())?);
+        self.call_with_result(at, &functions::OPEN, &[address])
+    }
+
+    //===------------------------------------------------------------------===//
+    // executor.send_binary -> __catalyst__executor__send_binary
+    //===------------------------------------------------------------------===//
+
+    fn lower_send_binary(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        send: &Borrowed<'c, 'a, executor::SendBinaryOperation<'c>>,
+    ) -> Result<(), String> {
+        let session = send.anchor(generated(send.session())?);
+        let path = self.string_of(at, generated(send.binary_path())?);
+        // The attribute has a default value, so the accessor fails only when
+        // it was never set: then the format is that default, 0.
+        let format = send.format().map_or(0, |format| format.value());
+        let format = self.constant(at, self.types.i32, format);
+        self.call(at, &functions::SEND_BINARY, &[session, path, format])?;
+        Ok(())
+    }
+
+    //===------------------------------------------------------------------===//
+    // executor.launch -> __catalyst__executor__launch
+    //===------------------------------------------------------------------===//
+
+    /// Each input's descriptor is stored into its slot, the runtime gets the
+    /// arrays of pointers to the input and result slots and constant arrays of
+    /// ranks and element sizes, and the results are read back from their
+    /// filled slots.
     fn lower_launch(
         &mut self,
         at: &Emitter<'c, 'a>,
-        operation: OperationRef<'c, 'a>,
+        launch: &Borrowed<'c, 'a, executor::LaunchOperation<'c>>,
     ) -> Result<Vec<Value<'c, 'a>>, String> {
-        let session = operation.operand(0).map_err(|e| e.to_string())?;
-        let callee = self.attribute_text(operation, "kernel_callee")?;
-        let entry_symbol = self.string(at, &self.convention.entry_symbol(&callee));
-        let object = self.string_attribute(at, operation, "object")?;
+        let session = launch.anchor(generated(launch.session())?);
+        let callee = ir::string_bytes(generated(launch.kernel_callee())?);
+        let entry = [self.convention.prefix().as_bytes(), callee].concat();
+        let entry_symbol = self.string(at, &entry);
+        let object = self.string_of(at, generated(launch.object())?);
 
-        let inputs: Vec<Value> = operation.operands().skip(1).collect();
+        let inputs: Vec<Value> = launch.inputs().map(|input| launch.anchor(input)).collect();
         let input_types: Vec<Type> = inputs.iter().map(|value| value.r#type()).collect();
-        let result_types: Vec<Type> = operation.results().map(|result| result.r#type()).collect();
+        let result_types: Vec<Type> = launch.results().map(|result| result.r#type()).collect();
         let frame = self.launch_frame(at, &input_types, &result_types);
 
         for ((input, input_type), slot) in inputs.iter().zip(&input_types).zip(&frame.input_slots) {
@@ -335,14 +363,11 @@ impl<'c, 'a> Lowering<'c, 'a> {
             operands.push(self.constant(at, self.types.i64, types.len() as i64));
             operands.push(array);
             let ranks: Vec<i64> = types.iter().map(|t| memref_rank(*t) as i64).collect();
-            let sizes: Vec<i64> = types
-                .iter()
-                .map(|t| memref_element_size(*t) as i64)
-                .collect();
+            let sizes: Vec<i64> = types.iter().map(|t| memref_element_size(*t)).collect();
             operands.push(self.i64_array(at, &ranks));
             operands.push(self.i64_array(at, &sizes));
         }
-        self.call(at, &runtime_abi::LAUNCH, &operands)?;
+        self.call(at, &functions::LAUNCH, &operands)?;
 
         Ok(result_types
             .iter()
@@ -373,7 +398,6 @@ impl<'c, 'a> Lowering<'c, 'a> {
         if let Some(frame) = self.launch_frames.get(&key) {
             return frame.clone();
         }
-        let context = self.context;
         let prologue = self.prologue(at);
         let mut slots_and_array = |descriptors: &[Type<'c>]| {
             let slots: Vec<Value> = descriptors
@@ -383,10 +407,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             let array = if slots.is_empty() {
                 prologue.null()
             } else {
-                let array_type =
-                    parse_type(context, &format!("!llvm.array<{} x ptr>", slots.len()))
-                        .expect("an array type parses");
-                prologue.pointer_array(array_type, &slots)
+                prologue.pointer_array(&slots)
             };
             (slots, array)
         };
@@ -402,24 +423,54 @@ impl<'c, 'a> Lowering<'c, 'a> {
         frame
     }
 
-    /// `executor.call`: every buffer operand is packed into one heap buffer
-    /// (docs/runtime-abi.md, "call_wrapper buffers"), the runtime returns the
-    /// filled output buffers packed the same way, and their data is copied into
-    /// the output operands. Static memref results without output operands are
-    /// allocated here with `malloc` and filled like output operands.
+    //===------------------------------------------------------------------===//
+    // executor.launch_async -> __catalyst__executor__launch_async
+    //===------------------------------------------------------------------===//
+
+    fn lower_launch_async(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        launch: &Borrowed<'c, 'a, executor::LaunchAsyncOperation<'c>>,
+    ) -> Result<Value<'c, 'a>, String> {
+        let session = launch.anchor(generated(launch.session())?);
+        let entry = self.string_of(at, generated(launch.kernel_callee())?);
+        let object = self.string_of(at, generated(launch.object())?);
+        self.call_with_result(at, &functions::LAUNCH_ASYNC, &[session, entry, object])
+    }
+
+    //===------------------------------------------------------------------===//
+    // executor.await -> __catalyst__executor__await
+    //===------------------------------------------------------------------===//
+
+    fn lower_await(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        wait: &Borrowed<'c, 'a, executor::AwaitOperation<'c>>,
+    ) -> Result<(), String> {
+        let token = wait.anchor(generated(wait.token())?);
+        self.call(at, &functions::AWAIT, &[token])?;
+        Ok(())
+    }
+
+    //===------------------------------------------------------------------===//
+    // executor.call -> __catalyst__executor__call_wrapper and
+    //                  __catalyst__executor__free_result
+    //===------------------------------------------------------------------===//
+
+    /// Every buffer operand is packed into one heap buffer
+    /// (`executor_abi::call_buffer`), the runtime returns the filled output
+    /// buffers packed the same way, and their data is copied into the output
+    /// operands. Static memref results without output operands are allocated
+    /// here with `malloc` and filled like output operands.
     fn lower_call(
         &mut self,
         at: &Emitter<'c, 'a>,
-        operation: OperationRef<'c, 'a>,
+        call: &Borrowed<'c, 'a, executor::CallOperation<'c>>,
     ) -> Result<Vec<Value<'c, 'a>>, String> {
-        let session = operation.operand(0).map_err(|e| e.to_string())?;
-        let symbol = self.string_attribute(at, operation, "symbol")?;
-        let buffers: Vec<Value> = operation.operands().skip(1).collect();
-        let num_inputs = operation
-            .attribute("num_input_args")
-            .ok()
-            .and_then(|attribute| IntegerAttribute::try_from(attribute).ok())
-            .map_or(buffers.len(), |attribute| attribute.value() as usize);
+        let session = call.anchor(generated(call.session())?);
+        let symbol = self.string_of(at, generated(call.symbol())?);
+        let buffers: Vec<Value> = call.inputs().map(|buffer| call.anchor(buffer)).collect();
+        let num_inputs = num_call_inputs(call);
 
         let mut packed: Vec<PackedBuffer> = buffers
             .iter()
@@ -429,25 +480,22 @@ impl<'c, 'a> Lowering<'c, 'a> {
             })
             .collect();
         let mut results = Vec::new();
-        for result in operation.results() {
+        for result in call.results() {
             let (buffer, descriptor) = self.allocate_static(at, result.r#type())?;
             packed.push(self.packed_buffer(at, descriptor, result.r#type()));
             results.push(buffer);
         }
 
-        // args_buf: the operand count, the input count, then one record per buffer.
-        let header = self.constant(at, self.types.i64, 16);
-        let total = packed.iter().fold(header, |sum, buffer| {
-            at.binary(self.types.i64, "llvm.add", sum, buffer.record_size)
-        });
-        let args = self
-            .call(at, &runtime_abi::MALLOC, &[total])?
-            .expect("malloc returns a pointer");
+        let header = self.constant(at, self.types.i64, call_buffer::ARGS_RECORDS as i64);
+        let total = packed
+            .iter()
+            .fold(header, |sum, buffer| at.add(sum, buffer.record_size));
+        let args = self.call_with_result(at, &functions::MALLOC, &[total])?;
         let count = self.constant(at, self.types.i64, packed.len() as i64);
-        at.store(count, args);
+        at.store(count, self.offset(at, args, call_buffer::ARGS_NUM_BUFFERS));
         let inputs = self.constant(at, self.types.i64, num_inputs as i64);
-        at.store(inputs, self.offset(at, args, 8));
-        let mut cursor = self.offset(at, args, 16);
+        at.store(inputs, self.offset(at, args, call_buffer::ARGS_NUM_INPUTS));
+        let mut cursor = self.offset(at, args, call_buffer::ARGS_RECORDS);
         for buffer in &packed {
             cursor = self.pack_record(at, cursor, buffer);
         }
@@ -455,20 +503,19 @@ impl<'c, 'a> Lowering<'c, 'a> {
         let (out_buffer_slot, out_size_slot) = self.call_frame(at);
         self.call(
             at,
-            &runtime_abi::CALL_WRAPPER,
+            &functions::CALL_WRAPPER,
             &[session, symbol, args, total, out_buffer_slot, out_size_slot],
         )?;
-        self.call(at, &runtime_abi::FREE, &[args])?;
+        self.call(at, &functions::FREE, &[args])?;
 
-        // out_buf: the output count, then one record per output buffer, in order.
         let out = at.load(out_buffer_slot, self.types.ptr);
-        let mut cursor = self.offset(at, out, 8);
+        let mut cursor = self.offset(at, out, call_buffer::OUT_RECORDS);
         for buffer in &packed[num_inputs..] {
             let data = at.gep_bytes(cursor, buffer.header_size);
             at.memcpy(buffer.data, data, buffer.data_size);
             cursor = at.gep_bytes(cursor, buffer.record_size);
         }
-        self.call(at, &runtime_abi::FREE_RESULT, &[out])?;
+        self.call(at, &functions::FREE_RESULT, &[out])?;
         Ok(results)
     }
 
@@ -479,45 +526,33 @@ impl<'c, 'a> Lowering<'c, 'a> {
         descriptor: Value<'c, 'a>,
         memref: Type<'c>,
     ) -> PackedBuffer<'c, 'a> {
-        let i64_type = self.types.i64;
+        let (i64_type, ptr) = (self.types.i64, self.types.ptr);
         let rank = memref_rank(memref);
-        let element_size = memref_element_size(memref) as i64;
+        let element_size = memref_element_size(memref);
         let sizes: Vec<Value> = (0..rank)
-            .map(|dim| at.extract(descriptor, &[3, dim as i64], i64_type))
+            .map(|dim| {
+                at.extract(
+                    descriptor,
+                    &[descriptor::SIZES as i64, dim as i64],
+                    i64_type,
+                )
+            })
             .collect();
         let element_count = sizes
             .iter()
             .fold(self.constant(at, i64_type, 1), |product, size| {
-                at.binary(i64_type, "llvm.mul", product, *size)
+                at.mul(product, *size)
             });
-        let data_size = at.binary(
-            i64_type,
-            "llvm.mul",
-            element_count,
-            self.constant(at, i64_type, element_size),
-        );
-        let padded = at.binary(
-            i64_type,
-            "llvm.add",
-            data_size,
-            self.constant(at, i64_type, 7),
-        );
-        let padded = at.binary(
-            i64_type,
-            "llvm.and",
-            padded,
-            self.constant(at, i64_type, -8),
-        );
-        let header_size = self.constant(at, i64_type, 16 + 8 * rank as i64);
-        let record_size = at.binary(i64_type, "llvm.add", header_size, padded);
-        let aligned = at.extract(descriptor, &[1], self.types.ptr);
-        let offset = at.extract(descriptor, &[2], i64_type);
-        let offset_bytes = at.binary(
-            i64_type,
-            "llvm.mul",
-            offset,
-            self.constant(at, i64_type, element_size),
-        );
+        let data_size = at.mul(element_count, self.constant(at, i64_type, element_size));
+        // Padded to a record boundary: (size + alignment - 1) & -alignment.
+        let alignment = call_buffer::ALIGNMENT as i64;
+        let padded = at.add(data_size, self.constant(at, i64_type, alignment - 1));
+        let padded = at.and(padded, self.constant(at, i64_type, -alignment));
+        let header_size = self.constant(at, i64_type, call_buffer::record_data(rank as u64) as i64);
+        let record_size = at.add(header_size, padded);
+        let aligned = at.extract(descriptor, &[descriptor::ALIGNED as i64], ptr);
+        let offset = at.extract(descriptor, &[descriptor::OFFSET as i64], i64_type);
+        let offset_bytes = at.mul(offset, self.constant(at, i64_type, element_size));
         PackedBuffer {
             rank,
             element_size,
@@ -537,11 +572,17 @@ impl<'c, 'a> Lowering<'c, 'a> {
         buffer: &PackedBuffer<'c, 'a>,
     ) -> Value<'c, 'a> {
         let rank = self.constant(at, self.types.i64, buffer.rank as i64);
-        at.store(rank, cursor);
+        at.store(rank, self.offset(at, cursor, call_buffer::RECORD_RANK));
         let element_size = self.constant(at, self.types.i64, buffer.element_size);
-        at.store(element_size, self.offset(at, cursor, 8));
+        at.store(
+            element_size,
+            self.offset(at, cursor, call_buffer::RECORD_ELEMENT_SIZE),
+        );
         for (dim, size) in buffer.sizes.iter().enumerate() {
-            at.store(*size, self.offset(at, cursor, 16 + 8 * dim as i64));
+            at.store(
+                *size,
+                self.offset(at, cursor, call_buffer::record_size(dim as u64)),
+            );
         }
         let data = at.gep_bytes(cursor, buffer.header_size);
         at.memcpy(data, buffer.data, buffer.data_size);
@@ -556,45 +597,65 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) -> Result<(Value<'c, 'a>, Value<'c, 'a>), String> {
         let shape = static_shape(memref)
             .ok_or_else(|| format!("the result {memref} needs a static shape"))?;
-        let bytes: i64 = shape.iter().product::<i64>() * memref_element_size(memref) as i64;
+        let bytes = static_size_in_bytes(memref)?;
         let size = self.constant(at, self.types.i64, bytes);
-        let pointer = self
-            .call(at, &runtime_abi::MALLOC, &[size])?
-            .expect("malloc returns a pointer");
+        let pointer = self.call_with_result(at, &functions::MALLOC, &[size])?;
         let descriptor_type = self.descriptor_type(memref);
         let mut descriptor = at.undef(descriptor_type);
         let zero = self.constant(at, self.types.i64, 0);
-        descriptor = at.insert(descriptor, pointer, &[0]);
-        descriptor = at.insert(descriptor, pointer, &[1]);
-        descriptor = at.insert(descriptor, zero, &[2]);
+        descriptor = at.insert(descriptor, pointer, &[descriptor::ALLOCATED as i64]);
+        descriptor = at.insert(descriptor, pointer, &[descriptor::ALIGNED as i64]);
+        descriptor = at.insert(descriptor, zero, &[descriptor::OFFSET as i64]);
+        // Row-major strides; their product is bounded by the checked size.
         let mut stride = 1;
         for (dim, extent) in shape.iter().enumerate().rev() {
             let size = self.constant(at, self.types.i64, *extent);
-            descriptor = at.insert(descriptor, size, &[3, dim as i64]);
+            descriptor = at.insert(descriptor, size, &[descriptor::SIZES as i64, dim as i64]);
             let stride_value = self.constant(at, self.types.i64, stride);
-            descriptor = at.insert(descriptor, stride_value, &[4, dim as i64]);
+            descriptor = at.insert(
+                descriptor,
+                stride_value,
+                &[descriptor::STRIDES as i64, dim as i64],
+            );
             stride *= extent;
         }
         Ok((at.cast(descriptor, memref), descriptor))
     }
 
-    fn offset(&mut self, at: &Emitter<'c, 'a>, base: Value<'c, 'a>, bytes: i64) -> Value<'c, 'a> {
-        at.gep_bytes(base, self.constant(at, self.types.i64, bytes))
+    //===------------------------------------------------------------------===//
+    // executor.close -> __catalyst__executor__close
+    //===------------------------------------------------------------------===//
+
+    fn lower_close(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        close: &Borrowed<'c, 'a, executor::CloseOperation<'c>>,
+    ) -> Result<(), String> {
+        let session = close.anchor(generated(close.session())?);
+        self.call(at, &functions::CLOSE, &[session])?;
+        Ok(())
     }
 
-    /// The LLVM struct of MLIR's strided memref descriptor:
-    /// `{T *allocated, T *aligned, i64 offset, i64 sizes[rank], i64 strides[rank]}`.
+    //===------------------------------------------------------------------===//
+    // Helpers shared by the lowerings
+    //===------------------------------------------------------------------===//
+
+    /// `base + bytes`; `base` itself for a field at offset 0.
+    fn offset(&mut self, at: &Emitter<'c, 'a>, base: Value<'c, 'a>, bytes: u64) -> Value<'c, 'a> {
+        if bytes == 0 {
+            return base;
+        }
+        at.gep_bytes(base, self.constant(at, self.types.i64, bytes as i64))
+    }
+
+    /// The LLVM struct of MLIR's strided memref descriptor of `memref`'s rank.
     fn descriptor_type(&mut self, memref: Type<'c>) -> Type<'c> {
         let rank = memref_rank(memref);
-        let context = self.context;
-        *self.descriptors.entry(rank).or_insert_with(|| {
-            let source = if rank == 0 {
-                "!llvm.struct<(ptr, ptr, i64)>".to_owned()
-            } else {
-                format!("!llvm.struct<(ptr, ptr, i64, array<{rank} x i64>, array<{rank} x i64>)>")
-            };
-            parse_type(context, &source).expect("a descriptor type parses")
-        })
+        let (context, types) = (self.context, self.types);
+        *self
+            .descriptors
+            .entry(rank)
+            .or_insert_with(|| types.descriptor(context, rank))
     }
 
     /// The slots `call_wrapper` writes its result buffer and size to, in the
@@ -634,30 +695,30 @@ impl<'c, 'a> Lowering<'c, 'a> {
         self.prologue(at).constant(value_type, value)
     }
 
-    /// Makes the symbol table of the module around `operation` the current
-    /// one, creating it on first use.
-    fn enter_module(&mut self, operation: OperationRef<'c, 'a>) {
-        let module = enclosing_module(operation).expect("the pass runs on a builtin.module");
+    /// Makes the symbol table around `operation` the current one, creating
+    /// its symbols on first use.
+    fn enter_symbol_table(&mut self, operation: OperationRef<'c, 'a>) -> Result<(), String> {
+        let table = enclosing_symbol_table(operation)?;
         self.current_symbols = match self
             .symbol_tables
             .iter()
-            .position(|(known, _)| *known == module)
+            .position(|(known, _)| *known == table)
         {
             Some(index) => index,
             None => {
-                let body = module
-                    .region(0)
-                    .ok()
-                    .and_then(|region| region.first_block())
-                    .expect("builtin.module has a body block");
-                self.symbol_tables
-                    .push((module, ModuleSymbols::new(self.context, body)));
+                let body = module_symbols::table_body(table)
+                    .expect("checked: the symbol table has a body");
+                self.symbol_tables.push((
+                    table,
+                    ModuleSymbols::new(self.context, self.types, table, body),
+                ));
                 self.symbol_tables.len() - 1
             }
         };
+        Ok(())
     }
 
-    /// The symbol table of the module the op being lowered belongs to.
+    /// The symbols of the table the op being lowered belongs to.
     fn symbols(&mut self) -> &mut ModuleSymbols<'c, 'a> {
         &mut self.symbol_tables[self.current_symbols].1
     }
@@ -670,48 +731,37 @@ impl<'c, 'a> Lowering<'c, 'a> {
         self.prologue(at).address_of(&name)
     }
 
-    fn string(&mut self, at: &Emitter<'c, 'a>, text: &str) -> Value<'c, 'a> {
+    /// The address of a NUL-terminated global holding `text`.
+    fn string(&mut self, at: &Emitter<'c, 'a>, text: &[u8]) -> Value<'c, 'a> {
         let name = self.symbols().string(text);
         self.prologue(at).address_of(&name)
     }
 
-    fn attribute_text(
-        &self,
-        operation: OperationRef<'c, 'a>,
-        name: &str,
-    ) -> Result<String, String> {
-        operation
-            .attribute(name)
-            .ok()
-            .and_then(|attribute| StringAttribute::try_from(attribute).ok())
-            .map(|attribute| attribute.value().to_owned())
-            .ok_or_else(|| format!("{} has no string attribute '{name}'", op_name(operation)))
+    fn string_of(&mut self, at: &Emitter<'c, 'a>, attribute: StringAttribute<'c>) -> Value<'c, 'a> {
+        self.string(at, ir::string_bytes(attribute))
     }
 
-    fn string_attribute(
-        &mut self,
-        at: &Emitter<'c, 'a>,
-        operation: OperationRef<'c, 'a>,
-        name: &str,
-    ) -> Result<Value<'c, 'a>, String> {
-        let text = self.attribute_text(operation, name)?;
-        Ok(self.string(at, &text))
-    }
-
+    /// Calls `function`, declaring it first in the current symbol table.
     fn call(
         &mut self,
         at: &Emitter<'c, 'a>,
-        function: &RuntimeFunction,
+        function: &'static RuntimeFunction,
         operands: &[Value<'c, 'a>],
     ) -> Result<Option<Value<'c, 'a>>, String> {
         self.symbols().declare(function)?;
-        let result = function.result.map(|result| match result {
-            "i32" => self.types.i32,
-            "i64" => self.types.i64,
-            "!llvm.ptr" => self.types.ptr,
-            other => unreachable!("no runtime function returns {other}"),
-        });
+        let result = function.result_type().map(|result| self.types.of(result));
         Ok(at.call(function.name, operands, result))
+    }
+
+    fn call_with_result(
+        &mut self,
+        at: &Emitter<'c, 'a>,
+        function: &'static RuntimeFunction,
+        operands: &[Value<'c, 'a>],
+    ) -> Result<Value<'c, 'a>, String> {
+        Ok(self
+            .call(at, function, operands)?
+            .expect("the runtime function has a result"))
     }
 }
 
@@ -725,26 +775,26 @@ struct PackedBuffer<'c, 'a> {
     data: Value<'c, 'a>,
     /// `element_size * product(sizes)`.
     data_size: Value<'c, 'a>,
-    /// `16 + 8 * rank`: rank, element size and sizes.
+    /// `call_buffer::record_data(rank)`: rank, element size and sizes.
     header_size: Value<'c, 'a>,
-    /// The header and the data padded to a multiple of 8 bytes.
+    /// The header and the data padded to `call_buffer::ALIGNMENT`.
     record_size: Value<'c, 'a>,
 }
 
-fn op_name<'c>(operation: OperationRef<'c, '_>) -> &'c str {
-    ir::operation_name(operation)
+/// How many of the call's buffer operands are inputs (`num_input_args`,
+/// all of them without it).
+fn num_call_inputs(call: &Borrowed<'_, '_, executor::CallOperation<'_>>) -> usize {
+    let operands = call.inputs().count();
+    call.num_input_args()
+        .map_or(operands, |count| count.value() as usize)
 }
 
 fn memref_rank(memref: Type<'_>) -> usize {
-    MemRefType::try_from(memref).map_or(0, |memref| {
-        use melior::ir::r#type::ShapedTypeLike;
-        memref.rank()
-    })
+    MemRefType::try_from(memref).map_or(0, |memref| memref.rank())
 }
 
 /// The dimensions of a statically shaped memref.
 fn static_shape(memref: Type<'_>) -> Option<Vec<i64>> {
-    use melior::ir::r#type::ShapedTypeLike;
     let memref = MemRefType::try_from(memref).ok()?;
     (0..memref.rank())
         .map(|dim| match memref.dim_size(dim).ok()? {
@@ -754,8 +804,11 @@ fn static_shape(memref: Type<'_>) -> Option<Vec<i64>> {
         .collect()
 }
 
-fn memref_element_size(memref: Type<'_>) -> u64 {
-    ir::element_size_in_bytes(ir::element_type(memref)).expect("checked before lowering")
+/// The element size of a memref the check phase accepted (at most `i64::MAX`).
+fn memref_element_size(memref: Type<'_>) -> i64 {
+    let size =
+        ir::element_size_in_bytes(ir::element_type(memref)).expect("checked before lowering");
+    size as i64
 }
 
 /// Ops that run their body concurrently or in a frame of its own, so that the
@@ -773,46 +826,64 @@ const CONCURRENT_SCOPES: &[&str] = &[
     "memref.alloca_scope",
 ];
 
-/// The entry block of the allocation scope around `operation`: the nearest
-/// enclosing op that is isolated from above (a function, `omp.target`, ...),
-/// whose regions cannot use values from outside, or one of [`CONCURRENT_SCOPES`].
+/// The entry block of the allocation scope around `operation`: the region
+/// holding it of the nearest enclosing op that is isolated from above (a
+/// function, `omp.target`, ...), whose regions cannot use values from outside,
+/// or of one of [`CONCURRENT_SCOPES`].
 fn allocation_scope_entry<'c, 'a>(
     operation: OperationRef<'c, 'a>,
 ) -> Result<BlockRef<'c, 'a>, String> {
     let outside_function = || {
         format!(
             "{} must be inside a function (func.func, llvm.func, ...), whose entry block holds its stack slots",
-            op_name(operation)
+            ir::operation_name(operation)
         )
     };
-    let mut parent = operation.parent_operation();
-    while let Some(candidate) = parent {
-        if op_name(candidate) == "builtin.module" {
+    let mut inner = operation;
+    while let Some(block) = inner.block() {
+        let region = block.parent_region().ok_or_else(outside_function)?;
+        let Some(candidate) = block.parent_operation() else {
+            break;
+        };
+        if ffi::is_symbol_table(candidate) {
             return Err(outside_function());
         }
-        if CONCURRENT_SCOPES.contains(&op_name(candidate))
-            || crate::ffi::is_isolated_from_above(candidate)
+        if CONCURRENT_SCOPES.contains(&ir::operation_name(candidate))
+            || ffi::is_isolated_from_above(candidate)
         {
-            return candidate
-                .region(0)
-                .ok()
-                .and_then(|region| region.first_block())
-                .ok_or_else(|| format!("the enclosing {} has no body", op_name(candidate)));
+            return region.first_block().ok_or_else(|| {
+                format!(
+                    "the enclosing {} has no body",
+                    ir::operation_name(candidate)
+                )
+            });
         }
-        parent = candidate.parent_operation();
+        inner = candidate;
     }
     Err(outside_function())
 }
 
-/// The innermost `builtin.module` around `operation`, whose symbol table gets
-/// the runtime declarations and globals the op needs.
-fn enclosing_module<'c, 'a>(operation: OperationRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+/// The innermost symbol table around `operation` (`builtin.module`,
+/// `gpu.module`, ...), which gets the runtime declarations and globals the op
+/// needs.
+fn enclosing_symbol_table<'c, 'a>(
+    operation: OperationRef<'c, 'a>,
+) -> Result<OperationRef<'c, 'a>, String> {
     let mut parent = operation.parent_operation();
     while let Some(candidate) = parent {
-        if op_name(candidate) == "builtin.module" {
-            return Some(candidate);
+        if ffi::is_symbol_table(candidate) {
+            return match module_symbols::table_body(candidate) {
+                Some(_) => Ok(candidate),
+                None => Err(format!(
+                    "the enclosing {} has no body to hold the runtime declarations",
+                    ir::operation_name(candidate)
+                )),
+            };
         }
         parent = candidate.parent_operation();
     }
-    None
+    Err(format!(
+        "{} is not inside a module (a symbol table) to hold the runtime declarations",
+        ir::operation_name(operation)
+    ))
 }

@@ -3,25 +3,33 @@
 //! types, also nested ones (`func.constant`, `func.call_indirect`). Values are
 //! retyped in place, so every op that carries a handle (`func.call`,
 //! `scf.yield`, `cf.br`, ...) stays consistent without being rewritten.
+//! A handle inside any other type (`tuple<!executor.session>`,
+//! `tensor<2x!executor.token>`) has no lowering and is reported first.
+
+use std::collections::HashMap;
 
 use melior::{
     Context,
     ir::{
-        BlockLike, OperationRef, RegionLike, Type, ValueLike,
+        BlockLike, Location, OperationRef, RegionLike, Type, ValueLike,
         attribute::TypeAttribute,
+        block::BlockArgument,
         operation::OperationLike,
+        operation::OperationResult,
         r#type::{FunctionType, IntegerType},
     },
 };
 
 use super::ir;
-use crate::dialect;
+use crate::{dialect, ffi};
 
 pub struct HandleTypes<'c> {
     context: &'c Context,
-    pub session: Type<'c>,
-    pub token: Type<'c>,
+    session: Type<'c>,
+    token: Type<'c>,
     i64: Type<'c>,
+    /// Each type met so far, and its lowering (None: it cannot be lowered).
+    lowered: HashMap<Type<'c>, Option<Type<'c>>>,
 }
 
 impl<'c> HandleTypes<'c> {
@@ -31,79 +39,125 @@ impl<'c> HandleTypes<'c> {
             session: dialect::session_type(context),
             token: dialect::token_type(context),
             i64: IntegerType::new(context, 64).into(),
+            lowered: HashMap::new(),
         }
     }
 
     /// `value_type` with every session and token replaced by `i64`, also
-    /// inside function types.
-    pub fn lower(&self, value_type: Type<'c>) -> Type<'c> {
+    /// inside function types; None when a handle sits inside another type.
+    fn lower(&mut self, value_type: Type<'c>) -> Option<Type<'c>> {
+        if let Some(lowered) = self.lowered.get(&value_type) {
+            return *lowered;
+        }
+        let lowered = self.lower_uncached(value_type);
+        self.lowered.insert(value_type, lowered);
+        lowered
+    }
+
+    fn lower_uncached(&mut self, value_type: Type<'c>) -> Option<Type<'c>> {
         if value_type == self.session || value_type == self.token {
-            return self.i64;
+            return Some(self.i64);
         }
         let Ok(function) = FunctionType::try_from(value_type) else {
-            return value_type;
+            return (!ffi::type_nests_handle(value_type)).then_some(value_type);
         };
-        let lower_all = |types: Vec<Type<'c>>| -> Vec<Type<'c>> {
-            types.into_iter().map(|t| self.lower(t)).collect()
-        };
-        let inputs = lower_all(
-            (0..function.input_count())
-                .filter_map(|i| function.input(i).ok())
-                .collect(),
-        );
-        let results = lower_all(
-            (0..function.result_count())
-                .filter_map(|i| function.result(i).ok())
-                .collect(),
-        );
+        let inputs = (0..function.input_count())
+            .map(|i| self.lower(function.input(i).expect("index below input_count")))
+            .collect::<Option<Vec<_>>>()?;
+        let results = (0..function.result_count())
+            .map(|i| self.lower(function.result(i).expect("index below result_count")))
+            .collect::<Option<Vec<_>>>()?;
         // Types are uniqued: an unchanged signature gives back the same type.
-        FunctionType::new(self.context, &inputs, &results).into()
+        Some(FunctionType::new(self.context, &inputs, &results).into())
     }
 
-    /// Retypes every value and function signature under `root`.
-    pub fn retype(&self, root: OperationRef<'c, '_>) {
-        for operation in ir::collect_operations(root, |_| true) {
-            for result in operation.results() {
-                let lowered = self.lower(result.r#type());
-                if lowered != result.r#type() {
-                    result.set_type(lowered);
-                }
+    /// The places under `root` where a handle sits inside a type that has no
+    /// lowering, each with its message.
+    pub fn unsupported(&mut self, root: OperationRef<'c, '_>) -> Vec<(Location<'c>, String)> {
+        let mut found = Vec::new();
+        for_each_typed(root, |operation, typed| {
+            let value_type = typed.r#type();
+            if self.lower(value_type).is_none() {
+                found.push((
+                    operation.location(),
+                    format!(
+                        "cannot lower {value_type}: a session or token inside another type has no LLVM lowering; pass each handle as a value of its own"
+                    ),
+                ));
             }
-            for region in operation.regions() {
-                let mut block = region.first_block();
-                while let Some(current) = block {
-                    for index in 0..current.argument_count() {
-                        let argument = current.argument(index).expect("index below argument_count");
-                        let lowered = self.lower(argument.r#type());
-                        if lowered != argument.r#type() {
-                            argument.set_type(lowered);
-                        }
-                    }
-                    block = current.next_in_region();
-                }
+        });
+        found
+    }
+
+    /// Retypes every value and function signature under `root`; every type
+    /// there must have a lowering ([`Self::unsupported`] found none).
+    pub fn retype(&mut self, root: OperationRef<'c, '_>) {
+        for_each_typed(root, |_, typed| {
+            let value_type = typed.r#type();
+            if let Some(lowered) = self.lower(value_type)
+                && lowered != value_type
+            {
+                typed.set_type(lowered);
             }
-            self.retype_signature(operation);
+        });
+    }
+}
+
+/// Something under a root op that has a type of its own.
+enum Typed<'c, 'a> {
+    Result(OperationResult<'c, 'a>),
+    Argument(BlockArgument<'c, 'a>),
+    /// The `function_type` attribute in which `func.func` and its kin keep
+    /// their signature, which must follow their entry block's argument types.
+    Signature(OperationRef<'c, 'a>, Type<'c>),
+}
+
+impl<'c> Typed<'c, '_> {
+    fn r#type(&self) -> Type<'c> {
+        match self {
+            Self::Result(result) => result.r#type(),
+            Self::Argument(argument) => argument.r#type(),
+            Self::Signature(_, signature) => *signature,
         }
     }
 
-    /// `func.func` and its kin keep their signature in a `function_type`
-    /// attribute, which must follow their entry block's argument types.
-    fn retype_signature(&self, operation: OperationRef<'c, '_>) {
-        let Some(signature) = operation
+    fn set_type(&self, new: Type<'c>) {
+        match self {
+            Self::Result(result) => result.set_type(new),
+            Self::Argument(argument) => argument.set_type(new),
+            Self::Signature(operation, _) => {
+                ir::set_attribute(*operation, "function_type", TypeAttribute::new(new).into())
+            }
+        }
+    }
+}
+
+/// Calls `visit` with every op under `root` (itself included) and each of
+/// its results, block arguments and signature.
+fn for_each_typed<'c, 'a>(
+    root: OperationRef<'c, 'a>,
+    mut visit: impl FnMut(OperationRef<'c, 'a>, Typed<'c, 'a>),
+) {
+    for operation in ir::collect_operations(root, |_| true) {
+        for result in operation.results() {
+            visit(operation, Typed::Result(result));
+        }
+        for region in operation.regions() {
+            let mut block = region.first_block();
+            while let Some(current) = block {
+                for index in 0..current.argument_count() {
+                    let argument = current.argument(index).expect("index below argument_count");
+                    visit(operation, Typed::Argument(argument));
+                }
+                block = current.next_in_region();
+            }
+        }
+        if let Some(signature) = operation
             .attribute("function_type")
             .ok()
             .and_then(|attribute| TypeAttribute::try_from(attribute).ok())
-            .map(|attribute| attribute.value())
-        else {
-            return;
-        };
-        let lowered = self.lower(signature);
-        if lowered != signature {
-            ir::set_attribute(
-                operation,
-                "function_type",
-                TypeAttribute::new(lowered).into(),
-            );
+        {
+            visit(operation, Typed::Signature(operation, signature.value()));
         }
     }
 }

@@ -1,6 +1,7 @@
 //! IR operations the passes need that melior does not wrap safely: collecting
 //! operations for later rewriting, uses of a value, replacing and erasing,
-//! parsing one operation, emitting a diagnostic, and classifying element types.
+//! string attributes as bytes, emitting a diagnostic, and classifying element
+//! types.
 //! Every `unsafe` block of the passes lives here.
 
 use std::ffi::CString;
@@ -9,6 +10,7 @@ use melior::{
     Context, StringRef,
     ir::{
         Attribute, AttributeLike, Location, OperationRef, Type, TypeLike, Value, ValueLike,
+        attribute::StringAttribute,
         operation::{OperationLike, WalkOrder, WalkResult},
     },
 };
@@ -18,9 +20,9 @@ use mlir_sys::{
     mlirMemRefTypeGetMemorySpace, mlirOpOperandGetNextUse, mlirOpOperandGetOwner,
     mlirOpOperandIsNull, mlirOperationDestroy, mlirOperationGetName,
     mlirOperationSetAttributeByName, mlirShapedTypeGetDimSize, mlirShapedTypeGetElementType,
-    mlirShapedTypeGetRank, mlirTypeIsAComplex, mlirTypeIsAFloat, mlirTypeIsAIndex,
-    mlirTypeIsAInteger, mlirTypeIsAVector, mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith,
-    mlirVectorTypeIsScalable,
+    mlirShapedTypeGetRank, mlirStringAttrGet, mlirStringAttrGetValue, mlirTypeIsAComplex,
+    mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger, mlirTypeIsAVector,
+    mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith, mlirVectorTypeIsScalable,
 };
 
 /// Runs `body` with the context that owns `operation`.
@@ -106,6 +108,31 @@ pub fn set_attribute(operation: OperationRef<'_, '_>, name: &str, attribute: Att
     }
 }
 
+/// The bytes of a string attribute. MLIR strings are bytes: they need not be
+/// UTF-8, and may be empty.
+pub fn string_bytes<'c>(attribute: StringAttribute<'c>) -> &'c [u8] {
+    // SAFETY: a string attribute's value is owned by its context, which lives
+    // for 'c; an empty value may come with a null pointer, so it is not read.
+    unsafe {
+        let value = mlirStringAttrGetValue(attribute.to_raw());
+        if value.length == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(value.data.cast(), value.length)
+        }
+    }
+}
+
+/// A string attribute holding `bytes`, which need not be UTF-8.
+pub fn string_attribute<'c>(context: &'c Context, bytes: &[u8]) -> Attribute<'c> {
+    let value = mlir_sys::MlirStringRef {
+        data: bytes.as_ptr().cast(),
+        length: bytes.len(),
+    };
+    // SAFETY: the bytes outlive the call, which copies them into the context.
+    unsafe { Attribute::from_raw(mlirStringAttrGet(context.to_raw(), value)) }
+}
+
 /// Reports an error at `location` through the context's diagnostic handlers
 /// (printed by mlir-opt, matched by `-verify-diagnostics`).
 pub fn emit_error(location: Location<'_>, message: &str) {
@@ -135,35 +162,58 @@ pub fn element_type<'c>(shaped: Type<'c>) -> Type<'c> {
     unsafe { Type::from_raw(mlirShapedTypeGetElementType(shaped.to_raw())) }
 }
 
+/// Why an element type has no size the runtime ABI can carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElementSizeError {
+    /// No fixed size in memory (scalable vectors, pointers, memrefs, ...).
+    Unsized,
+    /// More bytes than an `i64` counts.
+    TooLarge,
+}
+
 /// The number of bytes one element of `element` takes in memory, as MLIR's
 /// LLVM lowering lays it out on a 64-bit host: integers and floats round up to
 /// a power-of-two number of bytes (i1 takes one byte), `index` is 64 bits, and
 /// a complex number is two of its parts. A fixed-size vector `vector<AxBxN x T>`
 /// is an array `[A x [B x <N x T>]]`, whose innermost `<N x T>` takes its bits
-/// rounded up to a power-of-two number of bytes. None for types without a
-/// fixed size in memory (scalable vectors, pointers, memrefs, ...).
-pub fn element_size_in_bytes(element: Type<'_>) -> Option<u64> {
+/// rounded up to a power-of-two number of bytes. At most `i64::MAX`, the
+/// largest size the ABI's `size_t` arrays and the lowered arithmetic hold.
+pub fn element_size_in_bytes(element: Type<'_>) -> Result<u64, ElementSizeError> {
+    let bytes = unbounded_element_size(element)?;
+    if bytes > i64::MAX as u64 {
+        return Err(ElementSizeError::TooLarge);
+    }
+    Ok(bytes)
+}
+
+fn unbounded_element_size(element: Type<'_>) -> Result<u64, ElementSizeError> {
+    use ElementSizeError::{TooLarge, Unsized};
     let raw = element.to_raw();
-    let bytes = |bits: u64| bits.div_ceil(8).next_power_of_two();
+    let bytes = |bits: u64| bits.div_ceil(8).checked_next_power_of_two().ok_or(TooLarge);
     // SAFETY: each accessor is called only after the matching type check.
     unsafe {
         if mlirTypeIsAComplex(raw) {
-            return element_size_in_bytes(Type::from_raw(mlirComplexTypeGetElementType(raw)))
-                .map(|part| 2 * part);
+            let part = unbounded_element_size(Type::from_raw(mlirComplexTypeGetElementType(raw)))?;
+            return part.checked_mul(2).ok_or(TooLarge);
         }
         if !mlirTypeIsAVector(raw) {
-            return scalar_bits(element).map(bytes);
+            return bytes(scalar_bits(element).ok_or(Unsized)?);
         }
         if mlirVectorTypeIsScalable(raw) {
-            return None;
+            return Err(Unsized);
         }
         let rank = mlirShapedTypeGetRank(raw);
         let dims: Vec<u64> = (0..rank)
             .map(|dim| u64::try_from(mlirShapedTypeGetDimSize(raw, dim as isize)).ok())
-            .collect::<Option<_>>()?;
-        let (innermost, outer) = dims.split_last()?;
-        let lane_bits = scalar_bits(element_type(element))?;
-        Some(outer.iter().product::<u64>() * bytes(innermost * lane_bits))
+            .collect::<Option<_>>()
+            .ok_or(Unsized)?;
+        let (innermost, outer) = dims.split_last().ok_or(Unsized)?;
+        let lane_bits = scalar_bits(element_type(element)).ok_or(Unsized)?;
+        let innermost = bytes(innermost.checked_mul(lane_bits).ok_or(TooLarge)?)?;
+        outer
+            .iter()
+            .try_fold(innermost, |product, dim| product.checked_mul(*dim))
+            .ok_or(TooLarge)
     }
 }
 

@@ -1,14 +1,21 @@
 //! Builders of the LLVM-dialect ops the lowering emits: [`Emitter`] right
 //! before the op being lowered, [`Prologue`] at the top of the allocation
-//! scope around it.
+//! scope around it. Ops come from melior's LLVM builders (`melior::dialect::llvm`
+//! and the ODS-generated `melior::dialect::ods::llvm`); `llvm.call` alone is
+//! built by hand, because melior's generated builder does not set its
+//! `operandSegmentSizes`.
 
 use std::collections::HashMap;
 
-use crate::ffi::parse_type;
+use executor_abi::{descriptor, functions::LlvmType};
 use melior::{
     Context,
+    dialect::{
+        llvm::{self, AllocaOptions, LoadStoreOptions},
+        ods,
+    },
     ir::{
-        BlockLike, BlockRef, Identifier, Location, Operation, OperationRef, Type, Value, ValueLike,
+        BlockLike, BlockRef, Identifier, Location, Operation, OperationRef, Type, Value,
         attribute::{
             DenseI32ArrayAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute,
             IntegerAttribute, TypeAttribute,
@@ -21,6 +28,8 @@ use melior::{
 /// The LLVM types the lowering uses over and over, created once per run.
 #[derive(Clone, Copy)]
 pub struct LlvmTypes<'c> {
+    pub i1: Type<'c>,
+    pub i8: Type<'c>,
     pub i32: Type<'c>,
     pub i64: Type<'c>,
     pub ptr: Type<'c>,
@@ -29,21 +38,53 @@ pub struct LlvmTypes<'c> {
 impl<'c> LlvmTypes<'c> {
     pub fn new(context: &'c Context) -> Self {
         Self {
+            i1: IntegerType::new(context, 1).into(),
+            i8: IntegerType::new(context, 8).into(),
             i32: IntegerType::new(context, 32).into(),
             i64: IntegerType::new(context, 64).into(),
-            ptr: parse_type(context, "!llvm.ptr").expect("the LLVM dialect is loaded"),
+            ptr: llvm::r#type::pointer(context, 0),
         }
+    }
+
+    /// The type of a parameter or result of the runtime ABI.
+    pub fn of(&self, abi: LlvmType) -> Type<'c> {
+        match abi {
+            LlvmType::I32 => self.i32,
+            LlvmType::I64 => self.i64,
+            LlvmType::Ptr => self.ptr,
+        }
+    }
+
+    /// The LLVM struct of a memref descriptor of `rank`
+    /// (`executor_abi::descriptor`).
+    pub fn descriptor(&self, context: &'c Context, rank: usize) -> Type<'c> {
+        let mut fields = vec![self.ptr; descriptor::OFFSET];
+        fields.push(self.i64);
+        if rank > 0 {
+            let array = llvm::r#type::array(self.i64, rank as u32);
+            fields.extend([array, array]);
+        }
+        debug_assert_eq!(
+            fields.len(),
+            if rank == 0 {
+                3
+            } else {
+                descriptor::STRIDES + 1
+            }
+        );
+        llvm::r#type::r#struct(context, &fields, false)
     }
 }
 
 /// Builds LLVM-dialect ops right before one operation.
 pub struct Emitter<'c, 'a> {
     context: &'c Context,
+    types: LlvmTypes<'c>,
     /// The entry block of the allocation scope around the anchor.
     pub scope: BlockRef<'c, 'a>,
     block: BlockRef<'c, 'a>,
-    pub anchor: OperationRef<'c, 'a>,
-    pub location: Location<'c>,
+    anchor: OperationRef<'c, 'a>,
+    location: Location<'c>,
 }
 
 impl<'c, 'a> Emitter<'c, 'a> {
@@ -51,6 +92,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
     /// block `scope`.
     pub fn before(
         context: &'c Context,
+        types: LlvmTypes<'c>,
         anchor: OperationRef<'c, 'a>,
         scope: BlockRef<'c, 'a>,
     ) -> Self {
@@ -59,6 +101,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
             .expect("an op with an allocation scope sits in a block");
         Self {
             context,
+            types,
             scope,
             block,
             anchor,
@@ -66,56 +109,60 @@ impl<'c, 'a> Emitter<'c, 'a> {
         }
     }
 
-    pub fn emit(&self, operation: Operation<'c>) -> OperationRef<'c, 'a> {
+    fn emit(&self, operation: Operation<'c>) -> OperationRef<'c, 'a> {
         self.block.insert_operation_before(self.anchor, operation)
     }
 
-    pub fn emit_value(&self, operation: Operation<'c>) -> Value<'c, 'a> {
-        let emitted = self.emit(operation);
-        emitted
+    fn emit_value(&self, operation: Operation<'c>) -> Value<'c, 'a> {
+        self.emit(operation)
             .result(0)
             .expect("the emitted op has a result")
             .into()
     }
 
     pub fn undef(&self, value_type: Type<'c>) -> Value<'c, 'a> {
-        self.emit_value(build(
-            OperationBuilder::new("llvm.mlir.undef", self.location).add_results(&[value_type]),
-        ))
+        self.emit_value(llvm::undef(value_type, self.location))
     }
 
+    /// `builtin.unrealized_conversion_cast`, which `reconcile-unrealized-casts`
+    /// folds against the casts of the other conversions.
     pub fn cast(&self, value: Value<'c, 'a>, to: Type<'c>) -> Value<'c, 'a> {
-        self.emit_value(build(
-            OperationBuilder::new("builtin.unrealized_conversion_cast", self.location)
-                .add_operands(&[value])
-                .add_results(&[to]),
-        ))
+        self.emit_value(
+            ods::builtin::unrealized_conversion_cast(self.context, &[to], &[value], self.location)
+                .into(),
+        )
     }
 
     pub fn store(&self, value: Value<'c, 'a>, address: Value<'c, 'a>) {
-        self.emit(store_op(self.location, value, address));
+        self.emit(llvm::store(
+            self.context,
+            value,
+            address,
+            self.location,
+            LoadStoreOptions::default(),
+        ));
     }
 
     pub fn load(&self, address: Value<'c, 'a>, value_type: Type<'c>) -> Value<'c, 'a> {
-        self.emit_value(build(
-            OperationBuilder::new("llvm.load", self.location)
-                .add_operands(&[address])
-                .add_results(&[value_type]),
+        self.emit_value(llvm::load(
+            self.context,
+            address,
+            value_type,
+            self.location,
+            LoadStoreOptions::default(),
         ))
     }
 
-    pub fn binary(
-        &self,
-        value_type: Type<'c>,
-        name: &str,
-        lhs: Value<'c, 'a>,
-        rhs: Value<'c, 'a>,
-    ) -> Value<'c, 'a> {
-        self.emit_value(build(
-            OperationBuilder::new(name, self.location)
-                .add_operands(&[lhs, rhs])
-                .add_results(&[value_type]),
-        ))
+    pub fn add(&self, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>) -> Value<'c, 'a> {
+        self.emit_value(llvm::add(lhs, rhs, self.location))
+    }
+
+    pub fn mul(&self, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>) -> Value<'c, 'a> {
+        self.emit_value(llvm::mul(lhs, rhs, self.location))
+    }
+
+    pub fn and(&self, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>) -> Value<'c, 'a> {
+        self.emit_value(llvm::and(lhs, rhs, self.location))
     }
 
     pub fn extract(
@@ -124,15 +171,12 @@ impl<'c, 'a> Emitter<'c, 'a> {
         position: &[i64],
         value_type: Type<'c>,
     ) -> Value<'c, 'a> {
-        let context = self.context;
-        self.emit_value(build(
-            OperationBuilder::new("llvm.extractvalue", self.location)
-                .add_operands(&[aggregate])
-                .add_attributes(&[(
-                    Identifier::new(context, "position"),
-                    DenseI64ArrayAttribute::new(context, position).into(),
-                )])
-                .add_results(&[value_type]),
+        self.emit_value(llvm::extract_value(
+            self.context,
+            aggregate,
+            DenseI64ArrayAttribute::new(self.context, position),
+            value_type,
+            self.location,
         ))
     }
 
@@ -142,53 +186,43 @@ impl<'c, 'a> Emitter<'c, 'a> {
         value: Value<'c, 'a>,
         position: &[i64],
     ) -> Value<'c, 'a> {
-        let context = self.context;
-        self.emit_value(build(
-            OperationBuilder::new("llvm.insertvalue", self.location)
-                .add_operands(&[aggregate, value])
-                .add_attributes(&[(
-                    Identifier::new(context, "position"),
-                    DenseI64ArrayAttribute::new(context, position).into(),
-                )])
-                .add_results(&[aggregate.r#type()]),
+        self.emit_value(llvm::insert_value(
+            self.context,
+            aggregate,
+            DenseI64ArrayAttribute::new(self.context, position),
+            value,
+            self.location,
         ))
     }
 
     /// `base + bytes`, as an `i8` GEP.
     pub fn gep_bytes(&self, base: Value<'c, 'a>, bytes: Value<'c, 'a>) -> Value<'c, 'a> {
-        let context = self.context;
-        let i8_type: Type = IntegerType::new(context, 8).into();
-        let raw_indices = DenseI32ArrayAttribute::new(context, &[i32::MIN]);
-        let operation = OperationBuilder::new("llvm.getelementptr", self.location)
-            .add_operands(&[base, bytes])
-            .add_attributes(&[
-                (
-                    Identifier::new(context, "elem_type"),
-                    TypeAttribute::new(i8_type).into(),
-                ),
-                (
-                    Identifier::new(context, "rawConstantIndices"),
-                    raw_indices.into(),
-                ),
-            ])
-            .add_results(&[base.r#type()])
-            .build()
-            .expect("the lowering builds well-formed LLVM-dialect ops");
-        self.emit_value(operation)
+        self.emit_value(llvm::get_element_ptr_dynamic(
+            self.context,
+            base,
+            &[bytes],
+            self.types.i8,
+            self.types.ptr,
+            self.location,
+        ))
     }
 
     pub fn memcpy(&self, destination: Value<'c, 'a>, source: Value<'c, 'a>, bytes: Value<'c, 'a>) {
-        let context = self.context;
-        self.emit(build(
-            OperationBuilder::new("llvm.intr.memcpy", self.location)
-                .add_operands(&[destination, source, bytes])
-                .add_attributes(&[(
-                    Identifier::new(context, "isVolatile"),
-                    IntegerAttribute::new(IntegerType::new(context, 1).into(), 0).into(),
-                )]),
-        ));
+        let not_volatile = IntegerAttribute::new(self.types.i1, 0);
+        self.emit(
+            ods::llvm::intr_memcpy(
+                self.context,
+                destination,
+                source,
+                bytes,
+                not_volatile,
+                self.location,
+            )
+            .into(),
+        );
     }
 
+    /// `llvm.call @callee(operands)`, with a result of `result` if any.
     pub fn call(
         &self,
         callee: &str,
@@ -220,7 +254,11 @@ impl<'c, 'a> Emitter<'c, 'a> {
             Some(result) => builder.add_results(&[result]),
             None => builder,
         };
-        let call = self.emit(build(builder));
+        let call = self.emit(
+            builder
+                .build()
+                .expect("an llvm.call with its segment sizes is well formed"),
+        );
         result.map(|_| call.result(0).expect("the call has a result").into())
     }
 }
@@ -282,8 +320,15 @@ impl<'c, 'a> Prologue<'c, 'a> {
         if let Some(constant) = self.constants.get(&(value_type, value)) {
             return *constant;
         }
-        let constant =
-            self.append_value(constant_op(self.context, self.location, value_type, value));
+        let constant = self.append_value(
+            ods::llvm::mlir_constant(
+                self.context,
+                value_type,
+                IntegerAttribute::new(value_type, value).into(),
+                self.location,
+            )
+            .into(),
+        );
         self.constants.insert((value_type, value), constant);
         constant
     }
@@ -293,15 +338,15 @@ impl<'c, 'a> Prologue<'c, 'a> {
         if let Some(address) = self.addresses.get(global) {
             return *address;
         }
-        let context = self.context;
-        let address = self.append_value(build(
-            OperationBuilder::new("llvm.mlir.addressof", self.location)
-                .add_attributes(&[(
-                    Identifier::new(context, "global_name"),
-                    FlatSymbolRefAttribute::new(context, global).into(),
-                )])
-                .add_results(&[self.types.ptr]),
-        ));
+        let address = self.append_value(
+            ods::llvm::mlir_addressof(
+                self.context,
+                self.types.ptr,
+                FlatSymbolRefAttribute::new(self.context, global),
+                self.location,
+            )
+            .into(),
+        );
         self.addresses.insert(global.to_owned(), address);
         address
     }
@@ -311,82 +356,45 @@ impl<'c, 'a> Prologue<'c, 'a> {
         if let Some(null) = self.null {
             return null;
         }
-        let null = self.constant_like("llvm.mlir.zero", self.types.ptr);
+        let null = self.append_value(llvm::zero(self.types.ptr, self.location));
         self.null = Some(null);
         null
     }
 
     /// Allocates one `element` on the stack.
     pub fn alloca(&mut self, element: Type<'c>) -> Value<'c, 'a> {
-        let context = self.context;
         let count = self.constant(self.types.i64, 1);
-        self.append_value(build(
-            OperationBuilder::new("llvm.alloca", self.location)
-                .add_operands(&[count])
-                .add_attributes(&[(
-                    Identifier::new(context, "elem_type"),
-                    TypeAttribute::new(element).into(),
-                )])
-                .add_results(&[self.types.ptr]),
+        self.append_value(llvm::alloca(
+            self.context,
+            count,
+            self.types.ptr,
+            self.location,
+            AllocaOptions::new().elem_type(Some(TypeAttribute::new(element))),
         ))
     }
 
     /// Allocates an array of pointers and stores `slots` into it, once: the
     /// slots never move.
-    pub fn pointer_array(
-        &mut self,
-        array_type: Type<'c>,
-        slots: &[Value<'c, 'a>],
-    ) -> Value<'c, 'a> {
-        let context = self.context;
+    pub fn pointer_array(&mut self, slots: &[Value<'c, 'a>]) -> Value<'c, 'a> {
+        let array_type = llvm::r#type::array(self.types.ptr, slots.len() as u32);
         let array = self.alloca(array_type);
-        let mut value = self.constant_like("llvm.mlir.undef", array_type);
+        let mut value = self.append_value(llvm::undef(array_type, self.location));
         for (index, slot) in slots.iter().enumerate() {
-            let position = DenseI64ArrayAttribute::new(context, &[index as i64]);
-            value = self.append_value(build(
-                OperationBuilder::new("llvm.insertvalue", self.location)
-                    .add_operands(&[value, *slot])
-                    .add_attributes(&[(Identifier::new(context, "position"), position.into())])
-                    .add_results(&[array_type]),
+            value = self.append_value(llvm::insert_value(
+                self.context,
+                value,
+                DenseI64ArrayAttribute::new(self.context, &[index as i64]),
+                *slot,
+                self.location,
             ));
         }
-        self.append(store_op(self.location, value, array));
+        self.append(llvm::store(
+            self.context,
+            value,
+            array,
+            self.location,
+            LoadStoreOptions::default(),
+        ));
         array
     }
-
-    fn constant_like(&mut self, name: &str, value_type: Type<'c>) -> Value<'c, 'a> {
-        self.append_value(build(
-            OperationBuilder::new(name, self.location).add_results(&[value_type]),
-        ))
-    }
-}
-
-fn constant_op<'c>(
-    context: &'c Context,
-    location: Location<'c>,
-    value_type: Type<'c>,
-    value: i64,
-) -> Operation<'c> {
-    build(
-        OperationBuilder::new("llvm.mlir.constant", location)
-            .add_attributes(&[(
-                Identifier::new(context, "value"),
-                IntegerAttribute::new(value_type, value).into(),
-            )])
-            .add_results(&[value_type]),
-    )
-}
-
-fn store_op<'c>(
-    location: Location<'c>,
-    value: Value<'c, '_>,
-    address: Value<'c, '_>,
-) -> Operation<'c> {
-    build(OperationBuilder::new("llvm.store", location).add_operands(&[value, address]))
-}
-
-pub fn build(builder: OperationBuilder<'_>) -> Operation<'_> {
-    builder
-        .build()
-        .expect("the lowering builds well-formed LLVM-dialect ops")
 }

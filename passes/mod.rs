@@ -2,11 +2,11 @@
 
 mod control_flow;
 pub mod convert_executor_to_llvm;
+mod executor_ops;
 mod handle_types;
 mod ir;
 mod llvm_builder;
 mod module_symbols;
-mod runtime_abi;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 

@@ -1,42 +1,70 @@
-//! The module-level symbols the lowering adds: runtime declarations (once per
-//! module) and internal constant globals (once per distinct content), under
-//! readable names that never collide with the module's own symbols.
+//! The symbols the lowering adds to a symbol table (the `builtin.module` or
+//! `gpu.module` around the lowered ops): runtime declarations (once per
+//! table) and internal constant globals (once per distinct content), under
+//! readable names that never collide with the table's own symbols.
 
 use std::collections::{HashMap, HashSet};
 
+use executor_abi::functions::RuntimeFunction;
 use melior::{
     Context,
-    ir::{BlockLike, BlockRef, OperationRef, attribute::StringAttribute, operation::OperationLike},
+    dialect::{
+        llvm::{
+            self,
+            attributes::{Linkage, linkage},
+        },
+        ods,
+    },
+    ir::{
+        Attribute, BlockLike, BlockRef, Location, Operation, OperationRef, Region, RegionLike,
+        Type,
+        attribute::{DenseElementsAttribute, IntegerAttribute, StringAttribute, TypeAttribute},
+        operation::OperationLike,
+        r#type::RankedTensorType,
+    },
 };
 
-use super::runtime_abi::RuntimeFunction;
+use super::{ir, llvm_builder::LlvmTypes};
 
 pub struct ModuleSymbols<'c, 'a> {
     context: &'c Context,
+    types: LlvmTypes<'c>,
     body: BlockRef<'c, 'a>,
-    taken: HashSet<String>,
-    strings: HashMap<String, String>,
+    location: Location<'c>,
+    /// Every symbol name of the table, as bytes: MLIR symbols need not be UTF-8.
+    taken: HashSet<Vec<u8>>,
+    /// The next suffix to try per base name, so that many globals with one
+    /// readable prefix cost one probe each.
+    next_suffix: HashMap<String, usize>,
+    strings: HashMap<Vec<u8>, String>,
     i64_arrays: HashMap<Vec<i64>, String>,
     declared: HashSet<&'static str>,
     last_inserted: Option<OperationRef<'c, 'a>>,
 }
 
 impl<'c, 'a> ModuleSymbols<'c, 'a> {
-    pub fn new(context: &'c Context, body: BlockRef<'c, 'a>) -> Self {
+    /// The symbols of the table op `table`, whose body is `body`.
+    pub fn new(
+        context: &'c Context,
+        types: LlvmTypes<'c>,
+        table: OperationRef<'c, 'a>,
+        body: BlockRef<'c, 'a>,
+    ) -> Self {
         let mut taken = HashSet::new();
         let mut next = body.first_operation();
         while let Some(operation) = next {
-            if let Ok(name) = operation.attribute("sym_name")
-                && let Ok(name) = StringAttribute::try_from(name)
-            {
-                taken.insert(name.value().to_owned());
+            if let Some(name) = symbol_name(operation) {
+                taken.insert(name.to_vec());
             }
             next = operation.next_in_block();
         }
         Self {
             context,
+            types,
             body,
+            location: table.location(),
             taken,
+            next_suffix: HashMap::new(),
             strings: HashMap::new(),
             i64_arrays: HashMap::new(),
             declared: HashSet::new(),
@@ -44,50 +72,68 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         }
     }
 
-    /// Declares `function` unless it is declared already. A symbol of that name
-    /// with another type is an error, reported at `location`.
-    pub fn declare(&mut self, function: &RuntimeFunction) -> Result<(), String> {
+    /// Declares `function` unless it is declared already. A symbol of that
+    /// name that is not an `llvm.func` of the same type is an error.
+    pub fn declare(&mut self, function: &'static RuntimeFunction) -> Result<(), String> {
         if self.declared.contains(function.name) {
             return Ok(());
         }
-        let declaration = self.parse(&function.declaration());
-        if self.taken.contains(function.name) {
+        let declaration = llvm::func(
+            self.context,
+            StringAttribute::new(self.context, function.name),
+            TypeAttribute::new(self.function_type(function)),
+            Region::new(),
+            &[],
+            self.location,
+        );
+        if self.taken.contains(function.name.as_bytes()) {
             let existing = self
-                .find(function.name)
-                .expect("a taken symbol names an operation of the module");
-            let same = existing.name().as_string_ref().as_str() == Ok("llvm.func")
+                .find(function.name.as_bytes())
+                .expect("a taken symbol names an operation of the table");
+            let same = ir::operation_name(existing) == ods::llvm::LLVMFuncOperation::name()
                 && existing.attribute("function_type").ok()
                     == declaration.attribute("function_type").ok();
             if !same {
                 return Err(format!(
                     "the module already defines the symbol '{}' of the executor runtime ABI with another type; expected `{}`",
                     function.name,
-                    function.declaration()
+                    declaration.to_string().trim_end()
                 ));
             }
         } else {
             self.insert(declaration);
-            self.taken.insert(function.name.to_owned());
+            self.taken.insert(function.name.as_bytes().to_vec());
         }
         self.declared.insert(function.name);
         Ok(())
     }
 
+    /// The LLVM function type of `function`.
+    fn function_type(&self, function: &RuntimeFunction) -> Type<'c> {
+        let parameters: Vec<Type> = function
+            .parameter_types()
+            .map(|parameter| self.types.of(parameter))
+            .collect();
+        let result = function.result_type().map_or_else(
+            || llvm::r#type::void(self.context),
+            |result| self.types.of(result),
+        );
+        llvm::r#type::function(result, &parameters, false)
+    }
+
     /// The name of an internal constant global that holds `text` followed by a
     /// NUL byte.
-    pub fn string(&mut self, text: &str) -> String {
+    pub fn string(&mut self, text: &[u8]) -> String {
         if let Some(name) = self.strings.get(text) {
             return name.clone();
         }
         let name = self.unique_name(&format!("__executor_str_{}", sanitize(text)));
-        let mut bytes = text.as_bytes().to_vec();
+        let mut bytes = text.to_vec();
         bytes.push(0);
-        self.insert_global(
-            &name,
-            &format!("\"{}\"", escape(&bytes)),
-            &format!("!llvm.array<{} x i8>", bytes.len()),
-        );
-        self.strings.insert(text.to_owned(), name.clone());
+        let global_type = llvm::r#type::array(self.types.i8, bytes.len() as u32);
+        let value = ir::string_attribute(self.context, &bytes);
+        self.insert_global(&name, value, global_type);
+        self.strings.insert(text.to_vec(), name.clone());
         name
     }
 
@@ -97,51 +143,52 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
             return name.clone();
         }
         let joined: Vec<String> = values.iter().map(i64::to_string).collect();
-        let name = self.unique_name(&format!("__executor_i64s_{}", sanitize(&joined.join("_"))));
-        let value = format!(
-            "dense<[{}]> : tensor<{}xi64>",
-            joined.join(", "),
-            values.len()
-        );
-        self.insert_global(
-            &name,
-            &value,
-            &format!("!llvm.array<{} x i64>", values.len()),
-        );
+        let name = self.unique_name(&format!(
+            "__executor_i64s_{}",
+            sanitize(joined.join("_").as_bytes())
+        ));
+        let elements: Vec<Attribute> = values
+            .iter()
+            .map(|value| IntegerAttribute::new(self.types.i64, *value).into())
+            .collect();
+        let tensor = RankedTensorType::new(&[values.len() as u64], self.types.i64, None);
+        let value = DenseElementsAttribute::new(tensor.into(), &elements)
+            .expect("i64 elements fit a tensor of i64")
+            .into();
+        let global_type = llvm::r#type::array(self.types.i64, values.len() as u32);
+        self.insert_global(&name, value, global_type);
         self.i64_arrays.insert(values.to_vec(), name.clone());
         name
     }
 
-    fn insert_global(&mut self, name: &str, value: &str, global_type: &str) {
-        let global = self.parse(&format!(
-            "llvm.mlir.global internal constant @{name}({value}) {{addr_space = 0 : i32}} : {global_type}"
-        ));
-        self.insert(global);
+    fn insert_global(&mut self, name: &str, value: Attribute<'c>, global_type: Type<'c>) {
+        let context = self.context;
+        let global = ods::llvm::GlobalOperationBuilder::new(context, self.location)
+            .global_type(TypeAttribute::new(global_type))
+            .constant(Attribute::unit(context))
+            .sym_name(StringAttribute::new(context, name))
+            .linkage(linkage(context, Linkage::Internal))
+            .value(value)
+            .addr_space(IntegerAttribute::new(self.types.i32, 0))
+            .initializer(Region::new())
+            .build();
+        self.insert(global.into());
     }
 
     fn unique_name(&mut self, base: &str) -> String {
         let mut name = base.to_owned();
-        let mut suffix = 0;
-        while self.taken.contains(&name) {
-            suffix += 1;
+        let suffix = self.next_suffix.entry(base.to_owned()).or_insert(0);
+        while self.taken.contains(name.as_bytes()) {
+            *suffix += 1;
             name = format!("{base}_{suffix}");
         }
-        self.taken.insert(name.clone());
+        self.taken.insert(name.as_bytes().to_vec());
         name
     }
 
-    fn parse(&self, source: &str) -> melior::ir::Operation<'c> {
-        crate::ffi::parse_operation(
-            self.context,
-            source,
-            super::convert_executor_to_llvm::ARGUMENT,
-        )
-        .unwrap_or_else(|| panic!("the lowering's own declaration does not parse: {source}"))
-    }
-
-    /// Keeps the added symbols together at the top of the module, in the order
+    /// Keeps the added symbols together at the top of the table, in the order
     /// they were added.
-    fn insert(&mut self, operation: melior::ir::Operation<'c>) {
+    fn insert(&mut self, operation: Operation<'c>) {
         let inserted = match self.last_inserted {
             Some(previous) => self.body.insert_operation_after(previous, operation),
             None => self.body.insert_operation(0, operation),
@@ -149,15 +196,10 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         self.last_inserted = Some(inserted);
     }
 
-    fn find(&self, name: &str) -> Option<OperationRef<'c, 'a>> {
+    fn find(&self, name: &[u8]) -> Option<OperationRef<'c, 'a>> {
         let mut next = self.body.first_operation();
         while let Some(operation) = next {
-            if operation
-                .attribute("sym_name")
-                .ok()
-                .and_then(|attribute| StringAttribute::try_from(attribute).ok())
-                .is_some_and(|symbol| symbol.value() == name)
-            {
+            if symbol_name(operation) == Some(name) {
                 return Some(operation);
             }
             next = operation.next_in_block();
@@ -166,23 +208,26 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
     }
 }
 
-/// A readable piece of a symbol name: letters, digits and `_`, at most 40 of them.
-fn sanitize(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .take(40)
-        .collect()
+/// The body block of a symbol table op.
+pub fn table_body<'c, 'a>(table: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
+    table.region(0).ok()?.first_block()
 }
 
-/// MLIR string-literal escaping: printable ASCII as is, everything else as `\XX`.
-fn escape(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|&byte| match byte {
-            b'"' | b'\\' => format!("\\{byte:02X}"),
-            0x20..=0x7e => char::from(byte).to_string(),
-            _ => format!("\\{byte:02X}"),
-        })
+/// The symbol name of `operation`, if it defines one.
+fn symbol_name<'c>(operation: OperationRef<'c, '_>) -> Option<&'c [u8]> {
+    let attribute = operation.attribute("sym_name").ok()?;
+    StringAttribute::try_from(attribute)
+        .ok()
+        .map(ir::string_bytes)
+}
+
+/// A readable piece of a symbol name: letters, digits and `_`, at most 40 of them.
+/// A character that is not valid UTF-8 counts as one.
+fn sanitize(text: &[u8]) -> String {
+    String::from_utf8_lossy(text)
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .take(40)
         .collect()
 }
 
@@ -192,14 +237,9 @@ mod tests {
 
     #[test]
     fn sanitize_keeps_identifier_characters_only() {
-        assert_eq!(sanitize("127.0.0.1:9000"), "127_0_0_1_9000");
-        assert_eq!(sanitize("kernels.o"), "kernels_o");
-        assert_eq!(sanitize(&"x".repeat(100)).len(), 40);
-    }
-
-    #[test]
-    fn escape_hex_encodes_quotes_backslashes_and_control_bytes() {
-        assert_eq!(escape(b"a\"b\\c\n\0"), "a\\22b\\5Cc\\0A\\00");
-        assert_eq!(escape("é".as_bytes()), "\\C3\\A9");
+        assert_eq!(sanitize(b"127.0.0.1:9000"), "127_0_0_1_9000");
+        assert_eq!(sanitize(b"kernels.o"), "kernels_o");
+        assert_eq!(sanitize(&[b'x'; 100]).len(), 40);
+        assert_eq!(sanitize(b"\xff"), "_");
     }
 }

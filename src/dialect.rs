@@ -7,14 +7,4 @@ melior::dialect! {
     include_directories: ["./td"],
 }
 
-use melior::{Context, ir::Type};
-
-/// `!executor.session`.
-pub fn session_type(context: &Context) -> Type<'_> {
-    crate::ffi::parse_type(context, "!executor.session").expect("the executor dialect is loaded")
-}
-
-/// `!executor.token`.
-pub fn token_type(context: &Context) -> Type<'_> {
-    crate::ffi::parse_type(context, "!executor.token").expect("the executor dialect is loaded")
-}
+pub use crate::ffi::{session_type, token_type};

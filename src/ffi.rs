@@ -3,14 +3,11 @@
 use std::ffi::{CString, c_char, c_int};
 
 use melior::{
-    Context, StringRef,
+    Context,
     dialect::{DialectHandle, DialectRegistry},
-    ir::{Operation, OperationRef, Type},
+    ir::{OperationRef, Type, TypeLike},
 };
-use mlir_sys::{
-    MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirStringRef, mlirOperationCreateParse,
-    mlirTypeParseGet,
-};
+use mlir_sys::{MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirType};
 
 use crate::passes;
 
@@ -18,7 +15,7 @@ use crate::passes;
 /// (`ExecutorPassImplementations` there).
 #[repr(C)]
 struct PassImplementations {
-    convert_executor_to_llvm: extern "C" fn(MlirOperation, MlirStringRef) -> bool,
+    convert_executor_to_llvm: extern "C" fn(MlirOperation, u32) -> bool,
 }
 
 unsafe extern "C" {
@@ -26,6 +23,10 @@ unsafe extern "C" {
     fn executorRegisterPasses(implementations: PassImplementations);
     fn executorRegisterDialect(registry: MlirDialectRegistry);
     fn executorIsIsolatedFromAbove(operation: MlirOperation) -> bool;
+    fn executorIsSymbolTable(operation: MlirOperation) -> bool;
+    fn executorSessionTypeGet(context: MlirContext) -> MlirType;
+    fn executorTokenTypeGet(context: MlirContext) -> MlirType;
+    fn executorTypeNestsHandle(value_type: MlirType) -> bool;
     fn executorOptMain(
         argc: c_int,
         argv: *mut *mut c_char,
@@ -67,6 +68,32 @@ pub fn is_isolated_from_above(operation: OperationRef<'_, '_>) -> bool {
     unsafe { executorIsIsolatedFromAbove(operation.to_raw()) }
 }
 
+/// Whether `operation` holds a symbol table (MLIR's `SymbolTable` trait:
+/// `builtin.module`, `gpu.module`, ...).
+pub fn is_symbol_table(operation: OperationRef<'_, '_>) -> bool {
+    // SAFETY: the operation is live; the query only reads its registered traits.
+    unsafe { executorIsSymbolTable(operation.to_raw()) }
+}
+
+/// `!executor.session`, in a context where the executor dialect is loaded.
+pub fn session_type(context: &Context) -> Type<'_> {
+    // SAFETY: the context is live and the dialect loaded (its types' storage is
+    // registered on load); the type is uniqued in the context.
+    unsafe { Type::from_raw(executorSessionTypeGet(context.to_raw())) }
+}
+
+/// `!executor.token`, in a context where the executor dialect is loaded.
+pub fn token_type(context: &Context) -> Type<'_> {
+    // SAFETY: as in `session_type`.
+    unsafe { Type::from_raw(executorTokenTypeGet(context.to_raw())) }
+}
+
+/// Whether a session or token appears strictly inside `value_type`.
+pub fn type_nests_handle(value_type: Type<'_>) -> bool {
+    // SAFETY: the type is live; the walk only reads it.
+    unsafe { executorTypeNestsHandle(value_type.to_raw()) }
+}
+
 /// Puts this project's passes (td/ExecutorPasses.td) into MLIR's global pass
 /// registry, so textual pipelines can name them. The C++ side registers them
 /// once per process, however often this is called.
@@ -79,20 +106,11 @@ pub fn register_passes() {
     unsafe { executorRegisterPasses(implementations) }
 }
 
-extern "C" fn convert_executor_to_llvm(
-    module: MlirOperation,
-    entry_convention: MlirStringRef,
-) -> bool {
+extern "C" fn convert_executor_to_llvm(module: MlirOperation, entry_convention: u32) -> bool {
     // SAFETY: MLIR calls this from the pass's runOnOperation with the module the
-    // pass owns for the duration of the call, and the option's string, which
-    // outlives the call.
-    let (module, entry_convention) = unsafe {
-        (
-            OperationRef::from_raw(module),
-            StringRef::from_raw(entry_convention),
-        )
-    };
-    passes::convert_executor_to_llvm::run(module, entry_convention.as_str().unwrap_or_default())
+    // pass owns for the duration of the call.
+    let module = unsafe { OperationRef::from_raw(module) };
+    passes::convert_executor_to_llvm::run(module, entry_convention)
 }
 
 /// Runs mlir-opt's driver on the command line `args` with the dialects of
@@ -106,50 +124,4 @@ pub fn opt_main(args: &[CString], registry: &DialectRegistry, version: &str) -> 
     // followed by a null pointer, as C's main receives them; LLVM's option
     // parser reads but never writes them. `registry` is alive for the call.
     unsafe { executorOptMain(argc, argv.as_mut_ptr(), registry.to_raw(), version.as_ptr()) }
-}
-
-/// Text for MLIR's parsers. Their lexer stops at a NUL byte rather than at the
-/// end of the string it is given, so the text is passed NUL-terminated, with
-/// the NUL outside the length.
-struct ParserInput(CString);
-
-impl ParserInput {
-    fn new(source: &str) -> Option<Self> {
-        CString::new(source).ok().map(Self)
-    }
-
-    fn to_raw(&self) -> MlirStringRef {
-        MlirStringRef {
-            data: self.0.as_ptr(),
-            length: self.0.as_bytes().len(),
-        }
-    }
-}
-
-/// Parses a type; None (with the error reported to the context) if it does not parse.
-pub fn parse_type<'c>(context: &'c Context, source: &str) -> Option<Type<'c>> {
-    let input = ParserInput::new(source)?;
-    // SAFETY: the input is NUL-terminated and outlives the call; a null type
-    // (a parse error) becomes None.
-    unsafe { Type::from_option_raw(mlirTypeParseGet(context.to_raw(), input.to_raw())) }
-}
-
-/// Parses one operation, detached from any block; None (with the error
-/// reported to the context) if it does not parse. `source_name` names the
-/// text in diagnostics.
-pub fn parse_operation<'c>(
-    context: &'c Context,
-    source: &str,
-    source_name: &str,
-) -> Option<Operation<'c>> {
-    let (input, name) = (ParserInput::new(source)?, ParserInput::new(source_name)?);
-    // SAFETY: both inputs are NUL-terminated and outlive the call; a null
-    // operation (a parse error) becomes None.
-    unsafe {
-        Operation::from_option_raw(mlirOperationCreateParse(
-            context.to_raw(),
-            input.to_raw(),
-            name.to_raw(),
-        ))
-    }
 }

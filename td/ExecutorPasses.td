@@ -33,13 +33,14 @@ def ConvertExecutorToLLVMPass : Pass<"convert-executor-to-llvm", "::mlir::Module
     with an error at the op, before anything is changed.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  // The type, its default and its values are generated from executor_abi's
+  // EntryConvention by build.rs (EntryConventions.h.inc).
   let options = [
-    Option<"entryConvention", "entry-convention", "std::string",
-           /*default=*/"\"mlir-ciface\"",
-           "The symbol executor.launch runs: 'mlir-ciface' runs "
-           "_mlir_ciface_<callee>(results..., inputs...), the wrapper of "
-           "llvm.emit_c_interface; 'catalyst-pyface' runs Catalyst's "
-           "_catalyst_pyface_<callee>(results*, args*)">,
+    Option<"entryConvention", "entry-convention",
+           "::catalyst::executor::EntryConvention",
+           /*default=*/"EXECUTOR_ENTRY_CONVENTION_DEFAULT",
+           "The symbol executor.launch and executor.launch_async run for a kernel",
+           "::llvm::cl::values(EXECUTOR_ENTRY_CONVENTION_VALUES)">,
   ];
 }
 

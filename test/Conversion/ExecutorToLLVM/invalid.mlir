@@ -1,8 +1,13 @@
 // RUN: executor-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(convert-executor-to-llvm)'
 // RUN: not executor-opt %s -split-input-file --pass-pipeline='builtin.module(convert-executor-to-llvm{entry-convention=bogus})' 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
+// RUN: not executor-opt %s -split-input-file --pass-pipeline='builtin.module(executor-llvm-lowering-stage{entry-convention=bogus})' 2>&1 | FileCheck %s --check-prefix=BAD-STAGE-OPTION
 
-// An unknown entry-convention fails the pass before any op is looked at.
-// BAD-OPTION: error: convert-executor-to-llvm: unknown entry-convention 'bogus'; expected 'mlir-ciface' or 'catalyst-pyface'
+// An unknown entry-convention is rejected when the pipeline is parsed, before
+// any IR is read.
+// BAD-OPTION: for the --entry-convention option: Cannot find option named 'bogus'!
+// BAD-OPTION: failed to add `convert-executor-to-llvm` with options `entry-convention=bogus`
+// BAD-STAGE-OPTION: for the --entry-convention option: Cannot find option named 'bogus'!
+// BAD-STAGE-OPTION: failed to add `executor-llvm-lowering-stage` with options `entry-convention=bogus`
 
 // One case per executor op or module that convert-executor-to-llvm rejects.
 // The error is reported at the op that cannot be lowered.

@@ -1,0 +1,90 @@
+//! The ABI's written copies, `include/executor_runtime.h` and
+//! `docs/runtime-abi.md`, say what this crate defines.
+
+use executor_abi::{EntryConvention, call_buffer, descriptor, functions};
+
+fn read(path: &str) -> String {
+    let path = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path}: {error}"))
+}
+
+/// C source without comments, every run of white space one space.
+fn c_tokens(source: &str) -> String {
+    let mut text = String::new();
+    let mut rest = source;
+    while let Some(start) = rest.find("/*") {
+        text.push_str(&rest[..start]);
+        let end = rest[start..].find("*/").expect("comments are closed");
+        rest = &rest[start + end + 2..];
+    }
+    text.push_str(rest);
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn the_header_declares_exactly_the_runtime_functions() {
+    let header = c_tokens(&read("include/executor_runtime.h"));
+    for function in functions::RUNTIME {
+        let declaration = function.c_declaration();
+        assert!(
+            header.contains(&declaration),
+            "include/executor_runtime.h does not declare `{declaration}`"
+        );
+    }
+    let declared = header.matches("__catalyst__executor__").count();
+    assert_eq!(
+        declared,
+        functions::RUNTIME.len(),
+        "include/executor_runtime.h declares other __catalyst__executor__ functions"
+    );
+}
+
+#[test]
+fn the_documented_function_table_matches() {
+    let doc = read("docs/runtime-abi.md");
+    for function in functions::RUNTIME {
+        let declaration = function.c_declaration();
+        let row = format!(
+            "| `{}` | `{}` |",
+            declaration.trim_end_matches(';'),
+            function.llvm_signature()
+        );
+        assert!(
+            doc.contains(&row),
+            "docs/runtime-abi.md lacks the row {row}"
+        );
+    }
+}
+
+#[test]
+fn the_documented_layouts_match() {
+    let doc = read("docs/runtime-abi.md");
+    assert!(
+        doc.contains(call_buffer::GRAMMAR),
+        "docs/runtime-abi.md does not show the call-buffer grammar:\n{}",
+        call_buffer::GRAMMAR
+    );
+    let version = format!("version {}", call_buffer::LAYOUT_VERSION);
+    assert!(
+        doc.contains(&version),
+        "docs/runtime-abi.md does not name {version}"
+    );
+    assert!(
+        doc.contains(descriptor::C_STRUCT),
+        "docs/runtime-abi.md does not show the descriptor {}",
+        descriptor::C_STRUCT
+    );
+    for convention in EntryConvention::ALL {
+        assert!(
+            doc.contains(&format!("entry-convention={}", convention.option_value()))
+                || convention == EntryConvention::MlirCInterface,
+            "docs/runtime-abi.md does not document entry-convention={}",
+            convention.option_value()
+        );
+        assert!(
+            doc.contains(convention.prefix()),
+            "docs/runtime-abi.md does not name the prefix {}",
+            convention.prefix()
+        );
+    }
+}
