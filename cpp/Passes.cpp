@@ -82,15 +82,17 @@ void buildLoweringStage(mlir::OpPassManager &pm,
       llvm::report_fatal_error("executor-llvm-lowering-stage: cannot build '" +
                                llvm::Twine(pipeline) + "'");
   };
-  parse(llvm::formatv("convert-scf-to-cf,convert-arith-to-llvm,"
+  parse(llvm::formatv("convert-scf-to-cf,"
                       "finalize-memref-to-llvm{{use-generic-functions={0}},"
                       "convert-index-to-llvm",
                       options.useGenericFunctions ? "true" : "false"));
   ConvertExecutorToLLVMPassOptions lowering;
   lowering.entryConvention = options.entryConvention;
   pm.addPass(createConvertExecutorToLLVMPass(lowering));
-  parse("convert-cf-to-llvm,convert-func-to-llvm,canonicalize,"
-        "reconcile-unrealized-casts");
+  // After the executor lowering, which retypes sessions to i64: arith ops
+  // that carry sessions (arith.select) are lowered with the rest.
+  parse("convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+        "canonicalize,reconcile-unrealized-casts");
 }
 } // namespace
 } // namespace catalyst::executor

@@ -75,9 +75,13 @@ impl<'c> HandleTypes<'c> {
     /// lowering, each with its message.
     pub fn unsupported(&mut self, root: OperationRef<'c, '_>) -> Vec<(Location<'c>, String)> {
         let mut found = Vec::new();
+        let mut last_reported = None;
         for_each_typed(root, |operation, typed| {
             let value_type = typed.r#type();
-            if self.lower(value_type).is_none() {
+            // One error per op: a block argument and its function's signature
+            // are one mistake.
+            if last_reported != Some(operation) && self.lower(value_type).is_none() {
+                last_reported = Some(operation);
                 found.push((
                     operation.location(),
                     format!(

@@ -519,3 +519,25 @@ ml_program.func @launch_in_isolated_function_like_op(%s: !executor.session) {
   executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()
   ml_program.return
 }
+
+// -----
+
+// An op in the second region of an op that is isolated from above gets its
+// prologue at the top of that region's entry block, not of the first region.
+// CHECK-LABEL: omp.declare_reduction @sum : i64 init {
+//  CHECK-NEXT: ^bb0(%{{.*}}: i64):
+//  CHECK-NEXT:   omp.yield
+//  CHECK-NEXT: } combiner {
+//  CHECK-NEXT: ^bb0(%{{.*}}: i64, %{{.*}}: i64):
+//  CHECK-NEXT:   %[[ADDR:.*]] = llvm.mlir.addressof @__executor_str_a : !llvm.ptr
+//  CHECK-NEXT:   %[[S:.*]] = llvm.call @__catalyst__executor__open(%[[ADDR]])
+//  CHECK-NEXT:   llvm.call @__catalyst__executor__close(%[[S]])
+omp.declare_reduction @sum : i64 init {
+^bb0(%a: i64):
+  omp.yield(%a : i64)
+} combiner {
+^bb0(%a: i64, %b: i64):
+  %s = executor.open("a") : !executor.session
+  executor.close %s : !executor.session
+  omp.yield(%a : i64)
+}

@@ -243,3 +243,30 @@ func.func @launch_scalable_vector_element(%s: !executor.session, %m: memref<2xve
   executor.launch %s("k", "k.o")(%m) : !executor.session, (memref<2xvector<[4]xf32>>) -> ()
   return
 }
+
+// -----
+
+// A session inside another type has no lowering; the error is reported once,
+// at the op that has the type.
+// expected-error @+1 {{cannot lower tuple<!executor.session>: a session or token inside another type has no LLVM lowering; pass each handle as a value of its own}}
+func.func @session_in_tuple(%t: tuple<!executor.session>) {
+  return
+}
+
+// -----
+
+// A call result the lowering allocates must have a size an i64 holds.
+func.func @call_result_too_large(%s: !executor.session) -> memref<4294967296x4294967296xi8> {
+  // expected-error @+1 {{cannot lower result #0 of executor.call: memref<4294967296x4294967296xi8> takes more than 2^63 - 1 bytes}}
+  %r = executor.call %s("big")() : !executor.session, () -> memref<4294967296x4294967296xi8>
+  return %r : memref<4294967296x4294967296xi8>
+}
+
+// -----
+
+// An element size that does not fit an i64 is an error, not a wrapped size.
+func.func @launch_element_too_large(%s: !executor.session, %x: memref<4xvector<2305843009213693952xi64>>) {
+  // expected-error @+1 {{cannot lower value #0 of executor.launch: the element type vector<2305843009213693952xi64> of memref<4xvector<2305843009213693952xi64>> takes more than 2^63 - 1 bytes}}
+  executor.launch %s("k", "k.o")(%x) : !executor.session, (memref<4xvector<2305843009213693952xi64>>) -> ()
+  return
+}

@@ -392,3 +392,65 @@ module @outer {
     return %s : !executor.session
   }
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Strings and symbols that are not UTF-8
+//===----------------------------------------------------------------------===//
+
+// MLIR strings are bytes: an address that is not UTF-8 is passed on byte for
+// byte; its global's name replaces the invalid byte by `_`.
+// CHECK-DAG: llvm.mlir.global internal constant @[[ADDR:__executor_str_[a-z_]*]]("\FFhost\00")
+// CHECK-LABEL: func.func @non_utf8_address(
+//       CHECK:   llvm.mlir.addressof @[[ADDR]] : !llvm.ptr
+func.func @non_utf8_address() -> !executor.session {
+  %s = executor.open("\ffhost") : !executor.session
+  return %s : !executor.session
+}
+
+// -----
+
+// A kernel name that is not UTF-8 gets the entry prefix in front of its bytes.
+// CHECK-DAG: llvm.mlir.global internal constant @{{.*}}("_mlir_ciface_\FEk\00")
+// CHECK-LABEL: func.func @non_utf8_kernel(
+func.func @non_utf8_kernel(%s: !executor.session) {
+  executor.launch %s("\fek", "k.o")() : !executor.session, () -> ()
+  return
+}
+
+// -----
+
+// Symbols of the module that are not UTF-8, or empty, are kept and avoided.
+// CHECK-DAG: func.func private @"\FF"()
+// CHECK-DAG: llvm.func @__catalyst__executor__open(!llvm.ptr) -> i64
+// CHECK-LABEL: func.func @odd_module_symbols(
+//       CHECK:   llvm.call @__catalyst__executor__open
+func.func private @"\ff"()
+func.func private @""()
+func.func @odd_module_symbols() -> !executor.session {
+  %s = executor.open("a") : !executor.session
+  return %s : !executor.session
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Symbol tables other than the top-level module
+//===----------------------------------------------------------------------===//
+
+// The declarations and globals go to the innermost symbol table around the
+// op, here a gpu.module, where its llvm.call's look their callees up.
+// CHECK-LABEL: gpu.module @kernels {
+//  CHECK-NEXT:   llvm.mlir.global internal constant @__executor_str_a("a\00")
+//  CHECK-NEXT:   llvm.func @__catalyst__executor__open(!llvm.ptr) -> i64
+//       CHECK:   func.func @open_in_gpu_module(
+//       CHECK:     llvm.call @__catalyst__executor__open
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    func.func @open_in_gpu_module() -> !executor.session {
+      %s = executor.open("a") : !executor.session
+      return %s : !executor.session
+    }
+  }
+}

@@ -1,0 +1,18 @@
+// executor-llvm-lowering-stage leaves nothing for mlir-translate to reject:
+// arith ops that carry sessions are lowered after the sessions became i64.
+
+// RUN: executor-opt %s --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
+// RUN:   | mlir-translate --mlir-to-llvmir | FileCheck %s
+
+// CHECK-LABEL: define void @select_session(i1 %0)
+//       CHECK:   %[[A:.*]] = call i64 @__catalyst__executor__open(
+//       CHECK:   %[[B:.*]] = call i64 @__catalyst__executor__open(
+//       CHECK:   %[[S:.*]] = select i1 %0, i64 %[[A]], i64 %[[B]]
+//       CHECK:   call i64 @__catalyst__executor__close(i64 %[[S]])
+func.func @select_session(%c: i1) {
+  %a = executor.open("a") : !executor.session
+  %b = executor.open("b") : !executor.session
+  %s = arith.select %c, %a, %b : !executor.session
+  executor.close %s : !executor.session
+  return
+}
