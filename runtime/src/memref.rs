@@ -1,10 +1,12 @@
 //! MLIR's strided memref descriptors in memory, as the lowered code and the
-//! kernels lay them out: `{T *allocated, T *aligned, i64 offset, i64
-//! sizes[rank], i64 strides[rank]}`, every field 8 bytes. Every `unsafe` access
+//! kernels lay them out (`executor_abi::descriptor`): `{T *allocated, T
+//! *aligned, i64 offset, i64 sizes[rank], i64 strides[rank]}`, every field 8
+//! bytes. Every `unsafe` access
 //! to a descriptor or to the data it points at lives in this module.
 
 use std::borrow::Cow;
 
+use executor_abi::descriptor;
 use serde::{Deserialize, Serialize};
 
 /// A memref's elements, densely packed in row-major order: what crosses a
@@ -64,7 +66,7 @@ impl Descriptor {
     /// # Safety
     ///
     /// `address` must point at a live, writable descriptor of `rank`
-    /// (`3 + 2 * rank` 8-byte words) whose buffer, if the descriptor is
+    /// (`descriptor::words(rank)` 8-byte words) whose buffer, if the descriptor is
     /// initialized, holds every element its sizes and strides reach.
     pub unsafe fn from_raw(address: *mut u8, rank: usize, element_size: usize) -> Self {
         Self {
@@ -87,24 +89,26 @@ impl Descriptor {
     }
 
     fn word(&self, index: usize) -> i64 {
-        debug_assert!(index < 3 + 2 * self.rank);
-        // SAFETY: `from_raw`'s contract: the descriptor has 3 + 2 * rank words.
+        debug_assert!(index < descriptor::words(self.rank));
+        // SAFETY: `from_raw`'s contract: the descriptor has `words(rank)` words.
         unsafe { self.address.add(index).read_unaligned() }
     }
 
     fn set_word(&self, index: usize, value: i64) {
-        debug_assert!(index < 3 + 2 * self.rank);
+        debug_assert!(index < descriptor::words(self.rank));
         // SAFETY: as in `word`; the descriptor is writable.
         unsafe { self.address.add(index).write_unaligned(value) }
     }
 
     pub fn sizes(&self) -> Vec<i64> {
-        (0..self.rank).map(|dim| self.word(3 + dim)).collect()
+        (0..self.rank)
+            .map(|dim| self.word(descriptor::size_word(dim)))
+            .collect()
     }
 
     pub fn strides(&self) -> Vec<i64> {
         (0..self.rank)
-            .map(|dim| self.word(3 + self.rank + dim))
+            .map(|dim| self.word(descriptor::stride_word(self.rank, dim)))
             .collect()
     }
 
@@ -134,8 +138,8 @@ impl Descriptor {
             };
         }
         let element_count: usize = sizes.iter().map(|size| (*size).max(0) as usize).product();
-        let aligned = self.word(1) as *const u8;
-        let offset = self.word(2);
+        let aligned = self.word(descriptor::ALIGNED) as *const u8;
+        let offset = self.word(descriptor::OFFSET);
         let len = element_count * self.element_size;
         let data = if len == 0 {
             &[][..]
@@ -162,8 +166,8 @@ impl Descriptor {
         let sizes = self.sizes();
         let strides = self.strides();
         let element_count: usize = sizes.iter().map(|size| (*size).max(0) as usize).product();
-        let aligned = self.word(1) as *const u8;
-        let offset = self.word(2);
+        let aligned = self.word(descriptor::ALIGNED) as *const u8;
+        let offset = self.word(descriptor::OFFSET);
         if self.is_row_major(&sizes, &strides) {
             let data = self.dense_view().data.into_owned();
             return DenseBuffer {
@@ -213,13 +217,13 @@ impl Descriptor {
         );
         // SAFETY: the buffer was just allocated with room for the data.
         unsafe { std::ptr::copy_nonoverlapping(dense.data.as_ptr(), buffer, dense.data.len()) };
-        self.set_word(0, buffer as i64);
-        self.set_word(1, buffer as i64);
-        self.set_word(2, 0);
+        self.set_word(descriptor::ALLOCATED, buffer as i64);
+        self.set_word(descriptor::ALIGNED, buffer as i64);
+        self.set_word(descriptor::OFFSET, 0);
         let mut stride = 1i64;
         for dim in (0..self.rank).rev() {
-            self.set_word(3 + dim, dense.sizes[dim]);
-            self.set_word(3 + self.rank + dim, stride);
+            self.set_word(descriptor::size_word(dim), dense.sizes[dim]);
+            self.set_word(descriptor::stride_word(self.rank, dim), stride);
             stride *= dense.sizes[dim].max(1);
         }
     }
@@ -227,14 +231,14 @@ impl Descriptor {
     /// Copies the descriptor fields of `other` (the same rank) into this one.
     pub fn copy_from(&self, other: &Descriptor) {
         debug_assert_eq!(self.rank, other.rank);
-        for index in 0..3 + 2 * self.rank {
+        for index in 0..descriptor::words(self.rank) {
             self.set_word(index, other.word(index));
         }
     }
 
     /// The buffer the descriptor owns (its `allocated` pointer).
     pub fn allocated(&self) -> *mut u8 {
-        self.word(0) as *mut u8
+        self.word(descriptor::ALLOCATED) as *mut u8
     }
 }
 
@@ -250,15 +254,15 @@ impl OwnedDescriptor {
     /// A descriptor over a copy of `dense` (contiguous, offset 0).
     pub fn from_dense(dense: DenseBuffer) -> Self {
         let rank = dense.sizes.len();
-        let mut words = vec![0i64; 3 + 2 * rank];
+        let mut words = vec![0i64; descriptor::words(rank)];
         let mut data = dense.data;
         let pointer = data.as_mut_ptr() as i64;
-        words[0] = pointer;
-        words[1] = pointer;
+        words[descriptor::ALLOCATED] = pointer;
+        words[descriptor::ALIGNED] = pointer;
         let mut stride = 1i64;
         for dim in (0..rank).rev() {
-            words[3 + dim] = dense.sizes[dim];
-            words[3 + rank + dim] = stride;
+            words[descriptor::size_word(dim)] = dense.sizes[dim];
+            words[descriptor::stride_word(rank, dim)] = stride;
             stride *= dense.sizes[dim].max(1);
         }
         Self {
@@ -271,7 +275,7 @@ impl OwnedDescriptor {
     /// An uninitialized descriptor of `rank`, for a kernel to fill.
     pub fn empty(rank: usize, element_size: usize) -> Self {
         Self {
-            words: vec![0; 3 + 2 * rank],
+            words: vec![0; descriptor::words(rank)],
             data: Vec::new(),
             element_size,
         }

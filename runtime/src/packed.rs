@@ -1,12 +1,12 @@
-//! The byte layout of `call_wrapper`'s `args_buf` and `out_buf`
-//! (docs/runtime-abi.md, "call_wrapper buffers"): native-endian `u64` header
-//! fields, then one record per buffer, each padded to 8 bytes.
-//!
-//! ```text
-//! args_buf := num_buffers, num_inputs, record[num_buffers]
-//! out_buf  := num_outputs, record[num_outputs]
-//! record   := rank, elem_size, sizes[rank], data, padding
-//! ```
+//! `call_wrapper`'s `args_buf` and `out_buf`, encoded and decoded at the
+//! offsets `executor_abi::call_buffer` defines (docs/runtime-abi.md,
+//! "call_wrapper buffers"): native-endian `u64` header fields, then one record
+//! per buffer, each padded to the layout's alignment.
+
+use executor_abi::call_buffer::{
+    self, ARGS_NUM_BUFFERS, ARGS_NUM_INPUTS, ARGS_RECORDS, OUT_NUM_OUTPUTS, OUT_RECORDS,
+    RECORD_ELEMENT_SIZE, RECORD_RANK, WORD,
+};
 
 use crate::{
     error::{Result, RuntimeError},
@@ -22,13 +22,13 @@ pub struct CallArguments {
 
 /// Decodes `args_buf`; every count and size is checked against the bytes there.
 pub fn decode_arguments(bytes: &[u8]) -> Result<CallArguments> {
-    let mut reader = Reader { bytes, position: 0 };
-    let count = reader.count("the buffer count")?;
-    let num_inputs = reader.count("the input count")?;
+    let reader = Reader { bytes };
+    let count = reader.count(ARGS_NUM_BUFFERS, "the buffer count")?;
+    let num_inputs = reader.count(ARGS_NUM_INPUTS, "the input count")?;
     if num_inputs > count {
         return Err(bad(format!("{num_inputs} inputs among {count} buffers")));
     }
-    let buffers = (0..count).map(|_| reader.record()).collect::<Result<_>>()?;
+    let buffers = reader.records(ARGS_RECORDS, count)?;
     Ok(CallArguments {
         buffers,
         num_inputs,
@@ -37,8 +37,8 @@ pub fn decode_arguments(bytes: &[u8]) -> Result<CallArguments> {
 
 /// Encodes `out_buf` for the given output buffers.
 pub fn encode_outputs(outputs: &[DenseBuffer]) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    push_u64(&mut bytes, outputs.len() as u64);
+    let mut bytes = vec![0; OUT_RECORDS as usize];
+    put_u64(&mut bytes, OUT_NUM_OUTPUTS, outputs.len() as u64);
     for output in outputs {
         push_record(&mut bytes, output);
     }
@@ -47,9 +47,9 @@ pub fn encode_outputs(outputs: &[DenseBuffer]) -> Vec<u8> {
 
 /// Encodes `args_buf` (what the lowered code writes; used by tests and tools).
 pub fn encode_arguments(arguments: &CallArguments) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    push_u64(&mut bytes, arguments.buffers.len() as u64);
-    push_u64(&mut bytes, arguments.num_inputs as u64);
+    let mut bytes = vec![0; ARGS_RECORDS as usize];
+    put_u64(&mut bytes, ARGS_NUM_BUFFERS, arguments.buffers.len() as u64);
+    put_u64(&mut bytes, ARGS_NUM_INPUTS, arguments.num_inputs as u64);
     for buffer in &arguments.buffers {
         push_record(&mut bytes, buffer);
     }
@@ -58,23 +58,34 @@ pub fn encode_arguments(arguments: &CallArguments) -> Vec<u8> {
 
 /// Decodes `out_buf`.
 pub fn decode_outputs(bytes: &[u8]) -> Result<Vec<DenseBuffer>> {
-    let mut reader = Reader { bytes, position: 0 };
-    let count = reader.count("the output count")?;
-    (0..count).map(|_| reader.record()).collect()
+    let reader = Reader { bytes };
+    let count = reader.count(OUT_NUM_OUTPUTS, "the output count")?;
+    reader.records(OUT_RECORDS, count)
 }
 
-fn push_u64(bytes: &mut Vec<u8>, value: u64) {
-    bytes.extend_from_slice(&value.to_ne_bytes());
+/// Writes `value` at `offset`, inside `bytes`.
+fn put_u64(bytes: &mut [u8], offset: u64, value: u64) {
+    let offset = offset as usize;
+    bytes[offset..offset + WORD as usize].copy_from_slice(&value.to_ne_bytes());
 }
 
+/// Appends one record, padded.
 fn push_record(bytes: &mut Vec<u8>, buffer: &DenseBuffer) {
-    push_u64(bytes, buffer.sizes.len() as u64);
-    push_u64(bytes, buffer.element_size);
-    for size in &buffer.sizes {
-        push_u64(bytes, *size as u64);
+    let start = bytes.len() as u64;
+    let rank = buffer.sizes.len() as u64;
+    bytes.resize((start + call_buffer::record_data(rank)) as usize, 0);
+    put_u64(bytes, start + RECORD_RANK, rank);
+    put_u64(bytes, start + RECORD_ELEMENT_SIZE, buffer.element_size);
+    for (dim, size) in buffer.sizes.iter().enumerate() {
+        put_u64(
+            bytes,
+            start + call_buffer::record_size(dim as u64),
+            *size as u64,
+        );
     }
     bytes.extend_from_slice(&buffer.data);
-    bytes.resize(bytes.len().next_multiple_of(8), 0);
+    let end = start + call_buffer::record_len(rank, buffer.data.len() as u64);
+    bytes.resize(end as usize, 0);
 }
 
 fn bad(message: String) -> RuntimeError {
@@ -83,64 +94,81 @@ fn bad(message: String) -> RuntimeError {
 
 struct Reader<'b> {
     bytes: &'b [u8],
-    position: usize,
 }
 
 impl Reader<'_> {
-    fn take(&mut self, len: usize, what: &str) -> Result<&[u8]> {
-        let end = self
-            .position
+    /// The `len` bytes at `offset`, if they are all there.
+    fn slice(&self, offset: u64, len: u64, what: &str) -> Result<&[u8]> {
+        offset
             .checked_add(len)
-            .filter(|end| *end <= self.bytes.len());
-        let end = end.ok_or_else(|| {
-            bad(format!(
-                "{what} runs past the end ({} bytes)",
-                self.bytes.len()
-            ))
-        })?;
-        let slice = &self.bytes[self.position..end];
-        self.position = end;
-        Ok(slice)
+            .filter(|end| *end <= self.bytes.len() as u64)
+            .map(|end| &self.bytes[offset as usize..end as usize])
+            .ok_or_else(|| {
+                bad(format!(
+                    "{what} runs past the end ({} bytes)",
+                    self.bytes.len()
+                ))
+            })
     }
 
-    fn u64(&mut self, what: &str) -> Result<u64> {
-        let bytes = self.take(8, what)?;
-        Ok(u64::from_ne_bytes(bytes.try_into().expect("took 8 bytes")))
+    fn u64(&self, offset: u64, what: &str) -> Result<u64> {
+        let bytes = self.slice(offset, WORD, what)?;
+        Ok(u64::from_ne_bytes(bytes.try_into().expect("took one word")))
     }
 
-    /// A count of things that each take at least 8 bytes, so never more than
-    /// the bytes left can hold.
-    fn count(&mut self, what: &str) -> Result<usize> {
-        let count = self.u64(what)?;
-        let left = (self.bytes.len() - self.position) as u64;
-        if count > left / 8 + 1 {
+    /// A count at `offset` of things that each take at least a word after
+    /// it, so never more than the bytes left can hold.
+    fn count(&self, offset: u64, what: &str) -> Result<usize> {
+        let count = self.u64(offset, what)?;
+        let left = (self.bytes.len() as u64).saturating_sub(offset + WORD);
+        if count > left / WORD + 1 {
             return Err(bad(format!(
-                "{what} {count} is more than {} bytes can hold",
-                left
+                "{what} {count} is more than {left} bytes can hold"
             )));
         }
         Ok(count as usize)
     }
 
-    fn record(&mut self) -> Result<DenseBuffer> {
-        let rank = self.count("a rank")?;
-        let element_size = self.u64("an element size")?;
+    /// `count` records, the first at `offset`.
+    fn records(&self, mut offset: u64, count: usize) -> Result<Vec<DenseBuffer>> {
+        (0..count)
+            .map(|_| {
+                let (record, next) = self.record(offset)?;
+                offset = next;
+                Ok(record)
+            })
+            .collect()
+    }
+
+    /// The record at `start`, and where the next one starts.
+    fn record(&self, start: u64) -> Result<(DenseBuffer, u64)> {
+        let rank = self.count(start + RECORD_RANK, "a rank")? as u64;
+        let element_size = self.u64(start + RECORD_ELEMENT_SIZE, "an element size")?;
         let sizes: Vec<i64> = (0..rank)
-            .map(|_| self.u64("a size").map(|size| size as i64))
+            .map(|dim| {
+                self.u64(start + call_buffer::record_size(dim), "a size")
+                    .map(|size| size as i64)
+            })
             .collect::<Result<_>>()?;
         let len = DenseBuffer::expected_len(element_size, &sizes).ok_or_else(|| {
             bad(format!(
                 "sizes {sizes:?} of {element_size}-byte elements overflow"
             ))
         })?;
-        let data = self.take(len, "a buffer's data")?.to_vec();
-        let padding = len.next_multiple_of(8) - len;
-        self.take(padding.min(self.bytes.len() - self.position), "padding")?;
-        Ok(DenseBuffer {
-            element_size,
-            sizes,
-            data,
-        })
+        let data_start = start + call_buffer::record_data(rank);
+        let data = self
+            .slice(data_start, len as u64, "a buffer's data")?
+            .to_vec();
+        // The last record's padding may be cut off.
+        let next = (start + call_buffer::record_len(rank, len as u64)).min(self.bytes.len() as u64);
+        Ok((
+            DenseBuffer {
+                element_size,
+                sizes,
+                data,
+            },
+            next,
+        ))
     }
 }
 

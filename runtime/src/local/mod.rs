@@ -17,6 +17,8 @@ use std::{
     },
 };
 
+use executor_abi::{EntryConvention, descriptor};
+
 pub use self::crash::report_in_this_process as report_kernel_crashes;
 use self::{invoke::call_with_pointers, jit::Jit, library::SharedLibrary};
 use crate::{
@@ -25,9 +27,6 @@ use crate::{
     memref::{Descriptor, OwnedDescriptor},
     packed,
 };
-
-/// The prefix of Catalyst's entry convention, `void(results *, args *)`.
-const CATALYST_PYFACE_PREFIX: &str = "_catalyst_pyface_";
 
 #[derive(Default)]
 pub struct LocalExecutor {
@@ -149,7 +148,7 @@ impl Executor for LocalExecutor {
     ) -> Result<()> {
         let address = self.entry_address(entry, object)?;
         let input_pointers = inputs.iter().map(Descriptor::as_ptr);
-        if entry.starts_with(CATALYST_PYFACE_PREFIX) {
+        if EntryConvention::of_entry_symbol(entry) == Some(EntryConvention::CatalystPyface) {
             // void(results *, args *): the result descriptors one after the
             // other, and an array of pointers to the input descriptors.
             let mut results = ResultStruct::new(outputs);
@@ -282,7 +281,7 @@ struct ResultStruct {
 impl ResultStruct {
     fn new(outputs: &[Descriptor]) -> Self {
         let ranks: Vec<usize> = outputs.iter().map(Descriptor::rank).collect();
-        let words = vec![0; ranks.iter().map(|rank| 3 + 2 * rank).sum()];
+        let words = vec![0; ranks.iter().map(|rank| descriptor::words(*rank)).sum()];
         Self { words, ranks }
     }
 
@@ -303,7 +302,7 @@ impl ResultStruct {
                 )
             };
             output.copy_from(&filled);
-            start += 3 + 2 * rank;
+            start += descriptor::words(*rank);
         }
     }
 }
