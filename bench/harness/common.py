@@ -95,6 +95,20 @@ class Config:
             self.profile_bulk_launches = 1
             self.criterion_args = ["--warm-up-time", "0.1", "--measurement-time", "0.2", "--sample-size", "10"]
 
+    def to_json(self) -> dict:
+        return dict(vars(self))
+
+    @classmethod
+    def from_json(cls, recorded: dict) -> "Config":
+        """The configuration a run recorded in results.json (JSON turns the
+        sizes, the keys of the per-size run counts, into strings)."""
+        config = cls(recorded["quick"])
+        for name, value in recorded.items():
+            if name in ("hyperfine_runs", "timing_runs"):
+                value = {int(size): runs for size, runs in value.items()}
+            setattr(config, name, value)
+        return config
+
 
 def log(message: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {message}", flush=True)
