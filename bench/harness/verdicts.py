@@ -1,7 +1,8 @@
 """Verdicts: the targets of issue 7, whether a run met them, and the other
 findings the report's text depends on. Pure functions over the summaries of
 summary.py (and the profiles of profiles.py); no prose here, report.py and
-readme.py say what these decide. Standard library only."""
+readme.py say what these decide. Standard library only (bench/test_verdicts.py
+imports this module without the benchmark's virtualenv)."""
 from .common import PLACEMENTS
 
 # The targets of issue 7.
