@@ -1,0 +1,16 @@
+"""The modules of `make bench` (bench/run.py is the entry point), by job:
+
+- common: paths, tools, pipelines, the run configuration (Config), running a command;
+- measure: running the tools and servers and collecting raw samples (hyperfine,
+  --mlir-timing, GNU time, the MLIR programs, Criterion);
+- profiles: perf and strace profiles;
+- summary: statistics over the raw samples (pure functions);
+- verdicts: the targets of issue 7 and whether they are met, and the other
+  findings the report's text depends on (pure functions);
+- plots: the PNG plots (matplotlib, imported only there);
+- text: number formatting for the report;
+- report: docs/performance.md, rendered from the summaries and the verdicts;
+- readme: the README's paragraph between its bench markers.
+
+Only `plots` needs anything beyond the standard library.
+"""

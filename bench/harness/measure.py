@@ -1,0 +1,393 @@
+"""Measuring: the machine, the compile-time commands (hyperfine, --mlir-timing,
+GNU time), the run-time programs (local, asynchronous and remote launches
+against their baselines, on executor-servers of their own) and the Criterion
+micro-benchmarks. Every function here returns raw samples; statistics and
+verdicts over them are in summary.py and verdicts.py."""
+import datetime
+import json
+import os
+import platform
+import re
+import resource
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .common import (
+    ASYNC_PIPELINE, ASYNC_RUNTIME, BULK_BYTES, C_RUNNER_UTILS, EXECUTOR_OPT, EXECUTOR_PIPELINE, EXECUTOR_SERVER,
+    GNU_TIME, HOST_PIPELINE, KERNEL_PIPELINE, LLC, MLIR_OPT, MLIR_RUNNER, MLIR_TRANSLATE, PARSE_PRINT_PIPELINE,
+    PLACEMENT_LABELS, PLACEMENTS, ROOT, RUNNER_UTILS, RUNTIME_LIB, TCP_ECHO, WORK, Config, log, run,
+)
+
+
+def floats(text: str) -> list:
+    values = []
+    for line in text.splitlines():
+        line = line.strip()
+        if re.fullmatch(r"[-+0-9.eE]+", line):
+            values.append(float(line))
+    return values
+
+
+
+def render(template: Path, substitutions: dict) -> str:
+    text = template.read_text()
+    for key, value in substitutions.items():
+        text = text.replace(f"@{key}@", str(value))
+    leftover = re.findall(r"@[A-Z]+@", text)
+    if leftover:
+        raise SystemExit(f"bench: {template} still has {sorted(set(leftover))} after substitution")
+    return text
+
+
+def lower_host(template: Path, substitutions: dict, output: Path) -> Path:
+    result = run([EXECUTOR_OPT, f"--pass-pipeline={HOST_PIPELINE}"], stdin=render(template, substitutions))
+    output.write_text(result.stdout)
+    return output
+
+
+def runner_command(module: Path, libraries, optimization=None) -> list:
+    command = [MLIR_RUNNER, module, "-e", "main", "-entry-point-result=void"]
+    if optimization:
+        command.append(optimization)
+    command.append("-shared-libs=" + ",".join(str(library) for library in libraries))
+    return command
+
+
+HOST_LIBRARIES = [RUNTIME_LIB, C_RUNNER_UTILS, RUNNER_UTILS]
+ASYNC_LIBRARIES = [ASYNC_RUNTIME, C_RUNNER_UTILS, RUNNER_UTILS]
+
+
+def cpu_jiffies():
+    """(busy, total) jiffies of the whole machine, from /proc/stat."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    total = sum(fields[:8])
+    return total - idle, total
+
+
+def own_cpu_seconds() -> float:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+def busy_processes() -> list:
+    """Other processes using a CPU right now (ps's lifetime %CPU over 20%)."""
+    own = {os.getpid(), os.getppid()}
+    result = run(["ps", "-eo", "pid=,ppid=,pcpu=,etime=,args="], check=False)
+    busy = []
+    for line in result.stdout.splitlines():
+        parts = line.split(None, 4)
+        if len(parts) < 5:
+            continue
+        pid, ppid, pcpu = int(parts[0]), int(parts[1]), float(parts[2])
+        if pid in own or ppid == os.getpid() or pcpu < 20.0:
+            continue
+        busy.append({"pid": pid, "pcpu": pcpu, "elapsed": parts[3], "command": parts[4][:100]})
+    return busy
+
+
+# ---------------------------------------------------------------------------
+# the machine
+
+
+def machine_info() -> dict:
+    lscpu = run(["lscpu"], check=False).stdout
+    model = re.search(r"Model name:\s*(.+)", lscpu)
+    hypervisor = re.search(r"Hypervisor vendor:\s*(.+)", lscpu)
+    memory_kb = int(re.search(r"MemTotal:\s*(\d+)", Path("/proc/meminfo").read_text()).group(1))
+    os_name = "unknown"
+    os_release = Path("/etc/os-release")
+    if os_release.exists():
+        found = re.search(r'^PRETTY_NAME="?([^"\n]*)', os_release.read_text(), re.M)
+        os_name = found.group(1) if found else os_name
+    commit = run(["git", "rev-parse", "--short", "HEAD"], check=False).stdout.strip() or "unknown"
+    dirty = run(["git", "status", "--porcelain", "--untracked-files=no"], check=False).stdout.strip()
+    return {
+        "cpu": (model.group(1).strip() if model else platform.processor())
+        + (f" ({hypervisor.group(1).strip()} guest)" if hypervisor else ""),
+        "cores": os.cpu_count(),
+        "memory_gib": memory_kb / (1 << 20),
+        "kernel": platform.release(),
+        "os": os_name,
+        "llvm": next((line.strip() for line in run([MLIR_OPT, "--version"], check=False).stdout.splitlines()
+                      if "LLVM version" in line), "LLVM (unknown version)"),
+        "rustc": run(["rustc", "--version"], check=False).stdout.strip(),
+        "hyperfine": run(["hyperfine", "--version"], check=False).stdout.strip(),
+        "python": platform.python_version(),
+        "commit": commit + (" (with uncommitted changes)" if dirty else ""),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+# ---------------------------------------------------------------------------
+# compile time
+
+
+TIMING_LINE = re.compile(r"^\s+([0-9.]+) \(\s*[0-9.]+%\)\s+(\S.*?)\s*$")
+
+
+def parse_timing(stderr: str) -> dict:
+    timings = {}
+    for line in stderr.splitlines():
+        found = TIMING_LINE.match(line)
+        if found:
+            timings[found.group(2)] = float(found.group(1))
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
+    timings["peak_rss_kb"] = int(rss.group(1)) if rss else None
+    return timings
+
+
+def compile_commands(size: int) -> dict:
+    directory = WORK / "compile"
+    launches = directory / f"launches_{size}.mlir"
+    baseline = directory / f"baseline_{size}.mlir"
+    return {
+        "executor": [EXECUTOR_OPT, launches, f"--pass-pipeline={EXECUTOR_PIPELINE}", "-o", "/dev/null"],
+        "executor parse+print": [EXECUTOR_OPT, launches, f"--pass-pipeline={PARSE_PRINT_PIPELINE}", "-o", "/dev/null"],
+        "upstream": [MLIR_OPT, baseline, "--convert-func-to-llvm", "-o", "/dev/null"],
+        "upstream parse+print": [MLIR_OPT, baseline, f"--pass-pipeline={PARSE_PRINT_PIPELINE}", "-o", "/dev/null"],
+    }
+
+
+def bench_compile(config: Config) -> dict:
+    directory = WORK / "compile"
+    directory.mkdir(parents=True, exist_ok=True)
+    results = {}
+    for size in config.sizes:
+        for flag, name in [([], "launches"), (["--baseline"], "baseline")]:
+            output = run([sys.executable, ROOT / "bench" / "gen_launches.py", size, *flag]).stdout
+            (directory / f"{name}_{size}.mlir").write_text(output)
+        commands = compile_commands(size)
+        log(f"compile time, N = {size:,}: hyperfine, {config.hyperfine_runs[size]} runs per command")
+        exported = directory / f"hyperfine_{size}.json"
+        run(
+            [
+                "hyperfine", "-N", "--style", "none", "--warmup", "1",
+                "--runs", config.hyperfine_runs[size], "--export-json", exported,
+                *[shlex.join(str(part) for part in command) for command in commands.values()],
+            ]
+        )
+        whole = {
+            name: entry["times"]
+            for name, entry in zip(commands, json.loads(exported.read_text())["results"])
+        }
+        log(f"compile time, N = {size:,}: --mlir-timing and peak memory, {config.timing_runs[size]} runs per command")
+        timings = {name: [] for name in commands}
+        for _ in range(config.timing_runs[size]):
+            for name, command in commands.items():
+                result = run([GNU_TIME, "-v", *command, "--mlir-timing"])
+                timings[name].append(parse_timing(result.stderr))
+        results[size] = {"whole": whole, "timing": timings}
+    return results
+
+# ---------------------------------------------------------------------------
+# run time
+
+
+def compile_kernels() -> Path:
+    directory = WORK / "runtime"
+    directory.mkdir(parents=True, exist_ok=True)
+    lowered = run([MLIR_OPT, ROOT / "bench" / "kernels.mlir", f"--pass-pipeline={KERNEL_PIPELINE}"]).stdout
+    ir = run([MLIR_TRANSLATE, "--mlir-to-llvmir"], stdin=lowered).stdout
+    kernels = directory / "kernels.o"
+    run([LLC, "-filetype=obj", "-relocation-model=pic", "-o", kernels], stdin=ir)
+    return kernels
+
+
+class Server:
+    """An executor-server on a free loopback port, optionally started through
+    `prefix` (a command that execs it, e.g. taskset) or under `tracer` (a
+    command that stays its parent, e.g. perf record or strace)."""
+
+    def __init__(self, name: str, prefix=(), tracer=()):
+        self.log_path = WORK / "runtime" / f"{name}.log"
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log_file = open(self.log_path, "w")
+        self.wrapped = bool(tracer)
+        command = [*tracer, *prefix, EXECUTOR_SERVER, "--listen", "127.0.0.1:0"]
+        self.process = subprocess.Popen(
+            [str(part) for part in command], stdout=self.log_file, stderr=subprocess.STDOUT, cwd=ROOT
+        )
+        self.address = None
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            found = re.search(r"^listening on (\S+)", self.log_path.read_text(), re.M)
+            if found:
+                self.address = found.group(1)
+                break
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        if not self.address:
+            self.stop()
+            raise SystemExit(f"bench: executor-server did not start:\n{self.log_path.read_text()}")
+        if not self.address.startswith("127.0.0.1:"):
+            self.stop()
+            raise SystemExit(f"bench: executor-server listens on {self.address}, not on loopback")
+
+    def server_pid(self) -> int:
+        """executor-server's pid: the process itself, or the tracer's child."""
+        if not self.wrapped:
+            return self.process.pid
+        children = []
+        for task in Path(f"/proc/{self.process.pid}/task").glob("*"):
+            try:
+                children += [int(pid) for pid in (task / "children").read_text().split()]
+            except OSError:
+                pass
+        return children[0] if children else self.process.pid
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            # SIGTERM to executor-server itself (it stops its sessions and
+            # exits); a tracer around it then ends with it.
+            try:
+                os.kill(self.server_pid(), signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.kill(self.server_pid(), signal.SIGKILL)
+                self.process.kill()
+                self.process.wait()
+        self.log_file.close()
+
+
+def bench_local(config: Config, kernels: Path) -> dict:
+    directory = WORK / "runtime"
+    local = lower_host(ROOT / "bench" / "local_launch.mlir", {"KERNELS": kernels}, directory / "local_launch.llvm.mlir")
+    log(f"local launch: {config.local_runs} runs of {config.local_launches:,} launches")
+    local_ns = []
+    for _ in range(config.local_runs):
+        local_ns += floats(run(runner_command(local, HOST_LIBRARIES)).stdout)
+    return {"local_ns": local_ns}
+
+
+def bench_async(config: Config, kernels: Path, placement: str) -> dict:
+    directory = WORK / "runtime"
+    prefix = PLACEMENTS[placement]
+    async_launch = lower_host(
+        ROOT / "bench" / "async_launch.mlir",
+        {"KERNELS": kernels, "N": config.async_iterations},
+        directory / "async_launch.llvm.mlir",
+    )
+    async_execute = directory / "async_execute.llvm.mlir"
+    lowered = run(
+        [MLIR_OPT, f"--pass-pipeline={ASYNC_PIPELINE}"],
+        stdin=render(ROOT / "bench" / "async_execute.mlir", {"N": config.async_iterations}),
+    ).stdout
+    async_execute.write_text(lowered)
+    log(f"launch_async+await vs async.execute+await, {PLACEMENT_LABELS[placement]}: {config.async_runs} runs each "
+        f"of {config.async_iterations:,}, alternating")
+    executor_ns, upstream_ns = [], []
+    for _ in range(config.async_runs):
+        executor_ns += floats(run([*prefix, *runner_command(async_launch, HOST_LIBRARIES, "-O0")]).stdout)
+        upstream_ns += floats(run([*prefix, *runner_command(async_execute, ASYNC_LIBRARIES, "-O0")]).stdout)
+    return {"executor_ns": executor_ns, "upstream_ns": upstream_ns}
+
+
+def bench_remote(config: Config, kernels: Path, placement: str) -> dict:
+    directory = WORK / "runtime"
+    prefix = PLACEMENTS[placement]
+    server = Server(f"server-{placement}", prefix)
+    try:
+        substitutions = {"ADDRESS": server.address, "KERNELS": kernels}
+        rtt = lower_host(
+            ROOT / "bench" / "remote_launch.mlir",
+            {**substitutions, "N": config.remote_round_trips},
+            directory / f"remote_launch_{placement}.llvm.mlir",
+        )
+        bulk = lower_host(
+            ROOT / "bench" / "remote_bulk.mlir",
+            {**substitutions, "N": config.bulk_launches, "ELEMENTS": BULK_BYTES // 4},
+            directory / f"remote_bulk_{placement}.llvm.mlir",
+        )
+        log(f"remote 1 KiB round trips vs TCP echo, {PLACEMENT_LABELS[placement]}: {config.remote_runs} runs each "
+            f"of {config.remote_round_trips:,}, alternating")
+        kinds = {"echo_1k": [], "sink_1k": [], "nothing": []}
+        tcp_echo, tcp_echo_processes = [], []
+        for _ in range(config.remote_runs):
+            values = floats(run([*prefix, *runner_command(rtt, HOST_LIBRARIES)]).stdout)
+            if len(values) != 3:
+                raise SystemExit(f"bench: remote_launch printed {values}, expected three numbers")
+            for kind, value in zip(kinds, values):
+                kinds[kind].append(value)
+            tcp_echo += floats(run([*prefix, TCP_ECHO, 1024, config.remote_round_trips]).stdout)
+            tcp_echo_processes += floats(
+                run([*prefix, TCP_ECHO, 1024, config.remote_round_trips, "processes"]).stdout)
+        log(f"remote 64 MiB launches vs socket copy, {PLACEMENT_LABELS[placement]}: {config.bulk_runs} runs each "
+            f"of {config.bulk_launches}, alternating")
+        bulk_s, copy_s = [], []
+        for _ in range(config.bulk_runs):
+            bulk_s += floats(run([*prefix, *runner_command(bulk, HOST_LIBRARIES)]).stdout)
+            copy_s += floats(run(
+                [*prefix, sys.executable, ROOT / "bench" / "socket_copy.py", BULK_BYTES, config.bulk_launches]
+            ).stdout)
+    finally:
+        server.stop()
+    return {"rtt_us": kinds, "tcp_echo_us": tcp_echo, "tcp_echo_processes_us": tcp_echo_processes,
+            "bulk_s": bulk_s, "copy_s": copy_s}
+
+
+# ---------------------------------------------------------------------------
+# Criterion micro-benchmarks (runtime/benches/*.rs)
+
+CRITERION_BENCHES = ["local", "encoding"]
+CRITERION_DIR = ROOT / "target" / "criterion"
+# Each group of the benches (in the report's order) and the baseline its other
+# benchmarks are compared with: the benchmark of that function id with the same
+# input, or else without one. What each group measures is said in report.py.
+CRITERION_GROUPS = {
+    "local_launch": "baseline_direct_call",
+    "launch_async_await": "baseline_mpsc_handoff",
+    "frame_encode": "baseline_memcpy",
+    "frame_decode": "baseline_memcpy",
+    "call_buffers": "baseline_memcpy",
+    "descriptor": "baseline_memcpy",
+}
+
+
+def bench_criterion(config: Config) -> dict:
+    """Runs the Criterion benches and reads each benchmark's median (and its
+    95% confidence interval) from target/criterion/.../new/estimates.json."""
+    cargo = os.environ.get("CARGO", "cargo")
+    for group in CRITERION_GROUPS:
+        # Results of a benchmark that no longer exists must not be reported.
+        subprocess.run(["rm", "-rf", str(CRITERION_DIR / group)], check=True)
+    log("Criterion micro-benchmarks: cargo bench -p executor-runtime " +
+        " ".join(f"--bench {name}" for name in CRITERION_BENCHES))
+    run([cargo, "bench", "-p", "executor-runtime", *[part for name in CRITERION_BENCHES for part in ("--bench", name)],
+         "--", *config.criterion_args])
+    results = []
+    for benchmark in CRITERION_DIR.glob("**/new/benchmark.json"):
+        info = json.loads(benchmark.read_text())
+        if info["group_id"] not in CRITERION_GROUPS:
+            continue
+        estimates_path = benchmark.parent / "estimates.json"
+        estimates = json.loads(estimates_path.read_text())["median"]
+        results.append({
+            "group": info["group_id"],
+            "function": info["function_id"],
+            "input": info.get("value_str"),
+            "median_ns": estimates["point_estimate"],
+            "low_ns": estimates["confidence_interval"]["lower_bound"],
+            "high_ns": estimates["confidence_interval"]["upper_bound"],
+            "order": estimates_path.stat().st_mtime,
+        })
+    groups = list(CRITERION_GROUPS)
+    results.sort(key=lambda entry: (groups.index(entry["group"]), entry["order"]))
+    for entry in results:
+        baselines = [other for other in results
+                     if other["group"] == entry["group"] and other["function"] == CRITERION_GROUPS[entry["group"]]]
+        same_input = [other for other in baselines if other["input"] == entry["input"]]
+        baseline = (same_input or baselines or [None])[0]
+        is_baseline = entry["function"].startswith("baseline")
+        entry["baseline"] = None if baseline is None or is_baseline else baseline["function"]
+        entry["ratio"] = entry["median_ns"] / baseline["median_ns"] if entry["baseline"] else None
+    return {"results": results}
+

@@ -1,0 +1,247 @@
+"""Profiling: perf and strace profiles of the launches (always taken) and of
+the executor pass (taken when a compile-time target is missed)."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from .common import (
+    BULK_BYTES, PLACEMENT_LABELS, PLACEMENTS, ROOT, TCP_ECHO, WORK, Config, log, run,
+)
+from .measure import HOST_LIBRARIES, Server, compile_commands, lower_host, runner_command
+from .summary import stats
+
+
+def perf_event_count(text: str) -> int:
+    """The total period of a `perf report` (for cpu-clock: nanoseconds of CPU time)."""
+    found = re.search(r"# Event count \(approx\.\): (\d+)", text)
+    return int(found.group(1)) if found else 0
+
+
+def perf_top(data: Path, comm=None, limit: int = 12) -> dict:
+    """Top symbols of a perf.data of cpu-clock samples (shares relative to
+    `comm` when given), and the CPU time they cover."""
+    command = ["perf", "report", "-i", data, "--no-children", "--sort", "dso,sym", "--stdio", "--percentage", "relative"]
+    if comm:
+        command += ["--comm", comm]
+    result = run(command, check=False)
+    rows = []
+    for line in result.stdout.splitlines():
+        found = re.match(r"^\s+([0-9.]+)%\s+(\S+)\s+\[([.k])\]\s+(.+?)\s*$", line)
+        if found:
+            rows.append(
+                {"percent": float(found.group(1)), "dso": found.group(2), "kernel": found.group(3) == "k",
+                 "symbol": found.group(4)}
+            )
+    comms = perf_comms(data)
+    share = comms["comms"].get(comm, 0.0) / 100 if comm else 1.0
+    return {"rows": rows[:limit], "cpu_ms": comms["event_count"] * share / 1e6,
+            "kernel_percent": sum(row["percent"] for row in rows if row["kernel"])}
+
+
+def perf_comms(data: Path) -> dict:
+    """Each command name's share (percent) of a perf.data's samples."""
+    result = run(["perf", "report", "-i", data, "--no-children", "--sort", "comm", "--stdio"], check=False)
+    comms = {}
+    for line in result.stdout.splitlines():
+        found = re.match(r"^\s+([0-9.]+)%\s+(.+?)\s*$", line)
+        if found:
+            comms[found.group(2)] = float(found.group(1))
+    return {"comms": comms, "event_count": perf_event_count(result.stdout)}
+
+
+STRACE_LINE = re.compile(r"^(\d+)\s+(\w+)\((.*)$")
+
+
+def strace_counts(path: Path) -> dict:
+    """Counts the system calls of an `strace -f -y -o` trace by (call, kind of
+    the first descriptor: TCP socket, pipe, other)."""
+    counts = {}
+    for line in path.read_text(errors="replace").splitlines():
+        found = STRACE_LINE.match(line)
+        if not found:
+            continue  # resumed calls, signals, exits
+        call, arguments = found.group(2), found.group(3)
+        descriptor = re.match(r"\[?\{?(?:fd=)?-?\d+<([^>]*)>", arguments)
+        if descriptor:
+            target = descriptor.group(1)
+            kind = "TCP" if target.startswith(("TCP", "socket")) else "pipe" if target.startswith("pipe") else "file"
+        else:
+            kind = ""
+        key = f"{call}({kind})" if kind else call
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def per_operation(counts: dict, operations: int, threshold: float = 0.5) -> dict:
+    return {
+        call: count / operations
+        for call, count in sorted(counts.items(), key=lambda item: -item[1])
+        if count / operations >= threshold
+    }
+
+
+def available(tool: str) -> bool:
+    try:
+        return subprocess.run([tool, "--version"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+def profile_compile(config: Config, cs: dict) -> dict:
+    """perf profiles of the executor pass at the two largest sizes (taken when
+    a compile-time target is missed)."""
+    if not available("perf"):
+        return {}
+    directory = WORK / "profile"
+    directory.mkdir(parents=True, exist_ok=True)
+    profile = {}
+    for size in sorted(cs)[-2:]:
+        log(f"profile: perf record of executor-opt at N = {size:,}")
+        data = directory / f"compile_{size}.perf.data"
+        command = compile_commands(size)["executor"]
+        recorded = run(["perf", "record", "-q", "-e", "cpu-clock", "-c", 100_000, "-o", data, *command], check=False)
+        if recorded.returncode == 0:
+            profile[size] = perf_top(data, limit=15)
+    return profile
+
+
+def profile_async(config: Config, kernels: Path) -> dict:
+    directory = WORK / "profile"
+    directory.mkdir(parents=True, exist_ok=True)
+    profile = {}
+    handoff = directory / "thread_handoff"
+    run(["rustc", "-O", "--edition", "2021", ROOT / "bench" / "thread_handoff.rs", "-o", handoff])
+    for placement, prefix in PLACEMENTS.items():
+        log(f"profile: thread spawn vs handoff, {PLACEMENT_LABELS[placement]}: {config.handoff_runs} runs of "
+            f"{config.handoff_iterations:,}")
+        spawn, handed = [], []
+        for _ in range(config.handoff_runs):
+            for line in run([*prefix, handoff, config.handoff_iterations]).stdout.splitlines():
+                name, value = line.split()
+                (spawn if name == "spawn" else handed).append(float(value))
+        profile[f"spawn_ns_{placement}"] = stats(spawn)
+        profile[f"handoff_ns_{placement}"] = stats(handed)
+
+    module = lower_host(
+        ROOT / "bench" / "async_launch.mlir",
+        {"KERNELS": kernels, "N": config.strace_iterations},
+        directory / "async_launch_strace.llvm.mlir",
+    )
+    if available("strace"):
+        log("profile: strace of launch_async+await")
+        trace = directory / "async_launch.strace"
+        run(["strace", "-f", "-y", "-o", trace, *runner_command(module, HOST_LIBRARIES, "-O0")])
+        profile["syscalls"] = per_operation(strace_counts(trace), config.strace_iterations)
+        profile["syscall_iterations"] = config.strace_iterations
+    if available("perf"):
+        log("profile: perf record of launch_async+await")
+        module = lower_host(
+            ROOT / "bench" / "async_launch.mlir",
+            {"KERNELS": kernels, "N": config.profile_async_iterations},
+            directory / "async_launch_perf.llvm.mlir",
+        )
+        data = directory / "async_launch.perf.data"
+        recorded = run(
+            ["perf", "record", "-q", "-e", "cpu-clock", "-c", "20000", "-o", data,
+             *runner_command(module, HOST_LIBRARIES, "-O0")],
+            check=False,
+        )
+        if recorded.returncode == 0:
+            profile["perf"] = perf_top(data)
+            profile["perf_iterations"] = config.profile_async_iterations
+    return profile
+
+
+def profile_bulk_run(kernels: Path, count: int, stem: Path):
+    """perf profiles of `count` 64 MiB launches (a server and a client of their
+    own) and of `count` socket copies; None when perf fails."""
+    period_ns = 100_000
+    record = ["perf", "record", "-q", "-e", "cpu-clock", "-c", period_ns, "-o"]
+    server_data = Path(f"{stem}_server.perf.data")
+    client_data = Path(f"{stem}_client.perf.data")
+    copy_data = Path(f"{stem}_copy.perf.data")
+    server = Server(f"server-perf-{count}", tracer=[*record, server_data])
+    try:
+        module = lower_host(
+            ROOT / "bench" / "remote_bulk.mlir",
+            {"ADDRESS": server.address, "KERNELS": kernels, "N": count, "ELEMENTS": BULK_BYTES // 4},
+            Path(f"{stem}.llvm.mlir"),
+        )
+        client = run([*record, client_data, *runner_command(module, HOST_LIBRARIES)], check=False)
+    finally:
+        server.stop()
+    copied = run([*record, copy_data, sys.executable, ROOT / "bench" / "socket_copy.py", BULK_BYTES, count],
+                 check=False)
+    if client.returncode != 0 or copied.returncode != 0 or not server_data.exists():
+        return None
+    server_comms = perf_comms(server_data)
+    # The worker is executor-server re-executed (/proc/self/exe), so its
+    # command name is "exe"; the supervisor's threads keep executor-server's.
+    worker_comm = max(
+        (comm for comm in server_comms["comms"] if not comm.startswith("executor-serv")),
+        key=lambda comm: server_comms["comms"][comm],
+        default=None,
+    )
+    if worker_comm is None:
+        return None
+    supervisor_share = sum(share for comm, share in server_comms["comms"].items() if comm != worker_comm)
+    client_top, worker_top, copy_top = perf_top(client_data), perf_top(server_data, worker_comm), perf_top(copy_data)
+    return {
+        "client": client_top,
+        "worker": worker_top,
+        "copy": copy_top,
+        "worker_comm": worker_comm,
+        "client_cpu_ms": client_top["cpu_ms"],
+        "worker_cpu_ms": worker_top["cpu_ms"],
+        "supervisor_cpu_ms": server_comms["event_count"] * supervisor_share / 100 / 1e6,
+        "copy_cpu_ms": copy_top["cpu_ms"],
+    }
+
+
+def profile_remote(config: Config, kernels: Path) -> dict:
+    directory = WORK / "profile"
+    directory.mkdir(parents=True, exist_ok=True)
+    profile = {}
+    if available("strace"):
+        log("profile: strace of remote 1 KiB launches (server and client) and of the TCP echo")
+        trace = directory / "server.strace"
+        server = Server("server-strace", tracer=["strace", "-f", "-y", "-o", trace])
+        try:
+            module = lower_host(
+                ROOT / "bench" / "remote_launch.mlir",
+                {"ADDRESS": server.address, "KERNELS": kernels, "N": config.strace_iterations},
+                directory / "remote_launch_strace.llvm.mlir",
+            )
+            client_trace = directory / "client.strace"
+            run(["strace", "-f", "-y", "-o", client_trace, *runner_command(module, HOST_LIBRARIES)])
+        finally:
+            server.stop()
+        launches = 3 * config.strace_iterations
+        profile["server_syscalls"] = per_operation(strace_counts(trace), launches)
+        profile["client_syscalls"] = per_operation(strace_counts(client_trace), launches)
+        echo_trace = directory / "tcp_echo.strace"
+        run(["strace", "-f", "-y", "-o", echo_trace, TCP_ECHO, 1024, config.strace_iterations])
+        profile["echo_syscalls"] = per_operation(strace_counts(echo_trace), config.strace_iterations)
+        profile["syscall_launches"] = launches
+        profile["syscall_iterations"] = config.strace_iterations
+    if available("perf"):
+        # Two profiled runs of each side, with 1 and with 1 + K transfers: the
+        # difference of their CPU times over K is the CPU time per transfer
+        # without the processes' start-up; the symbols are the larger run's.
+        extra = config.profile_bulk_launches
+        bulk = {"launches": extra, "runs": {}}
+        for count in (1, 1 + extra):
+            log(f"profile: perf record of {count} 64 MiB launches (server and client) and socket copies")
+            measured = profile_bulk_run(kernels, count, directory / f"bulk_{count}")
+            if measured is None:
+                bulk = None
+                break
+            bulk["runs"][count] = measured
+        if bulk:
+            small, large = bulk["runs"][1], bulk["runs"][1 + extra]
+            for side in ("client", "worker", "supervisor", "copy"):
+                bulk[f"{side}_cpu_ms_per_transfer"] = (large[f"{side}_cpu_ms"] - small[f"{side}_cpu_ms"]) / extra
+            bulk.update({key: large[key] for key in ("client", "worker", "copy", "worker_comm")})
+            profile["bulk"] = bulk
+    return profile

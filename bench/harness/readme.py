@@ -1,0 +1,59 @@
+"""Report writing: the README's performance paragraph (between its
+`<!-- bench:begin -->` and `<!-- bench:end -->` markers), from the headline
+numbers and the verdicts of verdicts.py."""
+import textwrap
+
+from .common import README
+from .text import fmt, ratio
+
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+
+def render_paragraph(context: dict) -> str:
+    """The paragraph with its markers, for a run's context (see report.render_report)."""
+    begin, end = BEGIN, END
+    h = context["headline"]
+    verdicts = context["verdicts"]
+    claims = {
+        "per_op": f"`convert-executor-to-llvm` costs {ratio(h['per_op_ratio'])} upstream `--convert-func-to-llvm` "
+                  f"per op at {h['largest']:,} ops (target at most 1.0x)",
+        "scaling": f"its time grows {ratio(h['scaling_pass'])} from {h['middle']:,} to {h['largest']:,} ops "
+                   "(at most 11x)",
+        "memory": f"its peak memory is {ratio(h['memory_ratio'])} the baseline's (at most 1.5x)",
+        "local": f"a local launch costs {fmt(h['local_ns'])} ns (at most 1 us)",
+        "async": f"`launch_async` + `await` costs {ratio(h['async_ratio_free'])} / {ratio(h['async_ratio_pinned'])} "
+                 "MLIR's `async.execute` + `async.await` (at most 1.0x)",
+        "rtt": f"a remote launch with 1 KiB of inputs costs {ratio(h['rtt_ratio_free'])} / {ratio(h['rtt_ratio_pinned'])} a TCP "
+               "echo of 1 KiB (at most 1.5x)",
+        "bulk": f"a 64 MiB launch reaches {ratio(h['bulk_ratio_free'])} / {ratio(h['bulk_ratio_pinned'])} the "
+                "throughput of a loopback socket copy (at least 0.5x)",
+    }
+
+    def sentence(names) -> str:
+        parts = [claims[name] for name in names]
+        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+    met = [name for name in claims if verdicts[name]]
+    missed = [name for name in claims if not verdicts[name]]
+    paragraph = (
+        f"{begin}\n"
+        f"`make bench` (about {max(1, round(context['elapsed_min']))} minutes on this project's 2-core machine) "
+        "measures compile and run time against upstream MLIR baselines in one run and writes "
+        "[docs/performance.md](docs/performance.md): tables, plots and profiles. In the latest run"
+        + (f", these targets are met: {sentence(met)}." if met and missed else "")
+        + (f" every target is met: {sentence(met)}." if not missed else "")
+        + (f"{',' if not met else ''} Not met yet (free placement / pinned to one CPU; the report profiles each "
+           f"gap): {sentence(missed)}." if missed else "")
+    )
+    paragraph = f"{begin}\n" + textwrap.fill(paragraph[len(begin) + 1:], width=84, break_on_hyphens=False,
+                                              break_long_words=False) + f"\n{end}"
+    return paragraph
+
+
+def update_readme(context: dict) -> None:
+    """Rewrites the README's performance paragraph, between its markers."""
+    begin, end = BEGIN, END
+    text = README.read_text()
+    if begin not in text or end not in text:
+        return
+    text = text[: text.index(begin)] + render_paragraph(context) + text[text.index(end) + len(end):]
+    README.write_text(text)

@@ -1,0 +1,85 @@
+"""Summarizing: statistics over the raw samples of measure.py (pure
+functions; the ratios of medians the targets are judged on are computed here,
+the verdicts in verdicts.py)."""
+import statistics
+
+from .common import BULK_BYTES, EXECUTOR_PASS, PLACEMENTS, UPSTREAM_PASS, Config
+
+
+def stats(values) -> dict:
+    values = list(values)
+    return {
+        "n": len(values),
+        "min": min(values),
+        "median": statistics.median(values),
+        "max": max(values),
+    }
+
+
+def summarize_compile(raw: dict) -> dict:
+    summary = {}
+    for size, data in raw.items():
+        whole = {name: stats(times) for name, times in data["whole"].items()}
+        timing = data["timing"]
+        passes = {
+            "executor": stats(entry[EXECUTOR_PASS] for entry in timing["executor"]),
+            "upstream": stats(entry[UPSTREAM_PASS] for entry in timing["upstream"]),
+        }
+        phases = {
+            name: {
+                phase: stats(entry.get(phase, 0.0) for entry in entries)
+                for phase in ["Parser", "Output", "Total", EXECUTOR_PASS, UPSTREAM_PASS]
+                if any(phase in entry for entry in entries)
+            }
+            for name, entries in timing.items()
+        }
+        rss = {name: stats(entry["peak_rss_kb"] for entry in entries) for name, entries in timing.items()}
+        subtracted = {
+            "executor": whole["executor"]["median"] - whole["executor parse+print"]["median"],
+            "upstream": whole["upstream"]["median"] - whole["upstream parse+print"]["median"],
+        }
+        summary[size] = {
+            "whole": whole,
+            "pass": passes,
+            "phases": phases,
+            "rss_kb": rss,
+            "subtracted": subtracted,
+            "ratio_subtracted": subtracted["executor"] / subtracted["upstream"],
+            "ratio_pass": passes["executor"]["median"] / passes["upstream"]["median"],
+            "ratio_memory": rss["executor"]["median"] / rss["upstream"]["median"],
+        }
+    return summary
+
+
+def summarize_placement(asynchronous: dict, remote: dict, launches: int) -> dict:
+    summary = {
+        "async_executor_ns": stats(asynchronous["executor_ns"]),
+        "async_upstream_ns": stats(asynchronous["upstream_ns"]),
+        "rtt_us": {kind: stats(values) for kind, values in remote["rtt_us"].items()},
+        "tcp_echo_us": stats(remote["tcp_echo_us"]),
+        "tcp_echo_processes_us": stats(remote["tcp_echo_processes_us"]),
+        "bulk_s": stats(remote["bulk_s"]),
+        "copy_s": stats(remote["copy_s"]),
+    }
+    summary["async_ratio"] = summary["async_executor_ns"]["median"] / summary["async_upstream_ns"]["median"]
+    summary["rtt_ratio"] = {
+        kind: values["median"] / summary["tcp_echo_us"]["median"] for kind, values in summary["rtt_us"].items()
+    }
+    mib = BULK_BYTES / (1 << 20)
+    summary["bulk_mib_s"] = stats(mib / value for value in remote["bulk_s"])
+    summary["copy_mib_s"] = stats(mib / value for value in remote["copy_s"])
+    summary["bulk_ratio"] = summary["copy_s"]["median"] / summary["bulk_s"]["median"]
+    # Each process times `launches` launches one after the other: its first
+    # reads into new memory on the worker, the later ones into the same.
+    if launches > 1:
+        summary["bulk_first_s"] = stats(remote["bulk_s"][0::launches])
+        summary["bulk_later_s"] = stats(value for index, value in enumerate(remote["bulk_s"]) if index % launches)
+    return summary
+
+
+def summarize_runtime(raw: dict, config: Config) -> dict:
+    summary = {"local_ns": stats(raw["local"]["local_ns"])}
+    for placement in PLACEMENTS:
+        summary[placement] = summarize_placement(raw["async"][placement], raw["remote"][placement],
+                                                 config.bulk_launches)
+    return summary

@@ -1,0 +1,169 @@
+"""Verdicts: the targets of issue 7, whether a run met them, and the other
+findings the report's text depends on. Pure functions over the summaries of
+summary.py (and the profiles of profiles.py); no prose here, report.py and
+readme.py say what these decide. Standard library only (bench/test_verdicts.py
+imports this module without the benchmark's virtualenv)."""
+from .common import PLACEMENTS
+
+# The targets of issue 7.
+TARGET_PER_OP = 1.0  # executor pass cost per op over upstream --convert-func-to-llvm, at most
+TARGET_SCALING = 11.0  # time at the largest N over the time at the next (10x fewer ops), at most
+TARGET_MEMORY = 1.5  # peak RSS over the baseline's, at most
+TARGET_LOCAL_NS = 1000.0  # local launch of an empty kernel, median ns, at most
+TARGET_ASYNC = 1.0  # launch_async + await over async.execute + async.await, at most
+TARGET_RTT = 1.5  # remote launch with 1 KiB of inputs over a TCP echo of 1 KiB, at most
+TARGET_BULK = 0.5  # 64 MiB launch throughput over a loopback socket copy's, at least
+
+# The remote round trips judged against TARGET_RTT: 1 KiB in with 1 KiB back as
+# the result, and 1 KiB in without a result.
+RTT_KINDS = ("echo_1k", "sink_1k")
+
+# Other load worth a paragraph in the report (cores busy with other processes).
+OTHER_LOAD_NOTED = 0.25
+# System calls per operation from which a call counts as made every time.
+EVERY_TIME = 0.9
+# A two-process echo that costs this much more than the threads' echo makes the
+# process boundary the remaining gap.
+PROCESSES_COST_MORE = 1.2
+
+
+def largest_and_middle(cs: dict):
+    """The largest module size measured, and the one before it (the same one
+    when only one size was measured)."""
+    sizes = sorted(cs)
+    return sizes[-1], sizes[-2] if len(sizes) > 1 else sizes[-1]
+
+
+def compile_targets(cs: dict) -> dict:
+    sizes = sorted(cs)
+    largest, middle = largest_and_middle(cs)
+    per_op_ratios = {size: cs[size]["ratio_subtracted"] for size in sizes}
+    pass_ratios = {size: cs[size]["ratio_pass"] for size in sizes}
+    memory_ratios = {size: cs[size]["ratio_memory"] for size in sizes}
+    scaling_pass = cs[largest]["pass"]["executor"]["median"] / cs[middle]["pass"]["executor"]["median"]
+    scaling_process = cs[largest]["subtracted"]["executor"] / cs[middle]["subtracted"]["executor"]
+    return {
+        "per_op_ratios": per_op_ratios,
+        "pass_ratios": pass_ratios,
+        "memory_ratios": memory_ratios,
+        "scaling_pass": scaling_pass,
+        "scaling_process": scaling_process,
+        "scaling_upstream": cs[largest]["pass"]["upstream"]["median"] / cs[middle]["pass"]["upstream"]["median"],
+        "per_op_met": all(value <= TARGET_PER_OP for value in [*per_op_ratios.values(), *pass_ratios.values()]),
+        "scaling_met": scaling_pass <= TARGET_SCALING and scaling_process <= TARGET_SCALING,
+        "memory_met": all(value <= TARGET_MEMORY for value in memory_ratios.values()),
+    }
+
+
+def rtt_met_in(placement_summary: dict) -> bool:
+    return all(placement_summary["rtt_ratio"][kind] <= TARGET_RTT for kind in RTT_KINDS)
+
+
+def runtime_targets(rs: dict) -> dict:
+    return {
+        "local_met": rs["local_ns"]["median"] <= TARGET_LOCAL_NS,
+        "async_met": all(rs[placement]["async_ratio"] <= TARGET_ASYNC for placement in PLACEMENTS),
+        "rtt_met": all(rtt_met_in(rs[placement]) for placement in PLACEMENTS),
+        "bulk_met": all(rs[placement]["bulk_ratio"] >= TARGET_BULK for placement in PLACEMENTS),
+    }
+
+
+def verdicts(cs: dict, rs: dict) -> dict:
+    """Each target of issue 7: met (True) or missed (False), in the report's order."""
+    compiled, ran = compile_targets(cs), runtime_targets(rs)
+    return {"per_op": compiled["per_op_met"], "scaling": compiled["scaling_met"], "memory": compiled["memory_met"],
+            "local": ran["local_met"], "async": ran["async_met"], "rtt": ran["rtt_met"], "bulk": ran["bulk_met"]}
+
+
+def missed(verdict: dict) -> list:
+    return [name for name, met in verdict.items() if not met]
+
+
+def compile_missed(verdict: dict) -> bool:
+    """A compile-time target is missed: the executor pass gets a CPU profile."""
+    return not verdict["per_op"] or not verdict["scaling"]
+
+
+def headline(cs: dict, rs: dict) -> dict:
+    """The numbers the README quotes."""
+    targets = compile_targets(cs)
+    largest, middle = largest_and_middle(cs)
+    return {
+        "per_op_ratio": targets["per_op_ratios"][largest], "pass_ratio": targets["pass_ratios"][largest],
+        "largest": largest, "middle": middle, "scaling_pass": targets["scaling_pass"],
+        "scaling_process": targets["scaling_process"], "memory_ratio": targets["memory_ratios"][largest],
+        "local_ns": rs["local_ns"]["median"],
+        **{f"{name}_{placement}": value for placement in PLACEMENTS for name, value in [
+            ("async_ratio", rs[placement]["async_ratio"]),
+            ("rtt_ratio", max(rs[placement]["rtt_ratio"]["echo_1k"], rs[placement]["rtt_ratio"]["sink_1k"])),
+            ("bulk_ratio", rs[placement]["bulk_ratio"])]},
+    }
+
+
+def async_findings(async_profile: dict) -> dict:
+    """What the strace count of launch_async + await shows: whether every
+    launch starts a thread, and the calls beyond futex and rt_sigprocmask
+    (those that come with a thread of its own)."""
+    syscalls = async_profile.get("syscalls", {})
+    threads_per_launch = syscalls.get("clone3", 0.0) + syscalls.get("clone", 0.0)
+    return {
+        "threads_per_launch": threads_per_launch,
+        "thread_per_launch": threads_per_launch >= EVERY_TIME,
+        "thread_calls": [call for call in syscalls if call not in ("futex", "rt_sigprocmask")],
+    }
+
+
+def remote_findings(rs: dict, remote_profile: dict) -> dict:
+    """What the strace counts of the remote round trip show against the echo's,
+    and where (placements) the round trip misses its target."""
+    server = remote_profile.get("server_syscalls", {})
+    launch_total = sum(server.values()) + sum(remote_profile.get("client_syscalls", {}).values())
+    echo_total = sum(remote_profile.get("echo_syscalls", {}).values())
+    status_pipe = server.get("write(pipe)", 0.0) >= EVERY_TIME
+    free = rs["free"]
+    return {
+        "syscalls_per_launch": launch_total,
+        "syscalls_per_echo": echo_total,
+        # The worker announces every launch to its supervisor through a pipe.
+        "status_pipe": status_pipe,
+        # The launch makes the echo's system calls and no more.
+        "same_as_echo": not status_pipe and launch_total <= echo_total + 0.5,
+        "missed_where": [placement for placement in PLACEMENTS if not rtt_met_in(rs[placement])],
+        "echo_spread_wider_than_gap": free["tcp_echo_us"]["max"] - free["tcp_echo_us"]["min"]
+        > free["rtt_us"]["echo_1k"]["median"] - free["tcp_echo_us"]["median"],
+        "processes_cost_more": free["tcp_echo_processes_us"]["median"]
+        > PROCESSES_COST_MORE * free["tcp_echo_us"]["median"],
+        # Free, the launch with a result is faster than the threads' echo.
+        "faster_than_echo_free": free["rtt_ratio"]["echo_1k"] < 1.0,
+    }
+
+
+def bulk_findings(rs: dict, bulk_profile) -> dict:
+    """The CPU time the bulk target allows a 64 MiB launch (its wall time at
+    TARGET_BULK the socket copy's, free placement), which sides spend more than
+    that per transfer, and whether postcard serializes the input byte by byte."""
+    budget_ms = rs["free"]["copy_s"]["median"] * 1e3 / TARGET_BULK
+    if not bulk_profile:
+        return {"budget_ms": budget_ms, "over_budget": [], "bytewise_serialization": False}
+    return {
+        "budget_ms": budget_ms,
+        "over_budget": [side for side in ("client", "worker")
+                        if bulk_profile[f"{side}_cpu_ms_per_transfer"] > budget_ms],
+        "bytewise_serialization": any("collect_seq" in row["symbol"] for row in bulk_profile["client"]["rows"]),
+    }
+
+
+def findings(rs: dict, profiles: dict, other_load: dict) -> dict:
+    """Everything besides the targets that decides what the report says."""
+    return {
+        "other_load_noted": other_load["cores"] > OTHER_LOAD_NOTED,
+        "async": async_findings(profiles.get("async", {})),
+        "remote": remote_findings(rs, profiles.get("remote", {})),
+        "bulk": bulk_findings(rs, profiles.get("remote", {}).get("bulk")),
+    }
+
+
+def judge(cs: dict, rs: dict, profiles: dict, other_load: dict) -> dict:
+    """All of the above for one run: what the report and the README are written from."""
+    return {"targets": compile_targets(cs), "verdicts": verdicts(cs, rs), "headline": headline(cs, rs),
+            "findings": findings(rs, profiles, other_load)}

@@ -1,0 +1,241 @@
+"""Unit tests of the benchmark's verdicts (bench/harness/verdicts.py): each
+target of issue 7 met exactly at its bound and missed just past it, and the
+findings that choose the report's text at theirs.
+
+Standard library only, well under a second, and measuring nothing; run from the
+repository's root with either of
+
+    python3 bench/test_verdicts.py
+    python3 -m unittest discover -s bench -p 'test_*.py'
+
+(`make test` does not run them.)
+"""
+import math
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import verdicts  # noqa: E402
+from harness.verdicts import (  # noqa: E402
+    TARGET_ASYNC, TARGET_BULK, TARGET_LOCAL_NS, TARGET_MEMORY, TARGET_PER_OP, TARGET_RTT, TARGET_SCALING,
+)
+
+
+def above(value: float) -> float:
+    """The next float after `value`: just past a bound."""
+    return math.nextafter(value, math.inf)
+
+
+def below(value: float) -> float:
+    return math.nextafter(value, -math.inf)
+
+
+def compile_summary(per_op=0.5, pass_ratio=0.5, memory=1.0, scaling_pass=10.0, scaling_process=10.0,
+                    sizes=(1000, 10000)) -> dict:
+    """A summary.summarize_compile result with the given ratios at the largest
+    size (and comfortable ones below it); the executor's time at the smallest
+    size is 1, so the scaling ratios are its times at the largest."""
+    summary = {}
+    for index, size in enumerate(sizes):
+        last = index == len(sizes) - 1
+        summary[size] = {
+            "ratio_subtracted": per_op if last else 0.5,
+            "ratio_pass": pass_ratio if last else 0.5,
+            "ratio_memory": memory if last else 1.0,
+            "pass": {"executor": {"median": scaling_pass if last else 1.0},
+                     "upstream": {"median": 10.0 if last else 1.0}},
+            "subtracted": {"executor": scaling_process if last else 1.0, "upstream": 10.0 if last else 1.0},
+        }
+    return summary
+
+
+def placement(async_ratio=0.5, echo=1.0, sink=1.0, bulk=1.0) -> dict:
+    """One placement of a summary.summarize_runtime result."""
+    return {
+        "async_ratio": async_ratio,
+        "rtt_ratio": {"echo_1k": echo, "sink_1k": sink, "nothing": 0.9},
+        "bulk_ratio": bulk,
+        "tcp_echo_us": {"min": 20.0, "median": 25.0, "max": 30.0},
+        "tcp_echo_processes_us": {"median": 25.0},
+        "rtt_us": {"echo_1k": {"median": 30.0}},
+        "copy_s": {"median": 0.02},
+    }
+
+
+def runtime_summary(local_ns=500.0, free=None, pinned=None) -> dict:
+    return {"local_ns": {"median": local_ns}, "free": free or placement(), "pinned": pinned or placement()}
+
+
+class CompileTargets(unittest.TestCase):
+    def judge(self, **ratios) -> dict:
+        return verdicts.verdicts(compile_summary(**ratios), runtime_summary())
+
+    def test_all_met(self):
+        self.assertEqual(verdicts.missed(self.judge()), [])
+
+    def test_per_op_at_the_bound_is_met(self):
+        self.assertTrue(self.judge(per_op=TARGET_PER_OP, pass_ratio=TARGET_PER_OP)["per_op"])
+
+    def test_per_op_past_the_bound_is_missed(self):
+        # Either measure of the cost per op misses it: whole process minus
+        # parse+print, or the pass alone.
+        self.assertFalse(self.judge(per_op=above(TARGET_PER_OP))["per_op"])
+        self.assertFalse(self.judge(pass_ratio=above(TARGET_PER_OP))["per_op"])
+
+    def test_per_op_is_judged_at_every_size(self):
+        summary = compile_summary()
+        summary[1000]["ratio_pass"] = above(TARGET_PER_OP)
+        self.assertFalse(verdicts.verdicts(summary, runtime_summary())["per_op"])
+
+    def test_scaling_at_the_bound_is_met(self):
+        verdict = self.judge(scaling_pass=TARGET_SCALING, scaling_process=TARGET_SCALING)
+        self.assertTrue(verdict["scaling"])
+
+    def test_scaling_past_the_bound_is_missed(self):
+        self.assertFalse(self.judge(scaling_pass=above(TARGET_SCALING))["scaling"])
+        self.assertFalse(self.judge(scaling_process=above(TARGET_SCALING))["scaling"])
+
+    def test_scaling_compares_the_two_largest_sizes(self):
+        summary = compile_summary(scaling_pass=100.0, sizes=(100, 1000, 10000))
+        summary[1000]["pass"]["executor"]["median"] = 10.0
+        targets = verdicts.compile_targets(summary)
+        self.assertEqual(targets["scaling_pass"], 10.0)
+        self.assertTrue(targets["scaling_met"])
+
+    def test_one_size_scales_by_one(self):
+        targets = verdicts.compile_targets(compile_summary(sizes=(1000,)))
+        self.assertEqual((targets["scaling_pass"], targets["scaling_process"]), (1.0, 1.0))
+
+    def test_memory_at_the_bound_is_met(self):
+        self.assertTrue(self.judge(memory=TARGET_MEMORY)["memory"])
+
+    def test_memory_past_the_bound_is_missed(self):
+        self.assertFalse(self.judge(memory=above(TARGET_MEMORY))["memory"])
+
+    def test_a_missed_compile_target_asks_for_a_profile(self):
+        self.assertFalse(verdicts.compile_missed(self.judge()))
+        self.assertTrue(verdicts.compile_missed(self.judge(per_op=above(TARGET_PER_OP))))
+        self.assertTrue(verdicts.compile_missed(self.judge(scaling_pass=above(TARGET_SCALING))))
+        self.assertFalse(verdicts.compile_missed(self.judge(memory=above(TARGET_MEMORY))))
+
+
+class RuntimeTargets(unittest.TestCase):
+    def judge(self, **summary) -> dict:
+        return verdicts.verdicts(compile_summary(), runtime_summary(**summary))
+
+    def test_local_at_the_bound_is_met(self):
+        self.assertTrue(self.judge(local_ns=TARGET_LOCAL_NS)["local"])
+
+    def test_local_past_the_bound_is_missed(self):
+        self.assertFalse(self.judge(local_ns=above(TARGET_LOCAL_NS))["local"])
+
+    def test_async_at_the_bound_in_both_placements_is_met(self):
+        verdict = self.judge(free=placement(async_ratio=TARGET_ASYNC), pinned=placement(async_ratio=TARGET_ASYNC))
+        self.assertTrue(verdict["async"])
+
+    def test_async_past_the_bound_in_one_placement_is_missed(self):
+        self.assertFalse(self.judge(pinned=placement(async_ratio=above(TARGET_ASYNC)))["async"])
+        self.assertFalse(self.judge(free=placement(async_ratio=above(TARGET_ASYNC)))["async"])
+
+    def test_rtt_at_the_bound_is_met(self):
+        bound = placement(echo=TARGET_RTT, sink=TARGET_RTT)
+        self.assertTrue(self.judge(free=bound, pinned=bound)["rtt"])
+
+    def test_rtt_past_the_bound_with_or_without_a_result_is_missed(self):
+        self.assertFalse(self.judge(free=placement(echo=above(TARGET_RTT)))["rtt"])
+        self.assertFalse(self.judge(pinned=placement(sink=above(TARGET_RTT)))["rtt"])
+
+    def test_rtt_without_data_is_for_reference_only(self):
+        free = placement()
+        free["rtt_ratio"]["nothing"] = 10.0
+        self.assertTrue(self.judge(free=free)["rtt"])
+
+    def test_bulk_at_the_bound_is_met(self):
+        self.assertTrue(self.judge(free=placement(bulk=TARGET_BULK), pinned=placement(bulk=TARGET_BULK))["bulk"])
+
+    def test_bulk_below_the_bound_is_missed(self):
+        # Throughput: the bound is a floor.
+        self.assertFalse(self.judge(free=placement(bulk=below(TARGET_BULK)))["bulk"])
+        self.assertFalse(self.judge(pinned=placement(bulk=below(TARGET_BULK)))["bulk"])
+
+    def test_verdicts_in_the_report_order(self):
+        self.assertEqual(list(self.judge()), ["per_op", "scaling", "memory", "local", "async", "rtt", "bulk"])
+
+    def test_missed_names_the_missed(self):
+        verdict = self.judge(local_ns=above(TARGET_LOCAL_NS), free=placement(bulk=below(TARGET_BULK)))
+        self.assertEqual(verdicts.missed(verdict), ["local", "bulk"])
+
+    def test_headline_quotes_the_worse_round_trip(self):
+        headline = verdicts.headline(compile_summary(), runtime_summary(free=placement(echo=1.2, sink=1.4)))
+        self.assertEqual(headline["rtt_ratio_free"], 1.4)
+
+
+class Findings(unittest.TestCase):
+    def test_a_thread_per_launch_from_every_launch_on(self):
+        every = verdicts.async_findings({"syscalls": {"clone3": verdicts.EVERY_TIME, "futex": 3.0, "mmap": 1.0}})
+        self.assertTrue(every["thread_per_launch"])
+        self.assertEqual(every["thread_calls"], ["clone3", "mmap"])
+        some = verdicts.async_findings({"syscalls": {"clone3": below(verdicts.EVERY_TIME)}})
+        self.assertFalse(some["thread_per_launch"])
+        self.assertFalse(verdicts.async_findings({})["thread_per_launch"])
+
+    def remote(self, server, client, echo, rs=None) -> dict:
+        profile = {"server_syscalls": server, "client_syscalls": client, "echo_syscalls": echo}
+        return verdicts.remote_findings(rs or runtime_summary(), profile)
+
+    def test_status_pipe_from_one_write_per_launch_on(self):
+        self.assertTrue(self.remote({"write(pipe)": verdicts.EVERY_TIME}, {}, {})["status_pipe"])
+        found = self.remote({"write(pipe)": below(verdicts.EVERY_TIME)}, {}, {"sendto(TCP)": 1.0})
+        self.assertFalse(found["status_pipe"])
+        self.assertTrue(found["same_as_echo"])
+
+    def test_same_as_echo_within_half_a_call(self):
+        self.assertTrue(self.remote({"read(TCP)": 2.0}, {"write(TCP)": 2.5}, {"sendto(TCP)": 4.0})["same_as_echo"])
+        self.assertFalse(self.remote({"read(TCP)": 2.0}, {"write(TCP)": 2.75}, {"sendto(TCP)": 4.0})["same_as_echo"])
+
+    def test_missed_where_names_the_placements(self):
+        rs = runtime_summary(free=placement(echo=above(TARGET_RTT)), pinned=placement(sink=TARGET_RTT))
+        self.assertEqual(self.remote({}, {}, {}, rs)["missed_where"], ["free"])
+
+    def test_processes_cost_more_past_the_factor(self):
+        free = placement()
+        free["tcp_echo_processes_us"]["median"] = verdicts.PROCESSES_COST_MORE * free["tcp_echo_us"]["median"]
+        self.assertFalse(self.remote({}, {}, {}, runtime_summary(free=free))["processes_cost_more"])
+        free["tcp_echo_processes_us"]["median"] = above(free["tcp_echo_processes_us"]["median"])
+        self.assertTrue(self.remote({}, {}, {}, runtime_summary(free=free))["processes_cost_more"])
+
+    def test_faster_than_echo_below_one(self):
+        self.assertFalse(self.remote({}, {}, {}, runtime_summary(free=placement(echo=1.0)))["faster_than_echo_free"])
+        self.assertTrue(self.remote({}, {}, {}, runtime_summary(free=placement(echo=below(1.0))))
+                        ["faster_than_echo_free"])
+
+    def test_echo_spread_against_the_gap(self):
+        free = placement()  # echo 20 to 30 us, median 25; the launch's median 30: spread 10, gap 5
+        self.assertTrue(self.remote({}, {}, {}, runtime_summary(free=free))["echo_spread_wider_than_gap"])
+        free["rtt_us"]["echo_1k"]["median"] = 35.0  # gap 10: not wider
+        self.assertFalse(self.remote({}, {}, {}, runtime_summary(free=free))["echo_spread_wider_than_gap"])
+
+    def test_over_budget_past_the_budget(self):
+        rs = runtime_summary()
+        budget = rs["free"]["copy_s"]["median"] * 1e3 / TARGET_BULK
+        bulk = {"client_cpu_ms_per_transfer": budget, "worker_cpu_ms_per_transfer": above(budget),
+                "client": {"rows": [{"symbol": "memcpy"}]}}
+        found = verdicts.bulk_findings(rs, bulk)
+        self.assertEqual(found["budget_ms"], budget)
+        self.assertEqual(found["over_budget"], ["worker"])
+        self.assertFalse(found["bytewise_serialization"])
+        bulk["client"]["rows"].append({"symbol": "serde_core::ser::Serializer::collect_seq"})
+        self.assertTrue(verdicts.bulk_findings(rs, bulk)["bytewise_serialization"])
+        self.assertEqual(verdicts.bulk_findings(rs, None)["over_budget"], [])
+
+    def test_other_load_noted_past_a_quarter_core(self):
+        rs = runtime_summary()
+        noted = verdicts.findings(rs, {}, {"cores": verdicts.OTHER_LOAD_NOTED})["other_load_noted"]
+        self.assertFalse(noted)
+        self.assertTrue(verdicts.findings(rs, {}, {"cores": above(verdicts.OTHER_LOAD_NOTED)})["other_load_noted"])
+
+
+if __name__ == "__main__":
+    unittest.main()
