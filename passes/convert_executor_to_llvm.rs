@@ -342,8 +342,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) -> Result<Vec<Value<'c, 'a>>, String> {
         let session = launch.anchor(generated(launch.session())?);
         let callee = ir::string_bytes(generated(launch.kernel_callee())?);
-        let entry = [self.convention.prefix().as_bytes(), callee].concat();
-        let entry_symbol = self.string(at, &entry);
+        let entry_symbol = self.string(at, &self.convention.entry_symbol(callee));
         let object = self.string_of(at, generated(launch.object())?);
 
         let inputs: Vec<Value> = launch.inputs().map(|input| launch.anchor(input)).collect();
@@ -433,7 +432,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
         launch: &Borrowed<'c, 'a, executor::LaunchAsyncOperation<'c>>,
     ) -> Result<Value<'c, 'a>, String> {
         let session = launch.anchor(generated(launch.session())?);
-        let entry = self.string_of(at, generated(launch.kernel_callee())?);
+        let callee = ir::string_bytes(generated(launch.kernel_callee())?);
+        let entry = self.string(at, &self.convention.async_entry_symbol(callee));
         let object = self.string_of(at, generated(launch.object())?);
         self.call_with_result(at, &functions::LAUNCH_ASYNC, &[session, entry, object])
     }

@@ -54,9 +54,20 @@ impl EntryConvention {
         }
     }
 
-    /// The entry symbol of `kernel`.
-    pub fn entry_symbol(self, kernel: &str) -> String {
-        format!("{}{kernel}", self.prefix())
+    /// The entry symbol `executor.launch` runs for `kernel`.
+    pub fn entry_symbol(self, kernel: &[u8]) -> Vec<u8> {
+        [self.prefix().as_bytes(), kernel].concat()
+    }
+
+    /// The entry symbol `executor.launch_async` runs for `kernel`, which has
+    /// no arguments: the kernel itself (`void kernel(void)`) by default, and
+    /// Catalyst's `_catalyst_pyface_<kernel>`, called with two null pointers,
+    /// under Catalyst's convention.
+    pub fn async_entry_symbol(self, kernel: &[u8]) -> Vec<u8> {
+        match self {
+            Self::MlirCInterface => kernel.to_vec(),
+            Self::CatalystPyface => self.entry_symbol(kernel),
+        }
     }
 
     /// The convention an entry symbol follows, told by its prefix; None for a
@@ -82,7 +93,7 @@ mod tests {
     #[test]
     fn every_convention_round_trips_through_its_symbol_and_discriminant() {
         for convention in EntryConvention::ALL {
-            let symbol = convention.entry_symbol("saxpy");
+            let symbol = String::from_utf8(convention.entry_symbol(b"saxpy")).unwrap();
             assert_eq!(EntryConvention::of_entry_symbol(&symbol), Some(convention));
             assert_eq!(
                 EntryConvention::from_discriminant(convention as u32),
@@ -91,6 +102,18 @@ mod tests {
         }
         assert_eq!(EntryConvention::of_entry_symbol("saxpy"), None);
         assert_eq!(EntryConvention::from_discriminant(2), None);
+    }
+
+    #[test]
+    fn async_entries_are_bare_except_under_catalyst_convention() {
+        assert_eq!(
+            EntryConvention::MlirCInterface.async_entry_symbol(b"k"),
+            b"k"
+        );
+        assert_eq!(
+            EntryConvention::CatalystPyface.async_entry_symbol(b"k"),
+            b"_catalyst_pyface_k"
+        );
     }
 
     #[test]

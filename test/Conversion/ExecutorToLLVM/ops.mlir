@@ -138,10 +138,13 @@ func.func @launch_fills_descriptor_pointer_arrays(%s: !executor.session, %x: mem
 // executor.launch_async / executor.await
 //===----------------------------------------------------------------------===//
 
-// The entry of launch_async is the kernel_callee as is, whatever the
-// entry-convention: no _mlir_ciface_ or _catalyst_pyface_ prefix.
+// The entry of launch_async is the kernel_callee as is by default (a
+// `void(void)` function needs no _mlir_ciface_ wrapper); with
+// entry-convention=catalyst-pyface it is Catalyst's _catalyst_pyface_ entry,
+// which the runtime calls with two null pointers.
+// PYFACE-DAG: llvm.mlir.global internal constant @__executor_str__catalyst_pyface_warm_up("_catalyst_pyface_warm_up\00")
 // PYFACE-LABEL: func.func @launch_async_calls_runtime_launch_async(
-//       PYFACE:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str_warm_up : !llvm.ptr
+//       PYFACE:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__catalyst_pyface_warm_up : !llvm.ptr
 //  PYFACE-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  PYFACE-NEXT:   llvm.call @__catalyst__executor__launch_async(%{{.*}}, %[[ENTRY]], %[[OBJ]])
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_str_warm_up("warm_up\00") {addr_space = 0 : i32}{{$}}
