@@ -1,6 +1,7 @@
 # -*- Python -*-
 # The lit configuration of executor-mlir. `cargo test` (tests/lit.rs) runs it on
-# test/; by hand: /usr/lib/llvm-22/bin/lit -sv test
+# test/; by hand: $LLVM/bin/lit -sv --param=llvm_prefix=$LLVM test, with LLVM the
+# prefix .cargo/config.toml names (scripts/llvm-prefix prints it)
 import os
 
 import lit.formats
@@ -20,7 +21,9 @@ config.test_exec_root = os.path.join(config.test_source_root, "target", "lit")
 config.excludes = ["examples", "docs", "bench", "target", "Inputs"]
 config.substitutions.append(("%project_include", os.path.join(config.test_source_root, "include")))
 
-llvm_prefix = lit_config.params.get("llvm_prefix", "/usr/lib/llvm-22")
+llvm_prefix = lit_config.params.get("llvm_prefix")
+if not llvm_prefix:
+    lit_config.fatal("--param=llvm_prefix=... is missing (scripts/llvm-prefix prints it)")
 llvm_bin = os.path.join(llvm_prefix, "bin")
 project_bin = lit_config.params.get(
     "project_bin", os.path.join(config.test_source_root, "target", "release")

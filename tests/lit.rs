@@ -8,7 +8,7 @@ use std::{path::Path, process::Command};
 #[test]
 fn lit_suite_passes() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let llvm_prefix = option_env!("MLIR_SYS_220_PREFIX").unwrap_or("/usr/lib/llvm-22");
+    let llvm_prefix = env!("EXECUTOR_LLVM_PREFIX");
     let project_bin = Path::new(env!("CARGO_BIN_EXE_executor-opt"))
         .parent()
         .expect("the executor-opt binary lives in a directory");
