@@ -146,7 +146,8 @@ fn compile_cpp(prefix: &Path, out_dir: &Path, host: Host) -> Result<(), Box<dyn 
     let cxxflags = llvm_config(prefix, "--cxxflags")?;
     let mut build = cc::Build::new();
     if host == Host::Catalyst {
-        // Searched before LLVM's own headers.
+        // Searched before LLVM's own headers (an -I, which comes before every
+        // -isystem directory).
         build.include(abi_breaking_checks_on(prefix, out_dir)?);
         // Catalyst's LLVM is built without RTTI, so it exports no typeinfo
         // for the MLIR classes ours derive from.
@@ -156,14 +157,23 @@ fn compile_cpp(prefix: &Path, out_dir: &Path, host: Host) -> Result<(), Box<dyn 
     // traits and other classes without an explicit TypeID by their type name
     // as the compiler spells it, so another compiler would give them other ids.
     build.compiler(prefix.join("bin/clang++"));
+    // -Wall -Wextra for the hand-written C++ in cpp/. The code mlir-tblgen
+    // generates into OUT_DIR and the headers of MLIR and LLVM (llvm-config's
+    // -I) are included from -isystem directories instead, as system headers,
+    // whose warnings (mostly unused parameters) are not ours to fix.
     build
         .cpp(true)
         .files(CPP_SOURCES)
         .include("cpp")
-        .include(out_dir)
-        .warnings(false);
+        .warnings(true)
+        .extra_warnings(true)
+        .flag("-isystem")
+        .flag(out_dir);
     for flag in cxxflags.split_whitespace() {
-        build.flag(flag);
+        match flag.strip_prefix("-I") {
+            Some(dir) => build.flag("-isystem").flag(dir),
+            None => build.flag(flag),
+        };
     }
     build.try_compile("executor_cpp")?;
     Ok(())
