@@ -4,14 +4,18 @@
 CARGO ?= cargo
 BIN := target/release
 EXECUTOR_OPT := $(BIN)/executor-opt
-LLVM_BIN ?= /usr/lib/llvm-22/bin
+# The LLVM/MLIR prefix that .cargo/config.toml names (or $EXECUTOR_LLVM_PREFIX).
+LLVM_PREFIX := $(shell bash scripts/llvm-prefix)
+$(if $(LLVM_PREFIX),,$(error scripts/llvm-prefix found no LLVM prefix))
+LLVM_BIN := $(LLVM_PREFIX)/bin
+LLVM_LIB := $(LLVM_PREFIX)/lib
 # Host code down to the LLVM dialect: bufferize (Catalyst's stage), lower the
 # executor ops, then the upstream conversions.
 LOWERING := builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},executor-llvm-lowering-stage)
 # Kernels (func, scf, arith, memref) down to the LLVM dialect.
 KERNEL_LOWERING := builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-arith-to-llvm,finalize-memref-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)
 DEMO := target/demo
-RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so,/usr/lib/llvm-22/lib/libmlir_runner_utils.so
+RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,$(LLVM_LIB)/libmlir_c_runner_utils.so,$(LLVM_LIB)/libmlir_runner_utils.so
 
 # The plugin built for Catalyst's own `catalyst` CLI (`make catalyst`,
 # docs/catalyst.md): its own target directory, so it never replaces the plugin

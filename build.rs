@@ -46,11 +46,8 @@ enum Host {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let prefix = PathBuf::from(
-        env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into()),
-    );
+    let prefix = llvm_prefix()?;
     let out_dir = PathBuf::from(env::var("OUT_DIR")?);
-    println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
     println!("cargo:rerun-if-env-changed=EXECUTOR_MLIR_HOST");
     println!("cargo:rerun-if-changed=td");
     println!("cargo:rerun-if-changed=cpp");
@@ -81,6 +78,41 @@ fn main() -> Result<(), Box<dyn Error>> {
         Host::Catalyst => link_nothing_of_llvm(&out_dir)?,
     }
     Ok(())
+}
+
+/// The LLVM/MLIR installation: `EXECUTOR_LLVM_PREFIX`, which
+/// `.cargo/config.toml` sets. The variables that point the sys crates at LLVM
+/// repeat it there (cargo's `[env]` cannot refer to another variable), so a
+/// prefix changed in one line but not the others stops the build here rather
+/// than linking two LLVM installations together.
+fn llvm_prefix() -> Result<PathBuf, Box<dyn Error>> {
+    const PREFIX: &str = "EXECUTOR_LLVM_PREFIX";
+    println!("cargo:rerun-if-env-changed={PREFIX}");
+    let prefix = PathBuf::from(
+        env::var_os(PREFIX)
+            .ok_or_else(|| format!("{PREFIX} is not set (.cargo/config.toml sets it)"))?,
+    );
+    let lib_dir = prefix.join("lib");
+    for (variable, expected) in [
+        ("MLIR_SYS_220_PREFIX", &prefix),
+        ("TABLEGEN_220_PREFIX", &prefix),
+        ("LLVM_SYS_221_PREFIX", &prefix),
+        ("LIBCLANG_PATH", &lib_dir),
+    ] {
+        println!("cargo:rerun-if-env-changed={variable}");
+        let value = env::var_os(variable).map(PathBuf::from);
+        if value.as_ref() != Some(expected) {
+            return Err(format!(
+                "{variable} is {}, but {PREFIX}={} asks for {}: set both to the same \
+                 installation (.cargo/config.toml names it)",
+                value.map_or("not set".into(), |value| format!("{}", value.display())),
+                prefix.display(),
+                expected.display(),
+            )
+            .into());
+        }
+    }
+    Ok(prefix)
 }
 
 fn generate_cpp(prefix: &Path, out_dir: &Path) -> Result<(), Box<dyn Error>> {
@@ -152,7 +184,8 @@ fn compile_cpp(prefix: &Path, out_dir: &Path, host: Host) -> Result<(), Box<dyn 
     let cxxflags = llvm_config(prefix, "--cxxflags")?;
     let mut build = cc::Build::new();
     if host == Host::Catalyst {
-        // Searched before LLVM's own headers.
+        // Searched before LLVM's own headers (an -I, which comes before every
+        // -isystem directory).
         build.include(abi_breaking_checks_on(prefix, out_dir)?);
         // Catalyst's LLVM is built without RTTI, so it exports no typeinfo
         // for the MLIR classes ours derive from.
@@ -162,14 +195,23 @@ fn compile_cpp(prefix: &Path, out_dir: &Path, host: Host) -> Result<(), Box<dyn 
     // traits and other classes without an explicit TypeID by their type name
     // as the compiler spells it, so another compiler would give them other ids.
     build.compiler(prefix.join("bin/clang++"));
+    // -Wall -Wextra for the hand-written C++ in cpp/. The code mlir-tblgen
+    // generates into OUT_DIR and the headers of MLIR and LLVM (llvm-config's
+    // -I) are included from -isystem directories instead, as system headers,
+    // whose warnings (mostly unused parameters) are not ours to fix.
     build
         .cpp(true)
         .files(CPP_SOURCES)
         .include("cpp")
-        .include(out_dir)
-        .warnings(false);
+        .warnings(true)
+        .extra_warnings(true)
+        .flag("-isystem")
+        .flag(out_dir);
     for flag in cxxflags.split_whitespace() {
-        build.flag(flag);
+        match flag.strip_prefix("-I") {
+            Some(dir) => build.flag("-isystem").flag(dir),
+            None => build.flag(flag),
+        };
     }
     build.try_compile("executor_cpp")?;
     Ok(())

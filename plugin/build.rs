@@ -4,8 +4,8 @@
 //! it links no libMLIR and offers the dialect only (`cfg(catalyst_host)`).
 
 fn main() {
-    let prefix = std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
-    println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
+    let prefix = std::env::var("EXECUTOR_LLVM_PREFIX").expect(".cargo/config.toml sets it");
+    println!("cargo:rerun-if-env-changed=EXECUTOR_LLVM_PREFIX");
     println!("cargo:rerun-if-env-changed=EXECUTOR_MLIR_HOST");
     println!("cargo::rustc-check-cfg=cfg(catalyst_host)");
     if std::env::var("EXECUTOR_MLIR_HOST").as_deref() == Ok("catalyst") {

@@ -2,7 +2,7 @@
 //! server find it in LLVM 22's lib directory.
 
 fn main() {
-    let prefix = std::env::var("LLVM_SYS_221_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
-    println!("cargo:rerun-if-env-changed=LLVM_SYS_221_PREFIX");
+    let prefix = std::env::var("EXECUTOR_LLVM_PREFIX").expect(".cargo/config.toml sets it");
+    println!("cargo:rerun-if-env-changed=EXECUTOR_LLVM_PREFIX");
     println!("cargo:rustc-link-arg=-Wl,-rpath,{prefix}/lib");
 }

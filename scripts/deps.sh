@@ -5,8 +5,23 @@
 # everything is already present.
 set -euo pipefail
 
-packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libpolly-22-dev clang-22 libzstd-dev)
-[ $# -gt 0 ] && packages=("$@")
+if [ $# -gt 0 ]; then
+  packages=("$@")
+else
+  # The LLVM version comes from the prefix .cargo/config.toml names: Debian's
+  # llvm-N packages install into /usr/lib/llvm-N.
+  prefix=$(bash "$(dirname "$0")/llvm-prefix")
+  version=${prefix#/usr/lib/llvm-}
+  if [[ ! "$version" =~ ^[0-9]+$ ]]; then
+    # Not a Debian-packaged LLVM: nothing to install for it, but it must be there.
+    [ -x "$prefix/bin/llvm-config" ] ||
+      { echo "deps: $prefix/bin/llvm-config is missing (EXECUTOR_LLVM_PREFIX, .cargo/config.toml)" >&2; exit 1; }
+    packages=(libzstd-dev)
+  else
+    packages=("llvm-$version-dev" "libmlir-$version-dev" "mlir-$version-tools" "llvm-$version-tools"
+      "libpolly-$version-dev" "clang-$version" libzstd-dev)
+  fi
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do

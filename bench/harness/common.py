@@ -9,7 +9,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BIN = ROOT / "target" / "release"
-LLVM = Path(os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-22"))
+# The LLVM/MLIR prefix that .cargo/config.toml names (or $EXECUTOR_LLVM_PREFIX).
+LLVM = Path(subprocess.run(["bash", str(ROOT / "scripts" / "llvm-prefix")],
+                           capture_output=True, text=True, check=True).stdout.strip())
 LLVM_BIN = LLVM / "bin"
 LLVM_LIB = LLVM / "lib"
 WORK = ROOT / "target" / "bench"

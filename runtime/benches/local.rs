@@ -38,8 +38,9 @@ const KERNEL_PIPELINE: &str = "builtin.module(convert-scf-to-cf,convert-cf-to-ll
      finalize-memref-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)";
 
 fn llvm_tool(name: &str) -> PathBuf {
-    let prefix = std::env::var("LLVM_SYS_221_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into());
-    Path::new(&prefix).join("bin").join(name)
+    Path::new(env!("EXECUTOR_LLVM_PREFIX"))
+        .join("bin")
+        .join(name)
 }
 
 /// Runs `program` with `arguments`, feeding it `input`; returns its stdout.

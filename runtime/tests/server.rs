@@ -276,8 +276,7 @@ fn compile_kernels(directory: &Path) -> PathBuf {
     let source = directory.join("kernels.c");
     let library = directory.join("kernels.so");
     std::fs::write(&source, KERNELS).unwrap();
-    let llvm_clang = Path::new(option_env!("LLVM_SYS_221_PREFIX").unwrap_or("/usr/lib/llvm-22"))
-        .join("bin/clang");
+    let llvm_clang = Path::new(env!("EXECUTOR_LLVM_PREFIX")).join("bin/clang");
     let compiler = if llvm_clang.exists() {
         llvm_clang
     } else {

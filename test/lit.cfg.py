@@ -1,31 +1,36 @@
 # -*- Python -*-
-# The lit configuration of executor-mlir. `cargo test` (tests/lit.rs) runs it on
-# test/; by hand: /usr/lib/llvm-22/bin/lit -sv test
+# The lit configuration of executor-mlir, laid out as MLIR's out-of-tree
+# `standalone` example: lit runs it through the site configuration
+# (lit.site.cfg.py) that tests/lit.rs writes for the build under test, into
+# target/release/lit/ for `cargo test --release`. That file sets the paths used
+# here (config.llvm_tools_dir, config.llvm_lib_dir, config.executor_tools_dir,
+# config.executor_catalyst_root) and the directory the tests run in, and says how
+# to run lit by hand.
 import os
 
 import lit.formats
-import lit.llvm
+from lit.llvm import llvm_config  # set by lit.llvm.initialize in the site config
+from lit.llvm.subst import ToolSubst
 
-lit.llvm.initialize(lit_config, config)
-from lit.llvm import llvm_config  # noqa: E402 (set by initialize)
-from lit.llvm.subst import ToolSubst  # noqa: E402
+if not hasattr(config, "executor_tools_dir"):
+    lit_config.fatal(
+        "run lit on the directory of the generated lit.site.cfg.py (target/release/lit "
+        "after `cargo test --release --test lit`), not on test/"
+    )
 
 config.name = "executor-mlir"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 # Python tests are the ones that drive Catalyst through its Python API.
 config.suffixes = [".mlir", ".py"]
 config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(config.test_source_root, "target", "lit")
-# Only test/ holds tests; examples/ and docs/ hold .mlir files without RUN lines.
-config.excludes = ["examples", "docs", "bench", "target", "Inputs"]
-config.substitutions.append(("%project_include", os.path.join(config.test_source_root, "include")))
+config.test_exec_root = config.executor_exec_root
+# Inputs/ hold the files tests use, this file is Python but no test.
+config.excludes = ["Inputs", "lit.cfg.py"]
+project_root = os.path.dirname(config.test_source_root)
+config.substitutions.append(("%project_include", os.path.join(project_root, "include")))
 
-llvm_prefix = lit_config.params.get("llvm_prefix", "/usr/lib/llvm-22")
-llvm_bin = os.path.join(llvm_prefix, "bin")
-project_bin = lit_config.params.get(
-    "project_bin", os.path.join(config.test_source_root, "target", "release")
-)
-config.llvm_tools_dir = llvm_bin
+llvm_bin = config.llvm_tools_dir
+project_bin = config.executor_tools_dir
 plugin = os.path.join(project_bin, "libexecutor_plugin.so")
 config.substitutions.append(("%executor_plugin", plugin))
 runtime_lib = os.path.join(project_bin, "libexecutor_runtime.so")
@@ -35,7 +40,7 @@ config.substitutions.append(("%runtime_lib", runtime_lib))
 for artifact in ["executor-opt", "executor-server", "libexecutor_plugin.so", "libexecutor_runtime.so"]:
     if not os.path.exists(os.path.join(project_bin, artifact)):
         lit_config.fatal(f"{os.path.join(project_bin, artifact)} is missing: run `cargo build --release` first (make test does)")
-llvm_lib = os.path.join(llvm_prefix, "lib")
+llvm_lib = config.llvm_lib_dir
 runner_libs = ",".join(
     [runtime_lib, os.path.join(llvm_lib, "libmlir_c_runner_utils.so"), os.path.join(llvm_lib, "libmlir_runner_utils.so")]
 )
@@ -56,7 +61,7 @@ config.substitutions.append(
         "%with_server",
         " ".join(
             [
-                os.path.join(config.test_source_root, "test", "Runtime", "Inputs", "with-server.sh"),
+                os.path.join(config.test_source_root, "Runtime", "Inputs", "with-server.sh"),
                 os.path.join(project_bin, "executor-server"),
             ]
         ),
@@ -67,7 +72,7 @@ config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment["PATH
 # Catalyst's own `catalyst` CLI and the plugin built for it, where `make
 # catalyst` has fetched them (docs/catalyst.md); without them the tests that
 # REQUIRE `catalyst` are reported unsupported.
-catalyst_root = os.path.join(config.test_source_root, "target", "catalyst")
+catalyst_root = config.executor_catalyst_root
 catalyst_bin = os.path.join(catalyst_root, "bin", "catalyst")
 catalyst_plugin = os.path.join(catalyst_root, "build", "release", "libexecutor_plugin.so")
 if os.path.exists(catalyst_bin):
