@@ -1,6 +1,6 @@
 //! The C ABI of `include/executor_runtime.h`. Each function runs its body
 //! behind `catch_unwind`; any failure prints one line naming the function, the
-//! address and the symbol, and ends the program with exit code 1.
+//! address and the symbol or path, and ends the program with exit code 1.
 
 use std::{
     ffi::{CStr, c_char, c_void},
@@ -20,7 +20,10 @@ use crate::{
 struct Call<'a> {
     function: &'static str,
     address: Option<String>,
+    /// The entry or symbol the call runs.
     symbol: Option<&'a str>,
+    /// The binary the call loads.
+    path: Option<&'a str>,
 }
 
 impl<'a> Call<'a> {
@@ -30,6 +33,7 @@ impl<'a> Call<'a> {
             function,
             address: None,
             symbol: None,
+            path: None,
         }
     }
 
@@ -47,6 +51,7 @@ impl<'a> Call<'a> {
             function = self.function,
             address = self.address.as_deref().unwrap_or(""),
             symbol = self.symbol.unwrap_or(""),
+            path = self.path.unwrap_or(""),
             elapsed_us = started.elapsed().as_secs_f64() * 1e6,
             "executor call"
         );
@@ -71,6 +76,9 @@ impl<'a> Call<'a> {
         }
         if let Some(symbol) = self.symbol {
             context.push(format!("symbol {symbol}"));
+        }
+        if let Some(path) = self.path {
+            context.push(format!("path {path}"));
         }
         eprintln!(
             "executor runtime: {}({}): {message}",
@@ -189,7 +197,7 @@ pub unsafe extern "C" fn __catalyst__executor__send_binary(
         let session = call.session(session)?;
         // SAFETY: the lowered code passes a NUL-terminated global.
         let path = unsafe { text(path, "the binary path") }?;
-        call.symbol = Some(path);
+        call.path = Some(path);
         session
             .executor
             .send_binary(path, BinaryFormat::from_abi(format)?)?;

@@ -1,5 +1,5 @@
 //! The runtime's errors. At the C ABI each one becomes a single line naming the
-//! function, the address and the symbol, and the program exits non-zero.
+//! function, the address and the symbol or path, and the program exits non-zero.
 
 use thiserror::Error;
 

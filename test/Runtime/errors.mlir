@@ -16,7 +16,7 @@
 
 // RUN: executor-opt %t/missing-object.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/missing-object.ll.mlir
 // RUN: not %run_host %t/missing-object.ll.mlir 2>&1 | FileCheck %s --check-prefix=MISSING-OBJECT
-// MISSING-OBJECT: executor runtime: __catalyst__executor__send_binary(address local, symbol /nonexistent/kernels.o): cannot read '/nonexistent/kernels.o':
+// MISSING-OBJECT: executor runtime: __catalyst__executor__send_binary(address local, path /nonexistent/kernels.o): cannot read '/nonexistent/kernels.o':
 
 // RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %t/unknown-symbol.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/unknown-symbol.ll.mlir
