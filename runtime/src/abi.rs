@@ -4,9 +4,10 @@
 
 use std::{
     ffi::{CStr, c_char, c_void},
+    fmt,
     panic::{AssertUnwindSafe, catch_unwind},
     sync::Once,
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use crate::{
@@ -52,7 +53,7 @@ impl<'a> Call<'a> {
             address = self.address.as_deref().unwrap_or(""),
             symbol = self.symbol.unwrap_or(""),
             path = self.path.unwrap_or(""),
-            elapsed_us = started.elapsed().as_secs_f64() * 1e6,
+            elapsed_us = %Microseconds(started.elapsed()),
             "executor call"
         );
         match outcome {
@@ -86,6 +87,16 @@ impl<'a> Call<'a> {
             context.join(", ")
         );
         std::process::exit(1)
+    }
+}
+
+/// A duration as the debug log shows it: microseconds with one decimal, as
+/// precise as a timing that includes the logging itself can be.
+struct Microseconds(Duration);
+
+impl fmt::Display for Microseconds {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{:.1}", self.0.as_secs_f64() * 1e6)
     }
 }
 
