@@ -266,6 +266,7 @@ impl Worker {
             .join(format!("binary-{}.{extension}", self.binaries_written));
         self.binaries_written += 1;
         write_private_file(&file, bytes).map_err(|error| RuntimeError::LoadFailed {
+            format,
             path: name.clone(),
             reason: format!("cannot store it on the executor: {error}"),
         })?;
