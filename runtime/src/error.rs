@@ -52,6 +52,8 @@ pub enum RuntimeError {
         signal: i32,
         name: String,
     },
+    #[error("the async launch of '{0}' panicked (its message is on the executor's stderr)")]
+    AsyncLaunchPanicked(String),
     #[error("cannot reach executor at {address}: {reason}")]
     Unreachable { address: String, reason: String },
     #[error("executor protocol error: {0}")]

@@ -258,8 +258,7 @@ impl Executor for LocalExecutor {
             .launches()
             .remove(&token)
             .ok_or(RuntimeError::BadToken(token as i64))?;
-        pending.wait();
-        Ok(())
+        pending.wait()
     }
 
     fn call(&self, symbol: &str, arguments: &[u8]) -> Result<Vec<u8>> {
@@ -304,7 +303,12 @@ impl Executor for LocalExecutor {
             .drain()
             .map(|(_, pending)| pending)
             .collect();
-        launches.into_iter().for_each(background::Pending::wait);
+        for pending in launches {
+            // Nobody awaits these launches to be told.
+            if let Err(error) = pending.wait() {
+                tracing::warn!("{error}");
+            }
+        }
         *self.loaded() = Loaded::default();
         Ok(())
     }
