@@ -158,7 +158,9 @@ impl Jit {
 }
 
 /// ORC's error reporter: keeps the message for the lookup that is waiting
-/// (instead of ORC's default, printing it to stderr).
+/// (instead of ORC's default, printing it to stderr apart from the error it
+/// explains), and logs it at debug level, since an error reported outside a
+/// lookup has no one waiting for it.
 extern "C" fn collect_session_error(context: *mut c_void, error: LLVMErrorRef) {
     // SAFETY: ORC passes the context it was given, the JIT's list of session
     // errors, which outlives the JIT, and hands over an unconsumed error.
@@ -168,6 +170,7 @@ extern "C" fn collect_session_error(context: *mut c_void, error: LLVMErrorRef) {
             take_error_message(error),
         )
     };
+    tracing::debug!(%message, "JIT session error");
     session_errors
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
