@@ -1,5 +1,5 @@
 """Unit tests of the benchmark's verdicts (bench/harness/verdicts.py): each
-target of issue 7 met exactly at its bound and missed just past it, and the
+performance target met exactly at its bound and missed just past it, and the
 findings that choose the report's text at theirs.
 
 Standard library only, well under a second, and measuring nothing; run from the

@@ -1,8 +1,8 @@
 /*===- executor_runtime.h - The executor runtime C ABI ------------*- C -*-===*\
 |*                                                                            *|
-|* The functions that code lowered by convert-executor-to-llvm calls. Names  *|
-|* and signatures match Catalyst's ExecutorCAPI.h; docs/runtime-abi.md says  *|
-|* what each argument holds and the layouts Catalyst leaves open.            *|
+|* The functions that code lowered by convert-executor-to-llvm calls. Names   *|
+|* and signatures are those of Catalyst's executor C API; docs/runtime-abi.md *|
+|* says what each argument holds and the layouts Catalyst leaves open.        *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 

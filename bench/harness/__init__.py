@@ -5,7 +5,7 @@
   --mlir-timing, GNU time, the MLIR programs, Criterion);
 - profiles: perf and strace profiles;
 - summary: statistics over the raw samples (pure functions);
-- verdicts: the targets of issue 7 and whether they are met, and the other
+- verdicts: the performance targets and whether they are met, and the other
   findings the report's text depends on (pure functions);
 - plots: the PNG plots (matplotlib, imported only there);
 - text: number formatting for the report;

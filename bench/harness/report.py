@@ -97,14 +97,14 @@ def title(context: dict) -> list:
 
 
 def summary(context: dict) -> list:
-    """The targets of issue 7, what was measured for each, and its verdict."""
+    """The performance targets, what was measured for each, and its verdict."""
     cs, rs, verdicts, targets = context["compile"], context["runtime"], context["verdicts"], context["targets"]
     sizes = sorted(cs)
     largest, middle = largest_and_middle(cs)
     per_op_ratios, pass_ratios = targets["per_op_ratios"], targets["pass_ratios"]
     lines = []
     add = lines.append
-    add("## Summary: the targets of issue 7")
+    add("## Summary: the performance targets")
     add("")
     add("| target | measured | verdict |")
     add("|---|---|---|")

@@ -1,11 +1,11 @@
-"""Verdicts: the targets of issue 7, whether a run met them, and the other
+"""Verdicts: the performance targets, whether a run met them, and the other
 findings the report's text depends on. Pure functions over the summaries of
 summary.py (and the profiles of profiles.py); no prose here, report.py and
 readme.py say what these decide. Standard library only (bench/test_verdicts.py
 imports this module without the benchmark's virtualenv)."""
 from .common import PLACEMENTS
 
-# The targets of issue 7.
+# The performance targets.
 TARGET_PER_OP = 1.0  # executor pass cost per op over upstream --convert-func-to-llvm, at most
 TARGET_SCALING = 11.0  # time at the largest N over the time at the next (10x fewer ops), at most
 TARGET_MEMORY = 1.5  # peak RSS over the baseline's, at most
@@ -69,7 +69,7 @@ def runtime_targets(rs: dict) -> dict:
 
 
 def verdicts(cs: dict, rs: dict) -> dict:
-    """Each target of issue 7: met (True) or missed (False), in the report's order."""
+    """Each performance target: met (True) or missed (False), in the report's order."""
     compiled, ran = compile_targets(cs), runtime_targets(rs)
     return {"per_op": compiled["per_op_met"], "scaling": compiled["scaling_met"], "memory": compiled["memory_met"],
             "local": ran["local_met"], "async": ran["async_met"], "rtt": ran["rtt_met"], "bulk": ran["bulk_met"]}

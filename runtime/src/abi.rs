@@ -1,12 +1,13 @@
 //! The C ABI of `include/executor_runtime.h`. Each function runs its body
 //! behind `catch_unwind`; any failure prints one line naming the function, the
-//! address and the symbol, and ends the program with exit code 1.
+//! address and the symbol or path, and ends the program with exit code 1.
 
 use std::{
     ffi::{CStr, c_char, c_void},
+    fmt,
     panic::{AssertUnwindSafe, catch_unwind},
     sync::Once,
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use crate::{
@@ -20,7 +21,10 @@ use crate::{
 struct Call<'a> {
     function: &'static str,
     address: Option<String>,
+    /// The entry or symbol the call runs.
     symbol: Option<&'a str>,
+    /// The binary the call loads.
+    path: Option<&'a str>,
 }
 
 impl<'a> Call<'a> {
@@ -30,6 +34,7 @@ impl<'a> Call<'a> {
             function,
             address: None,
             symbol: None,
+            path: None,
         }
     }
 
@@ -47,7 +52,8 @@ impl<'a> Call<'a> {
             function = self.function,
             address = self.address.as_deref().unwrap_or(""),
             symbol = self.symbol.unwrap_or(""),
-            elapsed_us = started.elapsed().as_secs_f64() * 1e6,
+            path = self.path.unwrap_or(""),
+            elapsed_us = %Microseconds(started.elapsed()),
             "executor call"
         );
         match outcome {
@@ -72,12 +78,25 @@ impl<'a> Call<'a> {
         if let Some(symbol) = self.symbol {
             context.push(format!("symbol {symbol}"));
         }
+        if let Some(path) = self.path {
+            context.push(format!("path {path}"));
+        }
         eprintln!(
             "executor runtime: {}({}): {message}",
             self.function,
             context.join(", ")
         );
         std::process::exit(1)
+    }
+}
+
+/// A duration as the debug log shows it: microseconds with one decimal, as
+/// precise as a timing that includes the logging itself can be.
+struct Microseconds(Duration);
+
+impl fmt::Display for Microseconds {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{:.1}", self.0.as_secs_f64() * 1e6)
     }
 }
 
@@ -159,13 +178,12 @@ unsafe fn descriptors(
 ///
 /// # Safety
 ///
-/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
-/// arrays of the given counts and descriptors of the given ranks, live for
-/// the call, as the lowered code passes them.
+/// `addr` must be null (reported as an error) or point at a NUL-terminated
+/// string that stays valid for the whole call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __catalyst__executor__open(addr: *const c_char) -> i64 {
     Call::new("__catalyst__executor__open").run(|call| {
-        // SAFETY: the lowered code passes a NUL-terminated global.
+        // SAFETY: `addr` is null or a NUL-terminated string (the contract).
         let address = unsafe { text(addr, "the address") }?;
         call.address = Some(address.to_owned());
         sessions::open(address)
@@ -176,9 +194,8 @@ pub unsafe extern "C" fn __catalyst__executor__open(addr: *const c_char) -> i64 
 ///
 /// # Safety
 ///
-/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
-/// arrays of the given counts and descriptors of the given ranks, live for
-/// the call, as the lowered code passes them.
+/// `path` must be null (reported as an error) or point at a NUL-terminated
+/// string that stays valid for the whole call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __catalyst__executor__send_binary(
     session: i64,
@@ -187,9 +204,9 @@ pub unsafe extern "C" fn __catalyst__executor__send_binary(
 ) -> i64 {
     Call::new("__catalyst__executor__send_binary").run(|call| {
         let session = call.session(session)?;
-        // SAFETY: the lowered code passes a NUL-terminated global.
+        // SAFETY: `path` is null or a NUL-terminated string (the contract).
         let path = unsafe { text(path, "the binary path") }?;
-        call.symbol = Some(path);
+        call.path = Some(path);
         session
             .executor
             .send_binary(path, BinaryFormat::from_abi(format)?)?;
@@ -201,9 +218,17 @@ pub unsafe extern "C" fn __catalyst__executor__send_binary(
 ///
 /// # Safety
 ///
-/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
-/// arrays of the given counts and descriptors of the given ranks, live for
-/// the call, as the lowered code passes them.
+/// - `entry_symbol` and `object` must each be null (reported as an error) or
+///   point at a NUL-terminated string.
+/// - For inputs and outputs alike, when the count is above 0, each of the
+///   three arrays must be null (reported) or hold that many entries.
+/// - Every descriptor pointer must be null (reported) or point at a
+///   descriptor of the rank its `*_ranks` entry gives (`3 + 2 * rank` 8-byte
+///   words), writable for the outputs, whose elements are of the size its
+///   `*_elem_sizes` entry gives. An input's buffer must hold every element its
+///   sizes and strides reach; an output's fields are overwritten unread.
+/// - All of it must stay valid, and untouched by other threads, for the whole
+///   call.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn __catalyst__executor__launch(
@@ -221,8 +246,8 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
 ) {
     Call::new("__catalyst__executor__launch").run(|call| {
         let session = call.session(session)?;
-        // SAFETY: the lowered code passes NUL-terminated globals and arrays of
-        // the given counts (docs/runtime-abi.md).
+        // SAFETY: the strings, arrays and descriptors are what `text` and
+        // `descriptors` require (the contract).
         let (entry, object, inputs, outputs) = unsafe {
             (
                 text(entry_symbol, "the entry symbol")?,
@@ -240,9 +265,8 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
 ///
 /// # Safety
 ///
-/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
-/// arrays of the given counts and descriptors of the given ranks, live for
-/// the call, as the lowered code passes them.
+/// `entry_symbol` and `object` must each be null (reported as an error) or
+/// point at a NUL-terminated string that stays valid for the whole call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __catalyst__executor__launch_async(
     session: i64,
@@ -252,7 +276,7 @@ pub unsafe extern "C" fn __catalyst__executor__launch_async(
     Call::new("__catalyst__executor__launch_async").run(|call| {
         let handle = session;
         let session = call.session(handle)?;
-        // SAFETY: the lowered code passes NUL-terminated globals.
+        // SAFETY: both are null or NUL-terminated strings (the contract).
         let (entry, object) = unsafe {
             (
                 text(entry_symbol, "the entry symbol")?,
@@ -279,9 +303,15 @@ pub extern "C" fn __catalyst__executor__await(token: i64) {
 ///
 /// # Safety
 ///
-/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
-/// arrays of the given counts and descriptors of the given ranks, live for
-/// the call, as the lowered code passes them.
+/// - `symbol` must be null (reported as an error) or point at a
+///   NUL-terminated string.
+/// - `args_buf` must be null (reported) or point at `args_size` readable
+///   bytes; their contents are checked against the layout of
+///   docs/runtime-abi.md.
+/// - `out_buf` and `out_size` must each be null (reported) or point at a
+///   writable `void *` and `size_t`. On success they receive a buffer that
+///   the caller releases with `__catalyst__executor__free_result`, once.
+/// - All of it must stay valid for the whole call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __catalyst__executor__call_wrapper(
     session: i64,
@@ -293,13 +323,13 @@ pub unsafe extern "C" fn __catalyst__executor__call_wrapper(
 ) -> i32 {
     Call::new("__catalyst__executor__call_wrapper").run(|call| {
         let session = call.session(session)?;
-        // SAFETY: the lowered code passes a NUL-terminated global.
+        // SAFETY: `symbol` is null or a NUL-terminated string (the contract).
         let symbol = unsafe { text(symbol, "the symbol") }?;
         call.symbol = Some(symbol);
         if args_buf.is_null() || out_buf.is_null() || out_size.is_null() {
             return Err(RuntimeError::BadArguments("a null buffer pointer".into()));
         }
-        // SAFETY: the lowered code passes its packed buffer of `args_size` bytes.
+        // SAFETY: `args_buf`, not null, points at `args_size` bytes (the contract).
         let arguments = unsafe { std::slice::from_raw_parts(args_buf.cast::<u8>(), args_size) };
         let outputs = session.executor.call(symbol, arguments)?;
         // SAFETY: malloc of at least one byte, checked; the caller releases it
@@ -311,8 +341,8 @@ pub unsafe extern "C" fn __catalyst__executor__call_wrapper(
                 outputs.len()
             )));
         }
-        // SAFETY: the buffer has room for the outputs; the out-pointers are the
-        // lowered code's stack slots.
+        // SAFETY: the buffer has room for the outputs; the out-pointers, not
+        // null, are writable (the contract).
         unsafe {
             std::ptr::copy_nonoverlapping(outputs.as_ptr(), buffer, outputs.len());
             *out_buf = buffer.cast();
@@ -322,16 +352,18 @@ pub unsafe extern "C" fn __catalyst__executor__call_wrapper(
     })
 }
 
-/// What `executor.call (its result buffer)` lowers to; see include/executor_runtime.h.
+/// What the lowering of `executor.call` calls to release `call_wrapper`'s
+/// result buffer; see include/executor_runtime.h.
 ///
 /// # Safety
 ///
-/// The pointers are what docs/runtime-abi.md says: NUL-terminated strings,
-/// arrays of the given counts and descriptors of the given ranks, live for
-/// the call, as the lowered code passes them.
+/// `buf` must be null (then nothing happens) or a buffer that
+/// `__catalyst__executor__call_wrapper` stored in `*out_buf` and that has not
+/// been released yet; it must not be used after this call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __catalyst__executor__free_result(buf: *mut c_void) {
-    // SAFETY: `buf` came from call_wrapper's malloc (or is null).
+    // SAFETY: `buf` is null or call_wrapper's `malloc`ed buffer, released
+    // once (the contract).
     unsafe { libc::free(buf) }
 }
 

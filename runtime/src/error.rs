@@ -1,7 +1,9 @@
 //! The runtime's errors. At the C ABI each one becomes a single line naming the
-//! function, the address and the symbol, and the program exits non-zero.
+//! function, the address and the symbol or path, and the program exits non-zero.
 
 use thiserror::Error;
+
+use crate::executor::BinaryFormat;
 
 #[derive(Debug, Error)]
 pub enum RuntimeError {
@@ -15,12 +17,33 @@ pub enum RuntimeError {
     UnknownFormat(u32),
     #[error("cannot read '{path}': {reason}")]
     Unreadable { path: String, reason: String },
-    #[error("cannot load '{path}': {reason}")]
-    LoadFailed { path: String, reason: String },
+    /// `path` is the binary's name in the program (`executor.send_binary`'s
+    /// path), wherever an executor stored its bytes.
+    #[error("cannot load {format} '{path}': {reason}")]
+    LoadFailed {
+        format: BinaryFormat,
+        path: String,
+        reason: String,
+    },
+    #[error("cannot start the JIT: {0}")]
+    JitUnavailable(String),
     #[error("object '{0}' was not sent to this session (executor.send_binary)")]
     ObjectNotLoaded(String),
-    #[error("symbol '{symbol}' not found in {place}")]
+    #[error("no symbol '{symbol}' in {place}")]
     SymbolNotFound { symbol: String, place: String },
+    /// The entry is the C-interface wrapper of a function that is there, but
+    /// was compiled without the attribute that generates the wrapper.
+    #[error(
+        "no symbol '{symbol}' in {place}, though '{kernel}' is there: the kernel lacks the \
+         llvm.emit_c_interface attribute, which generates the '{symbol}' wrapper that launches call"
+    )]
+    MissingCInterface {
+        symbol: String,
+        kernel: String,
+        place: String,
+    },
+    #[error("cannot link '{symbol}': {reason}")]
+    LinkFailed { symbol: String, reason: String },
     #[error("{0}")]
     BadArguments(String),
     #[error("kernel '{symbol}' crashed with signal {signal} ({name})")]
@@ -29,6 +52,8 @@ pub enum RuntimeError {
         signal: i32,
         name: String,
     },
+    #[error("the async launch of '{0}' panicked (its message is on the executor's stderr)")]
+    AsyncLaunchPanicked(String),
     #[error("cannot reach executor at {address}: {reason}")]
     Unreachable { address: String, reason: String },
     #[error("executor protocol error: {0}")]

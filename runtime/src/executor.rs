@@ -1,6 +1,8 @@
 //! What a session does, whichever executor runs it: the one embedded in this
 //! process (`local`) or an executor-server (`remote`).
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -15,6 +17,16 @@ pub enum BinaryFormat {
     RelocatableObject,
     /// 1: a shared library, opened with `dlopen`.
     SharedLibrary,
+}
+
+/// What the format is, as messages name it.
+impl fmt::Display for BinaryFormat {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            Self::RelocatableObject => "object file",
+            Self::SharedLibrary => "shared library",
+        })
+    }
 }
 
 impl BinaryFormat {

@@ -293,11 +293,6 @@ impl OwnedDescriptor {
         self.descriptor().to_dense()
     }
 
-    /// The bytes of the buffer this descriptor was made over.
-    pub fn data(&self) -> &[u8] {
-        &self.data
-    }
-
     /// The buffer this descriptor was made over, to be reused.
     pub fn into_data(self) -> Vec<u8> {
         self.data

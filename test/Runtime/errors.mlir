@@ -16,12 +16,12 @@
 
 // RUN: executor-opt %t/missing-object.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/missing-object.ll.mlir
 // RUN: not %run_host %t/missing-object.ll.mlir 2>&1 | FileCheck %s --check-prefix=MISSING-OBJECT
-// MISSING-OBJECT: executor runtime: __catalyst__executor__send_binary(address local, symbol /nonexistent/kernels.o): cannot read '/nonexistent/kernels.o':
+// MISSING-OBJECT: executor runtime: __catalyst__executor__send_binary(address local, path /nonexistent/kernels.o): cannot read '/nonexistent/kernels.o':
 
 // RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %t/unknown-symbol.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/unknown-symbol.ll.mlir
 // RUN: not %run_host %t/unknown-symbol.ll.mlir 2>&1 | FileCheck %s --check-prefix=UNKNOWN-SYMBOL
-// UNKNOWN-SYMBOL: executor runtime: __catalyst__executor__launch(address local, symbol _mlir_ciface_no_such_kernel): symbol '_mlir_ciface_no_such_kernel' not found in the session's objects
+// UNKNOWN-SYMBOL: executor runtime: __catalyst__executor__launch(address local, symbol _mlir_ciface_no_such_kernel): no symbol '_mlir_ciface_no_such_kernel' in the object files sent to this session{{$}}
 
 // RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %t/object-not-sent.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/object-not-sent.ll.mlir

@@ -1,4 +1,5 @@
-// EXECUTOR_LOG=debug logs every runtime call with its address, symbol and time.
+// EXECUTOR_LOG=debug logs every runtime call with its address, symbol or path,
+// and time (in microseconds, to one decimal).
 
 // RUN: mlir-opt %S/Inputs/kernels.mlir --pass-pipeline=%kernel_pipeline | mlir-translate --mlir-to-llvmir \
 // RUN:   | llc -filetype=obj -relocation-model=pic -o %t.kernels.o
@@ -6,10 +7,10 @@
 // RUN: env EXECUTOR_LOG=debug %run_host %t.ll.mlir 2>&1 | FileCheck %s
 // RUN: %run_host %t.ll.mlir 2>&1 | FileCheck %s --check-prefix=QUIET --allow-empty
 
-// CHECK: DEBUG {{.*}}executor call function="__catalyst__executor__open" address="local" symbol="" elapsed_us=
-// CHECK: DEBUG {{.*}}executor call function="__catalyst__executor__send_binary" address="local" symbol="{{.*}}kernels.o" elapsed_us=
-// CHECK: DEBUG {{.*}}executor call function="__catalyst__executor__launch" address="local" symbol="_mlir_ciface_nothing" elapsed_us=
-// CHECK: DEBUG {{.*}}executor call function="__catalyst__executor__close" address="local" symbol="" elapsed_us=
+// CHECK: DEBUG {{.*}}executor call function="__catalyst__executor__open" address="local" symbol="" path="" elapsed_us={{[0-9]+\.[0-9]}}{{$}}
+// CHECK: DEBUG {{.*}}executor call function="__catalyst__executor__send_binary" address="local" symbol="" path="{{.*}}kernels.o" elapsed_us={{[0-9]+\.[0-9]}}{{$}}
+// CHECK: DEBUG {{.*}}executor call function="__catalyst__executor__launch" address="local" symbol="_mlir_ciface_nothing" path="" elapsed_us={{[0-9]+\.[0-9]}}{{$}}
+// CHECK: DEBUG {{.*}}executor call function="__catalyst__executor__close" address="local" symbol="" path="" elapsed_us={{[0-9]+\.[0-9]}}{{$}}
 // QUIET-NOT: executor call
 
 func.func @main() {

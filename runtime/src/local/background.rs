@@ -10,13 +10,16 @@
 use std::{
     sync::{
         Arc, Condvar, Mutex, PoisonError,
-        atomic::{AtomicBool, AtomicU64, Ordering},
+        atomic::{AtomicU8, AtomicU64, Ordering},
         mpsc::{self, Receiver, Sender, TryRecvError},
     },
     time::Duration,
 };
 
-use crate::polling::poll_briefly;
+use crate::{
+    error::{Result, RuntimeError},
+    polling::poll_briefly,
+};
 
 /// How long an idle thread waits for another entry before it exits.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -27,32 +30,72 @@ type Job = Box<dyn FnOnce() + Send>;
 static IDLE: Mutex<Vec<(u64, Sender<Job>)>> = Mutex::new(Vec::new());
 static NEXT_THREAD: AtomicU64 = AtomicU64::new(0);
 
+/// The states of a [`Completion`].
+const RUNNING: u8 = 0;
+const RETURNED: u8 = 1;
+const PANICKED: u8 = 2;
+
+/// How far an entry got, for its waiter.
 struct Completion {
-    done: AtomicBool,
+    state: AtomicU8,
     lock: Mutex<()>,
     finished: Condvar,
 }
 
+impl Completion {
+    fn end(&self, state: u8) {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.state.store(state, Ordering::Release);
+        self.finished.notify_all();
+    }
+}
+
+/// Ends its entry's completion when dropped, so also when the entry panics:
+/// otherwise its waiter would wait forever.
+struct CompletionGuard(Arc<Completion>);
+
+impl Drop for CompletionGuard {
+    fn drop(&mut self) {
+        let state = if std::thread::panicking() {
+            PANICKED
+        } else {
+            RETURNED
+        };
+        self.0.end(state);
+    }
+}
+
 /// A started entry, to wait for.
-pub struct Pending(Arc<Completion>);
+pub struct Pending {
+    completion: Arc<Completion>,
+    /// The entry's name, for the error of one that panicked.
+    name: String,
+}
 
 impl Pending {
-    /// Blocks until the entry has returned.
-    pub fn wait(self) {
-        let completion = &*self.0;
-        let is_done = || completion.done.load(Ordering::Acquire);
-        if poll_briefly(|| is_done().then_some(())).is_some() {
-            return;
-        }
-        let mut guard = completion
-            .lock
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        while !is_done() {
-            guard = completion
-                .finished
-                .wait(guard)
-                .unwrap_or_else(PoisonError::into_inner);
+    /// Blocks until the entry has returned; an error if it panicked instead.
+    pub fn wait(self) -> Result<()> {
+        let completion = &*self.completion;
+        let state = || completion.state.load(Ordering::Acquire);
+        let ended = match poll_briefly(|| Some(state()).filter(|state| *state != RUNNING)) {
+            Some(ended) => ended,
+            None => {
+                let mut guard = completion
+                    .lock
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                while state() == RUNNING {
+                    guard = completion
+                        .finished
+                        .wait(guard)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+                state()
+            }
+        };
+        match ended {
+            PANICKED => Err(RuntimeError::AsyncLaunchPanicked(self.name)),
+            _ => Ok(()),
         }
     }
 }
@@ -60,23 +103,25 @@ impl Pending {
 /// Runs `entry` on a background thread; returns at once.
 pub fn start(name: &str, entry: impl FnOnce() + Send + 'static) -> std::io::Result<Pending> {
     let completion = Arc::new(Completion {
-        done: AtomicBool::new(false),
+        state: AtomicU8::new(RUNNING),
         lock: Mutex::new(()),
         finished: Condvar::new(),
     });
     let signal = Arc::clone(&completion);
     let mut job: Job = Box::new(move || {
+        let _ends_the_completion = CompletionGuard(signal);
         entry();
-        let _guard = signal.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        signal.done.store(true, Ordering::Release);
-        signal.finished.notify_all();
     });
+    let pending = Pending {
+        completion,
+        name: name.to_owned(),
+    };
     loop {
         let idle = IDLE.lock().unwrap_or_else(PoisonError::into_inner).pop();
         match idle {
             // A thread that exited after its timeout hands the job back.
             Some((_, sender)) => match sender.send(job) {
-                Ok(()) => return Ok(Pending(completion)),
+                Ok(()) => return Ok(pending),
                 Err(returned) => job = returned.0,
             },
             None => {
@@ -86,7 +131,7 @@ pub fn start(name: &str, entry: impl FnOnce() + Send + 'static) -> std::io::Resu
                 std::thread::Builder::new()
                     .name(format!("executor:{name}"))
                     .spawn(move || serve(id, sender, receiver))?;
-                return Ok(Pending(completion));
+                return Ok(pending);
             }
         }
     }
@@ -151,7 +196,9 @@ mod tests {
                 .unwrap()
             })
             .collect();
-        pending.into_iter().for_each(Pending::wait);
+        for pending in pending {
+            pending.wait().unwrap();
+        }
         // Every entry started before any ended: none waited behind another.
         let spans = SPANS.lock().unwrap();
         let latest_start = spans.iter().map(|span| span.0).max().unwrap();
@@ -168,8 +215,23 @@ mod tests {
                 RUNS.fetch_add(1, Ordering::SeqCst);
             })
             .unwrap()
-            .wait();
+            .wait()
+            .unwrap();
         }
         assert_eq!(RUNS.load(Ordering::SeqCst), 1000);
+    }
+
+    #[test]
+    fn a_panicking_entry_is_reported_to_its_waiter() {
+        let pending = start("panics", || panic!("a test entry panics")).unwrap();
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || sender.send(pending.wait()));
+        let waited = receiver
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the wait ends instead of hanging");
+        let error = waited.expect_err("a panic is an error").to_string();
+        assert!(error.contains("'panics'"), "{error}");
+        // The threads still serve the next entry.
+        start("returns", || {}).unwrap().wait().unwrap();
     }
 }

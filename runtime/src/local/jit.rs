@@ -3,32 +3,39 @@
 //! objects already added. Every `unsafe` call into ORC lives here.
 
 use std::{
-    ffi::{CStr, CString, c_char},
-    path::Path,
+    ffi::{CStr, CString, c_void},
     ptr,
-    sync::Once,
+    sync::{Mutex, Once, PoisonError},
 };
 
 use llvm_sys::{
-    core::LLVMCreateMemoryBufferWithContentsOfFile,
+    core::LLVMCreateMemoryBufferWithMemoryRangeCopy,
     error::{LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage},
     orc2::{
         LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess, LLVMOrcDefinitionGeneratorRef,
-        LLVMOrcJITDylibAddGenerator,
+        LLVMOrcExecutionSessionSetErrorReporter, LLVMOrcJITDylibAddGenerator,
         lljit::{
             LLVMOrcCreateLLJIT, LLVMOrcDisposeLLJIT, LLVMOrcLLJITAddObjectFile,
-            LLVMOrcLLJITGetGlobalPrefix, LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITLookup,
-            LLVMOrcLLJITRef,
+            LLVMOrcLLJITGetExecutionSession, LLVMOrcLLJITGetGlobalPrefix,
+            LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITLookup, LLVMOrcLLJITRef,
         },
     },
     target::{LLVM_InitializeNativeAsmPrinter, LLVM_InitializeNativeTarget},
 };
 
-use crate::error::{Result, RuntimeError};
+use crate::{
+    error::{Result, RuntimeError},
+    executor::BinaryFormat,
+};
 
 /// One LLJIT instance: the objects of one session.
 pub struct Jit {
     raw: LLVMOrcLLJITRef,
+    /// What ORC reports outside the error of the call that caused it: why the
+    /// symbols a lookup needed could not be linked (an undefined reference,
+    /// say), which the lookup's own error only calls a failure to materialize
+    /// them. Boxed, since ORC holds a pointer to it until the JIT is disposed.
+    session_errors: Box<Mutex<Vec<String>>>,
 }
 
 // SAFETY: LLJIT is thread-safe for adding objects and looking up symbols; the
@@ -36,6 +43,14 @@ pub struct Jit {
 unsafe impl Send for Jit {}
 // SAFETY: as above.
 unsafe impl Sync for Jit {}
+
+/// Why a lookup found no address.
+pub enum Missing {
+    /// No object of the JIT defines the symbol.
+    Undefined,
+    /// An object defines it, but linking it (or what it refers to) failed.
+    Unlinkable(String),
+}
 
 impl Jit {
     pub fn new() -> Result<Self> {
@@ -48,75 +63,118 @@ impl Jit {
         let mut raw = ptr::null_mut();
         // SAFETY: a null builder asks for the default (host) configuration;
         // `raw` receives the instance on success.
-        check(
-            unsafe { LLVMOrcCreateLLJIT(&mut raw, ptr::null_mut()) },
-            "creating the JIT",
-        )?;
-        let jit = Self { raw };
+        check(unsafe { LLVMOrcCreateLLJIT(&mut raw, ptr::null_mut()) })
+            .map_err(RuntimeError::JitUnavailable)?;
+        let jit = Self {
+            raw,
+            session_errors: Box::default(),
+        };
+        let session_errors: *const Mutex<Vec<String>> = &*jit.session_errors;
+        // SAFETY: the JIT is live; the context is the boxed list, which is
+        // freed only after the JIT is disposed (`Drop`).
+        unsafe {
+            LLVMOrcExecutionSessionSetErrorReporter(
+                LLVMOrcLLJITGetExecutionSession(jit.raw),
+                collect_session_error,
+                session_errors.cast_mut().cast(),
+            );
+        }
         let mut generator: LLVMOrcDefinitionGeneratorRef = ptr::null_mut();
         // SAFETY: the JIT is live; the generator resolves symbols of the
         // process itself and is handed over to the main JITDylib.
         unsafe {
             let prefix = LLVMOrcLLJITGetGlobalPrefix(jit.raw);
-            check(
-                LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
-                    &mut generator,
-                    prefix,
-                    None,
-                    ptr::null_mut(),
-                ),
-                "resolving against the process",
-            )?;
+            check(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+                &mut generator,
+                prefix,
+                None,
+                ptr::null_mut(),
+            ))
+            .map_err(|reason| {
+                RuntimeError::JitUnavailable(format!(
+                    "cannot resolve against the process: {reason}"
+                ))
+            })?;
             LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(jit.raw), generator);
         }
         Ok(jit)
     }
 
-    /// Adds the object file at `path`; its symbols become visible to lookups
-    /// and to objects added later.
-    pub fn add_object_file(&self, path: &Path) -> Result<()> {
+    /// Adds the object file `bytes` under the name `name`, which messages
+    /// about it (LLVM's too) use; its symbols become visible to lookups and
+    /// to objects added later.
+    pub fn add_object(&self, name: &str, bytes: &[u8]) -> Result<()> {
         let failed = |reason: String| RuntimeError::LoadFailed {
-            path: path.display().to_string(),
+            format: BinaryFormat::RelocatableObject,
+            path: name.to_owned(),
             reason,
         };
-        let c_path = CString::new(path.as_os_str().as_encoded_bytes())
-            .map_err(|_| failed("the path holds a NUL byte".into()))?;
-        let mut buffer = ptr::null_mut();
-        let mut message: *mut c_char = ptr::null_mut();
-        // SAFETY: the path is NUL-terminated; on failure LLVM returns true and
-        // a message we free.
-        let unreadable = unsafe {
-            LLVMCreateMemoryBufferWithContentsOfFile(c_path.as_ptr(), &mut buffer, &mut message)
-        } != 0;
-        if unreadable {
-            // SAFETY: LLVM set `message` to a string it allocated.
-            let reason = unsafe { take_llvm_message(message) };
-            return Err(RuntimeError::Unreadable {
-                path: path.display().to_string(),
-                reason,
-            });
-        }
+        let c_name = CString::new(name).map_err(|_| failed("the name holds a NUL byte".into()))?;
+        // SAFETY: `bytes` is valid for its length and the name NUL-terminated;
+        // LLVM copies both into a buffer of its own.
+        let buffer = unsafe {
+            LLVMCreateMemoryBufferWithMemoryRangeCopy(
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                c_name.as_ptr(),
+            )
+        };
         // SAFETY: the JIT is live; ownership of the buffer passes to ORC.
         let error = unsafe {
             LLVMOrcLLJITAddObjectFile(self.raw, LLVMOrcLLJITGetMainJITDylib(self.raw), buffer)
         };
-        check(error, "adding the object").map_err(|error| failed(error.to_string()))
+        check(error).map_err(failed)
     }
 
     /// The address of `symbol`, linking whatever it needs on first use.
-    pub fn lookup(&self, symbol: &str) -> Result<usize> {
-        let not_found = |reason: String| RuntimeError::SymbolNotFound {
-            symbol: symbol.to_owned(),
-            place: format!("the session's objects ({reason})"),
-        };
-        let c_symbol =
-            CString::new(symbol).map_err(|_| not_found("the name holds a NUL byte".into()))?;
+    pub fn lookup(&self, symbol: &str) -> std::result::Result<usize, Missing> {
+        // No symbol has a NUL byte in its name.
+        let c_symbol = CString::new(symbol).map_err(|_| Missing::Undefined)?;
+        self.session_errors().clear();
         let mut address = 0;
         // SAFETY: the JIT is live and the name NUL-terminated.
         let error = unsafe { LLVMOrcLLJITLookup(self.raw, &mut address, c_symbol.as_ptr()) };
-        check(error, "lookup").map_err(|error| not_found(error.to_string()))?;
-        usize::try_from(address).map_err(|_| not_found("address out of range".into()))
+        if let Err(message) = check(error) {
+            // ORC's words for a name that no object defines.
+            if message == format!("Symbols not found: [ {symbol} ]") {
+                return Err(Missing::Undefined);
+            }
+            let reported = std::mem::take(&mut *self.session_errors());
+            let reason = if reported.is_empty() {
+                message
+            } else {
+                reported.join("; ")
+            };
+            return Err(Missing::Unlinkable(reason));
+        }
+        usize::try_from(address).map_err(|_| Missing::Unlinkable("address out of range".into()))
     }
+
+    fn session_errors(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+        self.session_errors
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// ORC's error reporter: keeps the message for the lookup that is waiting
+/// (instead of ORC's default, printing it to stderr apart from the error it
+/// explains), and logs it at debug level, since an error reported outside a
+/// lookup has no one waiting for it.
+extern "C" fn collect_session_error(context: *mut c_void, error: LLVMErrorRef) {
+    // SAFETY: ORC passes the context it was given, the JIT's list of session
+    // errors, which outlives the JIT, and hands over an unconsumed error.
+    let (session_errors, message) = unsafe {
+        (
+            &*context.cast::<Mutex<Vec<String>>>(),
+            take_error_message(error),
+        )
+    };
+    tracing::debug!(%message, "JIT session error");
+    session_errors
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(message);
 }
 
 impl Drop for Jit {
@@ -132,39 +190,20 @@ impl Drop for Jit {
     }
 }
 
-fn check(error: LLVMErrorRef, what: &str) -> Result<()> {
+/// The message of a failed call into ORC.
+fn check(error: LLVMErrorRef) -> std::result::Result<(), String> {
     if error.is_null() {
         return Ok(());
     }
     // SAFETY: a non-null error is consumed exactly once.
-    let message = unsafe { take_error_message(error) };
-    Err(RuntimeError::LoadFailed {
-        path: what.to_owned(),
-        reason: message,
-    })
+    Err(unsafe { take_error_message(error) })
 }
 
 /// # Safety
 /// `error` must be a live, unconsumed LLVM error.
 unsafe fn take_error_message(error: LLVMErrorRef) -> String {
-    // SAFETY: consumes the error; the message is ours to free.
-    unsafe { take_llvm_message_with(LLVMGetErrorMessage(error), LLVMDisposeErrorMessage) }
-}
-
-/// # Safety
-/// `message` must be null or a string LLVM allocated with `malloc`-style
-/// ownership for the caller (`LLVMDisposeMessage`).
-unsafe fn take_llvm_message(message: *mut c_char) -> String {
-    // SAFETY: per the contract.
-    unsafe { take_llvm_message_with(message, llvm_sys::core::LLVMDisposeMessage) }
-}
-
-/// # Safety
-/// `message` must be null or owned by the caller and released by `dispose`.
-unsafe fn take_llvm_message_with(
-    message: *mut c_char,
-    dispose: unsafe extern "C" fn(*mut c_char),
-) -> String {
+    // SAFETY: consumes the error; the message is ours, to free once.
+    let message = unsafe { LLVMGetErrorMessage(error) };
     if message.is_null() {
         return "unknown LLVM error".to_owned();
     }
@@ -173,6 +212,6 @@ unsafe fn take_llvm_message_with(
         .to_string_lossy()
         .into_owned();
     // SAFETY: released once, with its own deallocator.
-    unsafe { dispose(message) };
+    unsafe { LLVMDisposeErrorMessage(message) };
     text
 }

@@ -1,32 +1,39 @@
 //! Shared libraries opened with `dlopen` (format 1 and `--preload`).
 
-use std::path::Path;
+use std::{error::Error, path::Path};
 
 use libloading::Library;
 
-use crate::error::{Result, RuntimeError};
+use crate::{
+    error::{Result, RuntimeError},
+    executor::BinaryFormat,
+};
 
 pub struct SharedLibrary {
-    path: String,
+    /// What messages call the library: the path the program sent, wherever
+    /// the bytes were stored.
+    name: String,
     library: Library,
 }
 
 impl SharedLibrary {
-    pub fn open(path: &Path) -> Result<Self> {
+    /// Opens the library at `file` under the name `name`.
+    pub fn open(file: &Path, name: &str) -> Result<Self> {
         // SAFETY: opening a library runs its initializers; loading code the
         // user shipped to the executor is what send_binary is for.
-        let library = unsafe { Library::new(path) }.map_err(|error| RuntimeError::LoadFailed {
-            path: path.display().to_string(),
-            reason: error.to_string(),
+        let library = unsafe { Library::new(file) }.map_err(|error| RuntimeError::LoadFailed {
+            format: BinaryFormat::SharedLibrary,
+            path: name.to_owned(),
+            reason: dlopen_reason(&error, file),
         })?;
         Ok(Self {
-            path: path.display().to_string(),
+            name: name.to_owned(),
             library,
         })
     }
 
-    pub fn path(&self) -> &str {
-        &self.path
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The address of `symbol` in this library, if it defines it.
@@ -36,5 +43,17 @@ impl SharedLibrary {
         unsafe { self.library.get::<*const ()>(symbol.as_bytes()) }
             .ok()
             .map(|address| *address as usize)
+    }
+}
+
+/// Why `dlopen` failed: the `dlerror` text libloading keeps as the error's
+/// source (its own message is just "dlopen failed"), without the file it
+/// starts with, which may be where an executor stored the bytes rather than
+/// what the program calls the library.
+fn dlopen_reason(error: &libloading::Error, file: &Path) -> String {
+    let reason = error.source().unwrap_or(error).to_string();
+    match reason.strip_prefix(&format!("{}: ", file.display())) {
+        Some(rest) => rest.to_owned(),
+        None => reason,
     }
 }

@@ -20,13 +20,21 @@ use std::{
 use executor_abi::{EntryConvention, descriptor};
 
 pub use self::crash::report_in_this_process as report_kernel_crashes;
-use self::{invoke::call_with_pointers, jit::Jit, library::SharedLibrary};
+use self::{
+    invoke::call_with_pointers,
+    jit::{Jit, Missing},
+    library::SharedLibrary,
+};
 use crate::{
     error::{Result, RuntimeError},
     executor::{BinaryFormat, Executor},
     memref::{Descriptor, OwnedDescriptor},
     packed,
 };
+
+/// Where lookups of objects look: all of a session's object files are linked
+/// into one JIT, so an entry may be in any of them.
+const OBJECT_FILES: &str = "the object files sent to this session";
 
 #[derive(Default)]
 pub struct LocalExecutor {
@@ -59,7 +67,9 @@ impl LocalExecutor {
         Ok(Self::default())
     }
 
-    /// Loads `file` under the object name `name`, once.
+    /// Loads `file` under the object name `name`, once. Errors name the
+    /// binary `name`, which is what the program called it: a server stores
+    /// the bytes it received in a file of its own choosing.
     pub fn load_as(&self, name: &str, file: &Path, format: BinaryFormat) -> Result<()> {
         let mut loaded = self.loaded();
         if loaded.objects.contains_key(name) {
@@ -67,6 +77,10 @@ impl LocalExecutor {
         }
         let binary = match format {
             BinaryFormat::RelocatableObject => {
+                let bytes = std::fs::read(file).map_err(|error| RuntimeError::Unreadable {
+                    path: name.to_owned(),
+                    reason: error.to_string(),
+                })?;
                 if loaded.jit.is_none() {
                     loaded.jit = Some(Jit::new()?);
                 }
@@ -74,11 +88,11 @@ impl LocalExecutor {
                     .jit
                     .as_ref()
                     .expect("created above")
-                    .add_object_file(file)?;
+                    .add_object(name, &bytes)?;
                 Binary::Object
             }
             BinaryFormat::SharedLibrary => {
-                loaded.libraries.push(SharedLibrary::open(file)?);
+                loaded.libraries.push(SharedLibrary::open(file, name)?);
                 Binary::Library(loaded.libraries.len() - 1)
             }
         };
@@ -88,7 +102,7 @@ impl LocalExecutor {
 
     /// Makes a shared library's symbols available to `call`.
     pub fn preload_library(&self, path: &Path) -> Result<()> {
-        let library = SharedLibrary::open(path)?;
+        let library = SharedLibrary::open(path, &path.display().to_string())?;
         self.loaded().libraries.push(library);
         Ok(())
     }
@@ -113,17 +127,26 @@ impl LocalExecutor {
             .get(object)
             .ok_or_else(|| RuntimeError::ObjectNotLoaded(object.to_owned()))?;
         let address = match binary {
-            Binary::Object => loaded
-                .jit
-                .as_ref()
-                .expect("an object was added to the JIT")
-                .lookup(entry)?,
-            Binary::Library(index) => loaded.libraries[index].lookup(entry).ok_or_else(|| {
-                RuntimeError::SymbolNotFound {
-                    symbol: entry.to_owned(),
-                    place: format!("'{object}'"),
-                }
-            })?,
+            Binary::Object => {
+                let jit = loaded.jit.as_ref().expect("an object was added to the JIT");
+                jit.lookup(entry).map_err(|missing| match missing {
+                    Missing::Undefined => {
+                        missing_entry(entry, OBJECT_FILES, |kernel| jit.lookup(kernel).is_ok())
+                    }
+                    Missing::Unlinkable(reason) => RuntimeError::LinkFailed {
+                        symbol: entry.to_owned(),
+                        reason,
+                    },
+                })?
+            }
+            Binary::Library(index) => {
+                let library = &loaded.libraries[index];
+                library.lookup(entry).ok_or_else(|| {
+                    missing_entry(entry, &format!("'{object}'"), |kernel| {
+                        library.lookup(kernel).is_some()
+                    })
+                })?
+            }
         };
         loaded
             .entries
@@ -131,6 +154,23 @@ impl LocalExecutor {
             .or_default()
             .insert(entry.to_owned(), address);
         Ok(address)
+    }
+}
+
+/// The error for an entry that `place` does not define; when the entry is the
+/// C-interface wrapper of a function that `defines` says is there, the error
+/// says that it is the wrapper that is missing.
+fn missing_entry(entry: &str, place: &str, defines: impl Fn(&str) -> bool) -> RuntimeError {
+    match entry.strip_prefix(EntryConvention::MlirCInterface.prefix()) {
+        Some(kernel) if !kernel.is_empty() && defines(kernel) => RuntimeError::MissingCInterface {
+            symbol: entry.to_owned(),
+            kernel: kernel.to_owned(),
+            place: place.to_owned(),
+        },
+        _ => RuntimeError::SymbolNotFound {
+            symbol: entry.to_owned(),
+            place: place.to_owned(),
+        },
     }
 }
 
@@ -213,8 +253,7 @@ impl Executor for LocalExecutor {
             .launches()
             .remove(&token)
             .ok_or(RuntimeError::BadToken(token as i64))?;
-        pending.wait();
-        Ok(())
+        pending.wait()
     }
 
     fn call(&self, symbol: &str, arguments: &[u8]) -> Result<Vec<u8>> {
@@ -227,7 +266,7 @@ impl Executor for LocalExecutor {
                 .find_map(|library| library.lookup(symbol))
                 .ok_or_else(|| {
                     let places: Vec<&str> =
-                        loaded.libraries.iter().map(SharedLibrary::path).collect();
+                        loaded.libraries.iter().map(SharedLibrary::name).collect();
                     RuntimeError::SymbolNotFound {
                         symbol: symbol.to_owned(),
                         place: format!("the session's shared libraries [{}]", places.join(", ")),
@@ -259,7 +298,12 @@ impl Executor for LocalExecutor {
             .drain()
             .map(|(_, pending)| pending)
             .collect();
-        launches.into_iter().for_each(background::Pending::wait);
+        for pending in launches {
+            // Nobody awaits these launches to be told.
+            if let Err(error) = pending.wait() {
+                tracing::warn!("{error}");
+            }
+        }
         *self.loaded() = Loaded::default();
         Ok(())
     }

@@ -33,7 +33,6 @@ use crate::{
 };
 
 pub struct RemoteExecutor {
-    address: String,
     session: Mutex<Session>,
 }
 
@@ -55,16 +54,11 @@ impl RemoteExecutor {
         let connection = Connection::open(address, options)?;
         tracing::debug!(address, "connected to executor-server");
         Ok(Self {
-            address: address.to_owned(),
             session: Mutex::new(Session {
                 connection,
                 sent_paths: HashSet::new(),
             }),
         })
-    }
-
-    pub fn address(&self) -> &str {
-        &self.address
     }
 
     fn session(&self) -> MutexGuard<'_, Session> {

@@ -73,8 +73,10 @@ pub enum ServerError {
     Preload { path: String, reason: String },
     #[error("cannot use work directory '{path}': {reason}")]
     WorkDir { path: String, reason: String },
-    #[error("cannot listen on '{address}': {source}")]
-    Bind { address: String, source: io::Error },
+    /// The reason is part of the message and deliberately not the error's
+    /// `source()`: whoever prints the chain of sources would print it twice.
+    #[error("cannot listen on '{address}': {reason}")]
+    Bind { address: String, reason: io::Error },
     #[error("worker: {0}")]
     Worker(String),
     #[error(transparent)]
@@ -111,9 +113,9 @@ impl Server {
             check_preload(library)?;
         }
         check_work_dir(&config.work_dir)?;
-        let listener = TcpListener::bind(&addresses[..]).map_err(|source| ServerError::Bind {
+        let listener = TcpListener::bind(&addresses[..]).map_err(|reason| ServerError::Bind {
             address: config.listen.clone(),
-            source,
+            reason,
         })?;
         Ok(Self {
             listener,

@@ -266,6 +266,7 @@ impl Worker {
             .join(format!("binary-{}.{extension}", self.binaries_written));
         self.binaries_written += 1;
         write_private_file(&file, bytes).map_err(|error| RuntimeError::LoadFailed {
+            format,
             path: name.clone(),
             reason: format!("cannot store it on the executor: {error}"),
         })?;
@@ -368,8 +369,6 @@ impl Worker {
     }
 }
 
-/// Writes a received binary where only this user can read it, never
-/// replacing an existing file.
 /// `Some` once a byte (or the end, or an error) waits on `stream`, for the
 /// blocking read that follows to take; `None` while nothing is there yet.
 fn request_arrived(stream: &TcpStream) -> Option<()> {
@@ -389,6 +388,8 @@ fn request_arrived(stream: &TcpStream) -> Option<()> {
     (!nothing_yet).then_some(())
 }
 
+/// Writes a received binary where only this user can read it, never
+/// replacing an existing file.
 fn write_private_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)

@@ -237,6 +237,25 @@ fn an_unreachable_address_is_named() {
     }
 }
 
+#[test]
+fn a_port_in_use_is_reported_once() {
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    let output = Command::new(env!("CARGO_BIN_EXE_executor-server"))
+        .args(["--listen", &address])
+        .env("EXECUTOR_LOG", "error")
+        .stdin(Stdio::null())
+        .output()
+        .expect("executor-server runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let reason = std::io::Error::from_raw_os_error(libc::EADDRINUSE);
+    assert_eq!(
+        stderr,
+        format!("executor-server: cannot listen on '{address}': {reason}\n")
+    );
+}
+
 /// Kernels in C, built the way `llvm.emit_c_interface` lays out arguments:
 /// result descriptors first, then inputs. Launches name the wrapper itself,
 /// as the lowering does.

@@ -1,0 +1,29 @@
+//! What can go wrong in reading or writing a frame.
+
+use std::io;
+
+use thiserror::Error;
+
+use crate::error::RuntimeError;
+
+#[derive(Debug, Error)]
+pub enum ProtocolError {
+    #[error("the connection was closed")]
+    Closed,
+    #[error(
+        "the connection was closed in the middle of a message ({received} of {expected} bytes)"
+    )]
+    Truncated { received: usize, expected: usize },
+    #[error("a {size}-byte message exceeds the limit of {limit} bytes")]
+    TooLarge { size: u64, limit: u32 },
+    #[error("malformed message: {0}")]
+    Malformed(String),
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+impl From<ProtocolError> for RuntimeError {
+    fn from(error: ProtocolError) -> Self {
+        RuntimeError::Protocol(error.to_string())
+    }
+}

@@ -1,0 +1,186 @@
+//! The messages of the protocol, and so its schema: what each one holds, in
+//! the order postcard encodes it (field order and variant order are the wire
+//! format).
+
+use serde::{Deserialize, Serialize};
+
+use crate::{executor::BinaryFormat, memref::DenseBuffer};
+
+/// The version this build speaks. Bump it on any change to [`Request`] or
+/// [`Response`]; [`Hello`] and [`HelloReply`] never change, so that peers of
+/// different versions can always tell each other so.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The first message on a connection, from the client.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hello {
+    pub protocol_version: u32,
+    /// The shared secret of a server started with `--token-file`.
+    pub token: Option<String>,
+}
+
+impl std::fmt::Debug for Hello {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never log the secret.
+        formatter
+            .debug_struct("Hello")
+            .field("protocol_version", &self.protocol_version)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// The server's answer to [`Hello`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HelloReply {
+    /// The session is open; `max_message_size` is the server's limit on every
+    /// later message, in either direction.
+    Welcome {
+        protocol_version: u32,
+        max_message_size: u32,
+    },
+    /// The server closes the connection after this.
+    Refused { reason: String },
+}
+
+/// The rank and element size of one output descriptor of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputShape {
+    pub rank: u64,
+    pub element_size: u64,
+}
+
+/// What a client asks of its session, after the handshake.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Request {
+    /// Loads `bytes` as the object `name` (the client's path string, which
+    /// launches give as their object). Answered by [`Response::Done`].
+    SendBinary {
+        name: String,
+        format: BinaryFormat,
+        #[serde(with = "super::raw_bytes")]
+        bytes: Vec<u8>,
+    },
+    /// Runs `entry` of `object` on copies of `inputs`. Answered by
+    /// [`Response::Launched`] with one buffer per output shape.
+    Launch {
+        entry: String,
+        object: String,
+        inputs: Vec<DenseBuffer>,
+        outputs: Vec<OutputShape>,
+    },
+    /// Starts the `void(void)` function `entry` of `object`. Answered by
+    /// [`Response::Token`].
+    LaunchAsync { entry: String, object: String },
+    /// Waits for the launch behind a token. Answered by [`Response::Done`].
+    Await(u64),
+    /// Calls `symbol` with `arguments` in the layout of `crate::packed`.
+    /// Answered by [`Response::CallResult`].
+    Call {
+        symbol: String,
+        #[serde(with = "super::raw_bytes")]
+        arguments: Vec<u8>,
+    },
+    /// Waits for outstanding async launches and ends the session. Answered by
+    /// [`Response::Done`], after which the server closes the connection.
+    Close,
+}
+
+/// The answer to one [`Request`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Response {
+    /// SendBinary, Await and Close succeeded.
+    Done,
+    Launched {
+        outputs: Vec<DenseBuffer>,
+    },
+    Token(u64),
+    CallResult(#[serde(with = "super::raw_bytes")] Vec<u8>),
+    /// The request failed; the session goes on.
+    Failed {
+        message: String,
+    },
+    /// The session's worker died by `signal` while running `symbol`; the
+    /// server closes the connection after this.
+    Crashed {
+        symbol: String,
+        signal: i32,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::test_fixtures::sample_requests;
+
+    #[test]
+    fn the_handshake_encoding_is_frozen() {
+        // Peers of every version must read each other's Hello and HelloReply.
+        let hello = Hello {
+            protocol_version: 1,
+            token: Some("ab".into()),
+        };
+        assert_eq!(postcard::to_stdvec(&hello).unwrap(), [1, 1, 2, b'a', b'b']);
+        let refused = HelloReply::Refused {
+            reason: "no".into(),
+        };
+        assert_eq!(postcard::to_stdvec(&refused).unwrap(), [1, 2, b'n', b'o']);
+    }
+
+    #[test]
+    fn the_variant_indices_are_frozen() {
+        // Postcard encodes a variant as its index in the declaration, so the
+        // order of the variants is part of the wire format.
+        let requests: Vec<u8> = sample_requests()
+            .iter()
+            .map(|request| postcard::to_stdvec(request).unwrap()[0])
+            .collect();
+        assert_eq!(requests, [0, 0, 1, 2, 3, 4, 5]);
+        let responses = [
+            Response::Done,
+            Response::Launched {
+                outputs: Vec::new(),
+            },
+            Response::Token(0),
+            Response::CallResult(Vec::new()),
+            Response::Failed {
+                message: String::new(),
+            },
+            Response::Crashed {
+                symbol: String::new(),
+                signal: 0,
+            },
+        ];
+        let responses: Vec<u8> = responses
+            .iter()
+            .map(|response| postcard::to_stdvec(response).unwrap()[0])
+            .collect();
+        assert_eq!(responses, [0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn the_launch_encoding_is_frozen() {
+        // The layout launch_codec writes and reads by hand: the variant, the
+        // two strings, each input (element size, sizes zigzag-encoded, data),
+        // each output shape; every integer a varint.
+        let launch = Request::Launch {
+            entry: "k".into(),
+            object: "o".into(),
+            inputs: vec![DenseBuffer {
+                element_size: 4,
+                sizes: vec![2, -1],
+                data: vec![7, 8],
+            }],
+            outputs: vec![OutputShape {
+                rank: 1,
+                element_size: 300,
+            }],
+        };
+        assert_eq!(
+            postcard::to_stdvec(&launch).unwrap(),
+            [
+                1, 1, b'k', 1, b'o', 1, 4, 2, 4, 1, 2, 7, 8, 1, 1, 0xac, 0x02
+            ]
+        );
+    }
+}

@@ -1,0 +1,36 @@
+//! The wire protocol between a [`RemoteExecutor`](crate::remote::RemoteExecutor)
+//! and `executor-server` (docs/protocol.md has the full description).
+//!
+//! Every message is a frame: a `u32` big-endian length, then that many bytes of
+//! a postcard-encoded message. The length is checked against a limit before
+//! anything is allocated for the payload, and decoding never panics: a short,
+//! oversized or malformed frame is a [`ProtocolError`].
+//!
+//! A connection starts with a handshake ([`Hello`], answered by a
+//! [`HelloReply`]), then carries [`Request`]s, each answered by exactly one
+//! [`Response`], mirroring the [`Executor`](crate::executor::Executor) trait.
+//!
+//! - `messages`: the messages, which are the schema;
+//! - `framing`: frames and their limits, for every message;
+//! - `launch_codec`: the launch request written and read without copying its
+//!   inputs, byte for byte what `framing` would make of it;
+//! - `token_file`: the shared secret's file, as both ends read it;
+//! - `raw_bytes`: byte vectors encoded in one copy.
+
+mod error;
+mod framing;
+mod launch_codec;
+mod messages;
+pub(crate) mod raw_bytes;
+#[cfg(test)]
+mod test_fixtures;
+mod token_file;
+
+pub use error::ProtocolError;
+pub use framing::{
+    DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, READ_BUFFER_SIZE, decode_payload,
+    encode_frame, read_frame, read_message, write_message,
+};
+pub use launch_codec::{LaunchFrame, read_request};
+pub use messages::{Hello, HelloReply, OutputShape, PROTOCOL_VERSION, Request, Response};
+pub use token_file::read_token_file;
