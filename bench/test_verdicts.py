@@ -262,6 +262,13 @@ class BeforeAfterInterval(unittest.TestCase):
         # The next narrower interval would fall short of the level.
         self.assertLess(1 - 2 * sum(math.comb(12, i) for i in range(4)) / 4096, 0.95)
 
+    def test_the_fewest_pairs_reach_the_level(self):
+        fewest = verdicts.BEFORE_AFTER_FEWEST_PAIRS
+        self.assertEqual(fewest, 6)
+        level = verdicts.BEFORE_AFTER_LEVEL
+        self.assertGreaterEqual(summary.median_interval([1.0] * fewest, level)[2], level)
+        self.assertLess(summary.median_interval([1.0] * (fewest - 1), level)[2], level)
+
     def test_pairs_are_the_runs_next_to_each_other(self):
         raw = {"figures": [{"id": "local", "measure": "local_ns", "size": None, "placement": "free",
                             "before": [100.0, 200.0, 100.0, 100.0, 100.0, 100.0],

@@ -183,6 +183,9 @@ def judge(cs: dict, rs: dict, profiles: dict, other_load: dict) -> dict:
 BEFORE_AFTER_LEVEL = 0.95
 BEFORE_AFTER_BOUND = 1.05
 NO_WORSE, WORSE, INCONCLUSIVE = "no worse", "worse", "inconclusive"
+# The fewest pairs whose interval can reach BEFORE_AFTER_LEVEL (the smallest to
+# the largest ratio covers the median with probability 1 - 2 / 2**n).
+BEFORE_AFTER_FEWEST_PAIRS = next(pairs for pairs in range(1, 64) if 1 - 2 * 0.5 ** pairs >= BEFORE_AFTER_LEVEL)
 
 
 def before_after_verdict(figure: dict) -> str:
