@@ -20,16 +20,18 @@ report is written from).
 git worktree at target/bench/before/tree and builds its whole workspace there
 (`cargo build --release`, CARGO_TARGET_DIR=target/bench/before/target, seeded
 on first use with a copy of this tree's target/release/{deps,build,.fingerprint}
-so that only the project's own crates and C++ are compiled: about 2 minutes
-with CARGO_BUILD_JOBS=1 on this project's 2-core machine, less when the
-worktree is kept from an earlier --before run; a full build, were the seed
-missing, takes several times that). After the usual measurements it measures
-the compile-time series and the run-time figures (local launch, launch_async,
-remote 1 KiB round trips, 64 MiB launches) for both revisions in alternation,
-and the report gets a "Before and after" section: per figure, before, after,
-after/before with its interval, and the verdict of verdicts.py (no worse, worse
-or inconclusive). That adds about 5 minutes to `make bench` (about 2 to
---quick). Without --before, nothing of this runs and the report is unchanged.
+so that only the project's own crates and C++ are compiled: 1.0 minute for
+f5e2cb3 with CARGO_BUILD_JOBS=1 on this project's 2-core machine, more where
+REV's Cargo.lock differs, seconds when the build is kept from an earlier
+--before run; without the seed every dependency is compiled too, which was not
+timed). After the usual measurements it measures the compile-time series and
+the run-time figures (local launch, launch_async, remote 1 KiB round trips,
+64 MiB launches) for both revisions in alternation, and the report gets a
+"Before and after" section: per figure, before, after, after/before with its
+interval, and the verdict of verdicts.py (no worse, worse or inconclusive).
+That took half a minute of a --quick run here; a full run's counts (Config)
+should take about 3 minutes (estimated, not timed). Without --before nothing of
+this runs and the report is unchanged.
 
 Needs: target/release/{executor-opt,executor-server,libexecutor_runtime.so}
 (`make build`), target/release/examples/tcp_echo_rtt (`cargo build --release -p

@@ -163,8 +163,11 @@ def summary(context: dict) -> list:
             "[Where the time goes](#where-the-time-goes).")
         add("")
     if "before_after" in context:
-        add(f"Against commit {context['before_after']['short']} (issue 11: no worse than before): "
-            + before_after_verdict(context) + " See [Before and after](#before-and-after).")
+        judged = context["before_after_verdicts"]
+        counts = [list(judged["figures"].values()).count(verdict) for verdict in (NO_WORSE, INCONCLUSIVE, WORSE)]
+        add(f"Against commit {context['before_after']['short']} (issue 11: the figures no worse than before): "
+            f"{BEFORE_AFTER_MARKS[judged['overall']]}; of {len(judged['figures'])} figures, {counts[0]} no worse, "
+            f"{counts[1]} inconclusive, {counts[2]} worse. See [Before and after](#before-and-after).")
         add("")
     return lines
 
@@ -461,7 +464,7 @@ def before_and_after(context: dict) -> list:
         "before. The before revision was checked out in a git worktree at `target/bench/before/tree` and built "
         "there with `cargo build --release` (its whole workspace) into `target/bench/before/target`"
         + (", seeded with a copy of this tree's `target/release/{deps,build,.fingerprint}`" if compared["seeded"]
-           else ", kept from an earlier `--before` run")
+           else " (kept from an earlier `--before` run, so the build was incremental)")
         + f": {compared['build_s'] / 60:.1f} minutes"
         + (f" with `CARGO_BUILD_JOBS={compared['jobs']}`" if compared["jobs"] else "")
         + f", before the run started and not counted in its time; the measurements below took "
