@@ -34,8 +34,9 @@ def resolve(revision: str) -> dict:
 
 def checkout(commit: str) -> None:
     """TREE at `commit`: a detached worktree of this repository, added on first
-    use and moved to `commit` after."""
-    run(["git", "worktree", "prune"])  # forgets a TREE that was deleted (make clean)
+    use and moved to `commit` after. (`worktree add --force` also takes over the
+    registration of a TREE that was deleted, by `make clean` say, without
+    pruning anyone else's.)"""
     if (TREE / ".git").exists():
         run(["git", "checkout", "--quiet", "--force", "--detach", commit], cwd=TREE)
         run(["git", "clean", "--quiet", "-fd"], cwd=TREE)
