@@ -80,9 +80,14 @@ demo: build
 # run (not part of `make test`): regenerates docs/performance.md and the plots in
 # docs/performance/ (bench/run.py). Installs hyperfine, GNU time, perf, strace
 # and a matplotlib virtualenv under target/bench/ when missing (bench/deps.sh).
+# `make bench BEFORE=rev` also builds that revision under target/bench/before/
+# (a git worktree and a target directory seeded from target/release: about a
+# minute with CARGO_BUILD_JOBS=1 here) and adds a "Before and after" section:
+# its figures against this tree's, measured in alternation in the same run
+# (bench/run.py --before).
 bench: build
 	$(CARGO) build --release -p executor-runtime --example tcp_echo_rtt
-	@python=$$(bash bench/deps.sh) && $$python bench/run.py
+	@python=$$(bash bench/deps.sh) && $$python bench/run.py$(if $(BEFORE), --before '$(BEFORE)')
 
 clean:
 	$(CARGO) clean

@@ -13,6 +13,25 @@ report is written from).
     bench/run.py --report-only  # no measuring: the report, plots (and, after a
                                 # full run, the README paragraph) again from
                                 # target/bench/results.json
+    bench/run.py --before REV   # also REV's binaries against this tree's
+                                # (`make bench BEFORE=REV`; with or without --quick)
+
+--before REV (issue 11: figures no worse than before) first checks out REV in a
+git worktree at target/bench/before/tree and builds its whole workspace there
+(`cargo build --release`, CARGO_TARGET_DIR=target/bench/before/target, seeded
+on first use with a copy of this tree's target/release/{deps,build,.fingerprint}
+so that only the project's own crates and C++ are compiled: 1.0 minute for
+f5e2cb3 with CARGO_BUILD_JOBS=1 on this project's 2-core machine, more where
+REV's Cargo.lock differs, seconds when the build is kept from an earlier
+--before run; without the seed every dependency is compiled too, which was not
+timed). After the usual measurements it measures the compile-time series and
+the run-time figures (local launch, launch_async, remote 1 KiB round trips,
+64 MiB launches) for both revisions in alternation, and the report gets a
+"Before and after" section: per figure, before, after, after/before with its
+interval, and the verdict of verdicts.py (no worse, worse or inconclusive).
+That took half a minute of a --quick run here; a full run's counts (Config)
+should take about 3 minutes (estimated, not timed). Without --before nothing of
+this runs and the report is unchanged.
 
 Needs: target/release/{executor-opt,executor-server,libexecutor_runtime.so}
 (`make build`), target/release/examples/tcp_echo_rtt (`cargo build --release -p
@@ -31,11 +50,11 @@ import os
 import time
 from pathlib import Path
 
-from harness import measure, profiles, readme, report, summary, verdicts
+from harness import measure, profiles, readme, report, revision, summary, verdicts
 from harness.plots import plot
 from harness.common import (
-    ASYNC_RUNTIME, DOC, EXECUTOR_OPT, EXECUTOR_SERVER, GNU_TIME, MLIR_OPT, MLIR_RUNNER, PLACEMENTS, PLOTS, RESULTS,
-    ROOT, RUNTIME_LIB, TCP_ECHO, WORK, Config, log,
+    ASYNC_RUNTIME, CURRENT, DOC, EXECUTOR_OPT, EXECUTOR_SERVER, GNU_TIME, MLIR_OPT, MLIR_RUNNER, PLACEMENTS, PLOTS,
+    RESULTS, ROOT, RUNTIME_LIB, TCP_ECHO, WORK, Config, log,
 )
 
 
@@ -44,17 +63,35 @@ def write_results(context: dict) -> None:
     run's context, after judging it."""
     context.update(verdicts.judge(context["compile"], context["runtime"], context["profiles"],
                                   context["other_load"]))
+    if "before_after" in context:
+        context["before_after_verdicts"] = verdicts.before_after(context["before_after"]["summary"])
     report.write_report(context)
     if not context["config"].quick:
-        readme.update_readme(context)
+        # The README says how long `make bench` takes: without --before's measurements.
+        readme.update_readme({**context, "elapsed_min": context["elapsed_min"]
+                              - context.get("before_after", {}).get("elapsed_min", 0.0)})
 
 
-def measure_and_report(config: Config) -> None:
+def log_before_after(context: dict) -> None:
+    """Each figure of --before REV and its verdict, on the terminal."""
+    judged = context["before_after_verdicts"]
+    log(f"before ({context['before_after']['short']}) and after, medians, after/before (median of the pairs' "
+        f"ratios) and its interval:")
+    for figure in context["before_after"]["summary"]:
+        log(f"  {figure['id']:<26} {figure['before']['median']:>12.6g} {figure['after']['median']:>12.6g}  "
+            f"{figure['ratio']:.3f}x [{figure['low']:.3f}, {figure['high']:.3f}] ({figure['level']:.0%}, "
+            f"{figure['pairs']} pairs): {judged['figures'][figure['id']]}")
+    log(f"against {context['before_after']['short']}: {judged['overall']}")
+
+
+def measure_and_report(config: Config, before: str = None) -> None:
     for required in [EXECUTOR_OPT, EXECUTOR_SERVER, RUNTIME_LIB, TCP_ECHO, MLIR_OPT, MLIR_RUNNER, ASYNC_RUNTIME,
                      GNU_TIME]:
         if not Path(required).exists():
             raise SystemExit(f"bench: {required} is missing (make bench builds and installs what it needs)")
     WORK.mkdir(parents=True, exist_ok=True)
+    if before is not None:
+        before_binaries, before_recorded = revision.build(before)
     started = time.time()
     busy_start, total_start = measure.cpu_jiffies()
     own_start = measure.own_cpu_seconds()
@@ -77,6 +114,14 @@ def measure_and_report(config: Config) -> None:
     profiled = {"async": profiles.profile_async(config, kernels), "remote": profiles.profile_remote(config, kernels)}
     if verdicts.compile_missed(verdicts.verdicts(compile_summary, runtime_summary)):
         profiled["compile"] = profiles.profile_compile(config, compile_summary)
+    if before is not None:
+        phase_started = time.time()
+        before_raw = measure.bench_before_after(config, kernels, before_binaries, CURRENT)
+        before_recorded.update({
+            "raw": before_raw,
+            "summary": summary.summarize_before_after(before_raw, verdicts.BEFORE_AFTER_LEVEL),
+            "elapsed_min": (time.time() - phase_started) / 60,
+        })
 
     hertz = os.sysconf("SC_CLK_TCK")
     busy_end, total_end = measure.cpu_jiffies()
@@ -95,18 +140,26 @@ def measure_and_report(config: Config) -> None:
         "elapsed_min": (time.time() - started) / 60,
         "other_load": {"cores": other_cores, "busy": busy_at_start},
     }
+    if before is not None:
+        context["before_after"] = before_recorded
     write_results(context)
-    RESULTS.write_text(json.dumps(
-        {"machine": machine, "config": config.to_json(), "compile_raw": compile_raw, "compile": compile_summary,
-         "runtime_raw": runtime_raw, "runtime": runtime_summary, "criterion": criterion, "profiles": profiled,
-         "verdicts": context["verdicts"], "headline": context["headline"], "findings": context["findings"],
-         "other_load": context["other_load"],
-         "plots": {name: str(path.relative_to(ROOT)) for name, path in plots.items()},
-         "elapsed_min": context["elapsed_min"], "elapsed_s": time.time() - started},
-        indent=1, default=str))
+    recorded = {
+        "machine": machine, "config": config.to_json(), "compile_raw": compile_raw, "compile": compile_summary,
+        "runtime_raw": runtime_raw, "runtime": runtime_summary, "criterion": criterion, "profiles": profiled,
+        "verdicts": context["verdicts"], "headline": context["headline"], "findings": context["findings"],
+        "other_load": context["other_load"],
+        "plots": {name: str(path.relative_to(ROOT)) for name, path in plots.items()},
+        "elapsed_min": context["elapsed_min"], "elapsed_s": time.time() - started,
+    }
+    if before is not None:
+        recorded["before_after"] = before_recorded
+        recorded["before_after_verdicts"] = context["before_after_verdicts"]
+    RESULTS.write_text(json.dumps(recorded, indent=1, default=str))
     log(f"wrote {DOC.relative_to(ROOT)} and {PLOTS.relative_to(ROOT)}/*.png in {elapsed / 60:.1f} minutes")
     for name, met in context["verdicts"].items():
         log(f"target {name}: {'met' if met else 'missed'}")
+    if before is not None:
+        log_before_after(context)
 
 
 def by_size(recorded: dict) -> dict:
@@ -142,12 +195,16 @@ def report_only() -> None:
         "elapsed_min": recorded["elapsed_min"],
         "other_load": recorded["other_load"],
     }
+    if "before_after" in recorded:
+        context["before_after"] = recorded["before_after"]
     write_results(context)
     log(f"wrote {DOC.relative_to(ROOT)} and {PLOTS.relative_to(ROOT)}/*.png"
         + ("" if config.quick else " and the README's paragraph"))
     for name, met in context["verdicts"].items():
         changed = "" if recorded["verdicts"].get(name) == met else " (the run recorded otherwise)"
         log(f"target {name}: {'met' if met else 'missed'}{changed}")
+    if "before_after" in context:
+        log_before_after(context)
 
 
 def main() -> None:
@@ -156,11 +213,17 @@ def main() -> None:
     mode.add_argument("--quick", action="store_true", help="fewer and smaller runs, to try the script out")
     mode.add_argument("--report-only", action="store_true",
                       help=f"measure nothing: write the report and plots from {RESULTS.relative_to(ROOT)}")
+    parser.add_argument("--before", metavar="REV",
+                        help="also build REV (a commit, branch or tag) under target/bench/before/ and compare its "
+                             "figures with this tree's, measured in alternation")
     args = parser.parse_args()
     if args.report_only:
+        if args.before is not None:
+            parser.error("--before measures: it does not go with --report-only (which reports what results.json "
+                         "recorded, a --before run's comparison included)")
         report_only()
     else:
-        measure_and_report(Config(args.quick))
+        measure_and_report(Config(args.quick), args.before)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """Unit tests of the benchmark's verdicts (bench/harness/verdicts.py): each
-performance target met exactly at its bound and missed just past it, and the
-findings that choose the report's text at theirs.
+performance target met exactly at its bound and missed just past it, the
+findings that choose the report's text at theirs, and the before-and-after
+comparison of --before REV (its interval in bench/harness/summary.py, and the
+verdict at its bound).
 
 Standard library only, well under a second, and measuring nothing; run from the
 repository's root with either of
@@ -17,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import verdicts  # noqa: E402
+from harness import summary, verdicts  # noqa: E402
 from harness.verdicts import (  # noqa: E402
     TARGET_ASYNC, TARGET_BULK, TARGET_LOCAL_NS, TARGET_MEMORY, TARGET_PER_OP, TARGET_RTT, TARGET_SCALING,
 )
@@ -235,6 +237,87 @@ class Findings(unittest.TestCase):
         noted = verdicts.findings(rs, {}, {"cores": verdicts.OTHER_LOAD_NOTED})["other_load_noted"]
         self.assertFalse(noted)
         self.assertTrue(verdicts.findings(rs, {}, {"cores": above(verdicts.OTHER_LOAD_NOTED)})["other_load_noted"])
+
+
+class BeforeAfterInterval(unittest.TestCase):
+    def test_the_widest_interval_below_six_values_and_its_level(self):
+        low, high, level = summary.median_interval([3.0, 1.0, 2.0, 5.0, 4.0], 0.95)
+        self.assertEqual((low, high), (1.0, 5.0))
+        self.assertEqual(level, 1 - 2 / 32)  # 0.9375: short of 95%
+        self.assertEqual(summary.median_interval([2.0, 1.0], 0.95), (1.0, 2.0, 0.5))
+        self.assertEqual(summary.median_interval([7.0], 0.95), (7.0, 7.0, 0.0))
+
+    def test_six_values_reach_95_percent_from_the_smallest_to_the_largest(self):
+        low, high, level = summary.median_interval([6.0, 1.0, 5.0, 2.0, 4.0, 3.0], 0.95)
+        self.assertEqual((low, high, level), (1.0, 6.0, 1 - 2 / 64))
+
+    def test_the_interval_narrows_with_more_values(self):
+        values = [float(value) for value in range(1, 10)]
+        low, high, level = summary.median_interval(values, 0.95)  # 9 values: 2nd to 8th
+        self.assertEqual((low, high), (2.0, 8.0))
+        self.assertAlmostEqual(level, 1 - 2 * 10 / 512)
+        low, high, level = summary.median_interval([float(value) for value in range(1, 13)], 0.95)
+        self.assertEqual((low, high), (3.0, 10.0))  # 12 values: 3rd to 10th
+        self.assertGreaterEqual(level, 0.95)
+        # The next narrower interval would fall short of the level.
+        self.assertLess(1 - 2 * sum(math.comb(12, i) for i in range(4)) / 4096, 0.95)
+
+    def test_the_fewest_pairs_reach_the_level(self):
+        fewest = verdicts.BEFORE_AFTER_FEWEST_PAIRS
+        self.assertEqual(fewest, 6)
+        level = verdicts.BEFORE_AFTER_LEVEL
+        self.assertGreaterEqual(summary.median_interval([1.0] * fewest, level)[2], level)
+        self.assertLess(summary.median_interval([1.0] * (fewest - 1), level)[2], level)
+
+    def test_pairs_are_the_runs_next_to_each_other(self):
+        raw = {"figures": [{"id": "local", "measure": "local_ns", "size": None, "placement": "free",
+                            "before": [100.0, 200.0, 100.0, 100.0, 100.0, 100.0],
+                            "after": [110.0, 180.0, 90.0, 100.0, 100.0, 105.0]}]}
+        [figure] = summary.summarize_before_after(raw, 0.95)
+        self.assertEqual(figure["pairs"], 6)
+        self.assertEqual((figure["before"]["median"], figure["after"]["median"]), (100.0, 102.5))
+        self.assertEqual(figure["ratio"], 1.0)  # ratios 1.1, 0.9, 0.9, 1.0, 1.0, 1.05
+        self.assertEqual((figure["low"], figure["high"]), (0.9, 1.1))
+
+
+def compared(low, high, level=0.96, name="figure") -> dict:
+    return {"id": name, "low": low, "high": high, "level": level}
+
+
+class BeforeAfterVerdicts(unittest.TestCase):
+    BOUND = verdicts.BEFORE_AFTER_BOUND
+
+    def test_no_worse_up_to_the_bound(self):
+        self.assertEqual(verdicts.before_after_verdict(compared(0.9, self.BOUND)), verdicts.NO_WORSE)
+        self.assertEqual(verdicts.before_after_verdict(compared(0.5, 0.8)), verdicts.NO_WORSE)
+
+    def test_an_interval_across_the_bound_is_inconclusive(self):
+        self.assertEqual(verdicts.before_after_verdict(compared(0.9, above(self.BOUND))), verdicts.INCONCLUSIVE)
+        self.assertEqual(verdicts.before_after_verdict(compared(self.BOUND, 1.2)), verdicts.INCONCLUSIVE)
+
+    def test_worse_past_the_bound(self):
+        self.assertEqual(verdicts.before_after_verdict(compared(above(self.BOUND), 1.2)), verdicts.WORSE)
+
+    def test_slower_within_the_tolerance_is_no_worse(self):
+        self.assertEqual(verdicts.before_after_verdict(compared(1.01, 1.04)), verdicts.NO_WORSE)
+
+    def test_an_interval_short_of_the_level_decides_nothing(self):
+        short = below(verdicts.BEFORE_AFTER_LEVEL)
+        self.assertEqual(verdicts.before_after_verdict(compared(0.5, 0.6, short)), verdicts.INCONCLUSIVE)
+        self.assertEqual(verdicts.before_after_verdict(compared(2.0, 3.0, short)), verdicts.INCONCLUSIVE)
+        self.assertEqual(verdicts.before_after_verdict(compared(0.5, 0.6, verdicts.BEFORE_AFTER_LEVEL)),
+                         verdicts.NO_WORSE)
+
+    def test_the_run_is_as_bad_as_its_worst_figure(self):
+        no_worse, unclear, worse = compared(0.9, 1.0, name="a"), compared(0.9, 1.2, name="b"), \
+            compared(1.1, 1.2, name="c")
+        self.assertEqual(verdicts.before_after([no_worse])["overall"], verdicts.NO_WORSE)
+        judged = verdicts.before_after([no_worse, unclear])
+        self.assertEqual((judged["overall"], judged["inconclusive"], judged["worse"]),
+                         (verdicts.INCONCLUSIVE, ["b"], []))
+        judged = verdicts.before_after([worse, no_worse, unclear])
+        self.assertEqual((judged["overall"], judged["worse"]), (verdicts.WORSE, ["c"]))
+        self.assertEqual(judged["figures"], {"c": verdicts.WORSE, "a": verdicts.NO_WORSE, "b": verdicts.INCONCLUSIVE})
 
 
 if __name__ == "__main__":

@@ -57,6 +57,24 @@ PLACEMENTS = {"free": [], "pinned": ["taskset", "-c", "0"]}
 PLACEMENT_LABELS = {"free": "free placement", "pinned": "pinned to one CPU"}
 
 
+class Binaries:
+    """The binaries of one revision that `--before` compares: executor-opt
+    (the lowering), the runtime library mlir-runner loads and executor-server."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.executor_opt = directory / "executor-opt"
+        self.executor_server = directory / "executor-server"
+        self.runtime_lib = directory / "libexecutor_runtime.so"
+
+    def missing(self) -> list:
+        return [path for path in (self.executor_opt, self.executor_server, self.runtime_lib) if not path.exists()]
+
+
+# This tree's binaries (`make build`).
+CURRENT = Binaries(BIN)
+
+
 class Config:
     def __init__(self, quick: bool):
         self.quick = quick
@@ -79,6 +97,10 @@ class Config:
         self.profile_bulk_launches = 4
         # Criterion's own settings are in runtime/benches/*.rs; --quick shortens them.
         self.criterion_args = []
+        # --before REV: runs of each revision, alternating: per module size for
+        # the compile time, per figure and placement for the run time.
+        self.before_compile_runs = {1000: 20, 10000: 12, 100000: 9}
+        self.before_runs = 12
         if quick:
             self.sizes = [1000, 10000]
             self.hyperfine_runs = {1000: 3, 10000: 2}
@@ -96,6 +118,9 @@ class Config:
             self.strace_iterations = 200
             self.profile_bulk_launches = 1
             self.criterion_args = ["--warm-up-time", "0.1", "--measurement-time", "0.2", "--sample-size", "10"]
+            # Six pairs: the fewest whose interval reaches 95% (verdicts.py).
+            self.before_compile_runs = {1000: 6, 10000: 6}
+            self.before_runs = 6
 
     def to_json(self) -> dict:
         return dict(vars(self))
@@ -106,7 +131,7 @@ class Config:
         sizes, the keys of the per-size run counts, into strings)."""
         config = cls(recorded["quick"])
         for name, value in recorded.items():
-            if name in ("hyperfine_runs", "timing_runs"):
+            if name in ("hyperfine_runs", "timing_runs", "before_compile_runs"):
                 value = {int(size): runs for size, runs in value.items()}
             setattr(config, name, value)
         return config

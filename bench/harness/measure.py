@@ -1,8 +1,9 @@
 """Measuring: the machine, the compile-time commands (hyperfine, --mlir-timing,
 GNU time), the run-time programs (local, asynchronous and remote launches
-against their baselines, on executor-servers of their own) and the Criterion
-micro-benchmarks. Every function here returns raw samples; statistics and
-verdicts over them are in summary.py and verdicts.py."""
+against their baselines, on executor-servers of their own), the Criterion
+micro-benchmarks and, for --before REV, this tree's binaries and REV's in
+alternation. Every function here returns raw samples; statistics and verdicts
+over them are in summary.py and verdicts.py."""
 import datetime
 import json
 import os
@@ -17,9 +18,10 @@ import time
 from pathlib import Path
 
 from .common import (
-    ASYNC_PIPELINE, ASYNC_RUNTIME, BULK_BYTES, C_RUNNER_UTILS, EXECUTOR_OPT, EXECUTOR_PIPELINE, EXECUTOR_SERVER,
-    GNU_TIME, HOST_PIPELINE, KERNEL_PIPELINE, LLC, MLIR_OPT, MLIR_RUNNER, MLIR_TRANSLATE, PARSE_PRINT_PIPELINE,
-    PLACEMENT_LABELS, PLACEMENTS, ROOT, RUNNER_UTILS, RUNTIME_LIB, TCP_ECHO, WORK, Config, log, run,
+    ASYNC_PIPELINE, ASYNC_RUNTIME, BULK_BYTES, C_RUNNER_UTILS, EXECUTOR_OPT, EXECUTOR_PASS, EXECUTOR_PIPELINE,
+    EXECUTOR_SERVER, GNU_TIME, HOST_PIPELINE, KERNEL_PIPELINE, LLC, MLIR_OPT, MLIR_RUNNER, MLIR_TRANSLATE,
+    PARSE_PRINT_PIPELINE, PLACEMENT_LABELS, PLACEMENTS, ROOT, RUNNER_UTILS, RUNTIME_LIB, TCP_ECHO, WORK, Binaries,
+    Config, log, run,
 )
 
 
@@ -43,8 +45,8 @@ def render(template: Path, substitutions: dict) -> str:
     return text
 
 
-def lower_host(template: Path, substitutions: dict, output: Path) -> Path:
-    result = run([EXECUTOR_OPT, f"--pass-pipeline={HOST_PIPELINE}"], stdin=render(template, substitutions))
+def lower_host(template: Path, substitutions: dict, output: Path, executor_opt: Path = EXECUTOR_OPT) -> Path:
+    result = run([executor_opt, f"--pass-pipeline={HOST_PIPELINE}"], stdin=render(template, substitutions))
     output.write_text(result.stdout)
     return output
 
@@ -57,7 +59,11 @@ def runner_command(module: Path, libraries, optimization=None) -> list:
     return command
 
 
-HOST_LIBRARIES = [RUNTIME_LIB, C_RUNNER_UTILS, RUNNER_UTILS]
+def host_libraries(runtime_lib: Path) -> list:
+    return [runtime_lib, C_RUNNER_UTILS, RUNNER_UTILS]
+
+
+HOST_LIBRARIES = host_libraries(RUNTIME_LIB)
 ASYNC_LIBRARIES = [ASYNC_RUNTIME, C_RUNNER_UTILS, RUNNER_UTILS]
 
 
@@ -201,14 +207,15 @@ def compile_kernels() -> Path:
 class Server:
     """An executor-server on a free loopback port, optionally started through
     `prefix` (a command that execs it, e.g. taskset) or under `tracer` (a
-    command that stays its parent, e.g. perf record or strace)."""
+    command that stays its parent, e.g. perf record or strace); `executable`
+    is the executor-server to start (another revision's, for --before)."""
 
-    def __init__(self, name: str, prefix=(), tracer=()):
+    def __init__(self, name: str, prefix=(), tracer=(), executable: Path = EXECUTOR_SERVER):
         self.log_path = WORK / "runtime" / f"{name}.log"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.log_file = open(self.log_path, "w")
         self.wrapped = bool(tracer)
-        command = [*tracer, *prefix, EXECUTOR_SERVER, "--listen", "127.0.0.1:0"]
+        command = [*tracer, *prefix, executable, "--listen", "127.0.0.1:0"]
         self.process = subprocess.Popen(
             [str(part) for part in command], stdout=self.log_file, stderr=subprocess.STDOUT, cwd=ROOT
         )
@@ -391,3 +398,148 @@ def bench_criterion(config: Config) -> dict:
         entry["ratio"] = entry["median_ns"] / baseline["median_ns"] if entry["baseline"] else None
     return {"results": results}
 
+
+
+# ---------------------------------------------------------------------------
+# --before REV: this tree's binaries and REV's, in alternation
+
+REVISIONS = ("before", "after")
+
+
+def alternating(runs: int):
+    """The order of the two revisions in each of `runs` rounds: after then
+    before, then before then after, and so on, so that neither always runs
+    first (a run's neighbour, the other revision's run in the same round, is
+    the one it is compared with)."""
+    for index in range(runs):
+        yield ("after", "before") if index % 2 == 0 else ("before", "after")
+
+
+def mean(values: list) -> float:
+    return sum(values) / len(values)
+
+
+def figure(figure_id: str, measure: str, samples: dict, size=None, placement=None) -> dict:
+    return {"id": figure_id, "measure": measure, "size": size, "placement": placement,
+            "before": samples["before"], "after": samples["after"]}
+
+
+def compare_compile(config: Config, binaries: dict) -> list:
+    """Per module size: the executor lowering of bench_compile's module by each
+    revision's executor-opt under GNU time with --mlir-timing: the pass time,
+    the process's wall time as timed around that command, and its peak RSS."""
+    figures = []
+    for size in config.sizes:
+        launches = WORK / "compile" / f"launches_{size}.mlir"
+        if not launches.exists():
+            raise SystemExit(f"bench: {launches} is missing (bench_compile writes it)")
+        runs = config.before_compile_runs[size]
+        log(f"before and after, compile time, N = {size:,}: {runs} runs of each revision, alternating")
+        samples = {measure: {revision: [] for revision in REVISIONS} for measure in ("pass_s", "process_s",
+                                                                                     "peak_rss_kb")}
+        for index, order in enumerate(alternating(runs + 1)):
+            for revision in order:
+                command = [GNU_TIME, "-v", binaries[revision].executor_opt, launches,
+                           f"--pass-pipeline={EXECUTOR_PIPELINE}", "-o", "/dev/null", "--mlir-timing"]
+                started = time.perf_counter()
+                result = run(command)
+                elapsed = time.perf_counter() - started
+                if index == 0:
+                    continue  # a warm-up run of each
+                timing = parse_timing(result.stderr)
+                if EXECUTOR_PASS not in timing:
+                    raise SystemExit(f"bench: the {revision} executor-opt's --mlir-timing has no {EXECUTOR_PASS}")
+                samples["pass_s"][revision].append(timing[EXECUTOR_PASS])
+                samples["process_s"][revision].append(elapsed)
+                samples["peak_rss_kb"][revision].append(timing["peak_rss_kb"])
+        figures += [figure(f"compile {measure} {size}", measure, values, size=size)
+                    for measure, values in samples.items()]
+    return figures
+
+
+def compare_runs(label: str, runs: int, commands: dict, prefix=(), expected: int = 1) -> dict:
+    """The numbers each revision's command prints, `runs` times each in
+    alternation: per run, the list of the `expected` numbers it printed."""
+    log(f"before and after, {label}: {runs} runs of each revision, alternating")
+    printed = {revision: [] for revision in REVISIONS}
+    for order in alternating(runs):
+        for revision in order:
+            values = floats(run([*prefix, *commands[revision]]).stdout)
+            if len(values) != expected:
+                raise SystemExit(f"bench: the {revision} run of {label} printed {values}, expected {expected} numbers")
+            printed[revision].append(values)
+    return printed
+
+
+def compare_runtime(config: Config, kernels: Path, binaries: dict) -> list:
+    """The run-time programs of bench_local, bench_async and bench_remote (this
+    tree's bench/*.mlir, with the same counts), each lowered by the
+    revision's executor-opt and run with its runtime library, the remote ones
+    on its executor-server: one number per process run (the 64 MiB launches'
+    mean), with free placement and pinned to CPU 0 as the targets are judged,
+    the local launch with free placement only."""
+    directory = WORK / "before_after"
+    directory.mkdir(parents=True, exist_ok=True)
+    libraries = {revision: host_libraries(binaries[revision].runtime_lib) for revision in REVISIONS}
+
+    def lowered(template: str, substitutions: dict, name: str) -> dict:
+        return {revision: runner_command(
+                    lower_host(ROOT / "bench" / template, substitutions, directory / f"{name}_{revision}.llvm.mlir",
+                               binaries[revision].executor_opt),
+                    libraries[revision], "-O0" if template == "async_launch.mlir" else None)
+                for revision in REVISIONS}
+
+    def first(printed: dict) -> dict:
+        return {revision: [values[0] for values in per_run] for revision, per_run in printed.items()}
+
+    runs = config.before_runs
+    local = lowered("local_launch.mlir", {"KERNELS": kernels}, "local_launch")
+    figures = [figure("local free", "local_ns", first(compare_runs("local launch", runs, local)), placement="free")]
+    asynchronous = lowered("async_launch.mlir", {"KERNELS": kernels, "N": config.async_iterations}, "async_launch")
+    for placement in PLACEMENTS:
+        prefix = PLACEMENTS[placement]
+        label = PLACEMENT_LABELS[placement]
+        figures.append(figure(f"async {placement}", "async_ns",
+                              first(compare_runs(f"launch_async+await, {label}", runs, asynchronous, prefix)),
+                              placement=placement))
+        servers = {}
+        try:
+            for revision in REVISIONS:
+                servers[revision] = Server(f"before-after-{revision}-{placement}", prefix,
+                                           executable=binaries[revision].executor_server)
+            rtt, bulk = {}, {}
+            for revision, server in servers.items():
+                substitutions = {"ADDRESS": server.address, "KERNELS": kernels}
+                rtt[revision] = lower_host(
+                    ROOT / "bench" / "remote_launch.mlir", {**substitutions, "N": config.remote_round_trips},
+                    directory / f"remote_launch_{placement}_{revision}.llvm.mlir", binaries[revision].executor_opt)
+                bulk[revision] = lower_host(
+                    ROOT / "bench" / "remote_bulk.mlir",
+                    {**substitutions, "N": config.bulk_launches, "ELEMENTS": BULK_BYTES // 4},
+                    directory / f"remote_bulk_{placement}_{revision}.llvm.mlir", binaries[revision].executor_opt)
+            printed = compare_runs(f"remote 1 KiB round trips, {label}", runs,
+                                   {revision: runner_command(module, libraries[revision])
+                                    for revision, module in rtt.items()}, prefix, expected=3)
+            # remote_launch.mlir prints the kinds in this order (bench_remote).
+            for index, kind in enumerate(("echo_1k", "sink_1k")):
+                figures.append(figure(f"rtt_{kind} {placement}", f"rtt_{kind}_us",
+                                      {revision: [values[index] for values in per_run]
+                                       for revision, per_run in printed.items()}, placement=placement))
+            printed = compare_runs(f"remote 64 MiB launches, {label}", runs,
+                                   {revision: runner_command(module, libraries[revision])
+                                    for revision, module in bulk.items()}, prefix, expected=config.bulk_launches)
+            figures.append(figure(f"bulk {placement}", "bulk_s",
+                                  {revision: [mean(values) for values in per_run]
+                                   for revision, per_run in printed.items()},
+                                  placement=placement))
+        finally:
+            for server in servers.values():
+                server.stop()
+    return figures
+
+
+def bench_before_after(config: Config, kernels: Path, before: Binaries, after: Binaries) -> dict:
+    """Every figure of --before REV: for each, the samples of both revisions,
+    measured in alternation (the i-th of each measured next to each other)."""
+    binaries = {"before": before, "after": after}
+    return {"figures": compare_compile(config, binaries) + compare_runtime(config, kernels, binaries)}

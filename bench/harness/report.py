@@ -8,7 +8,10 @@ import shlex
 from .common import ASYNC_PIPELINE, BULK_BYTES, DOC, EXECUTOR_PASS, PLACEMENT_LABELS, PLACEMENTS, ROOT, UPSTREAM_PASS
 from .measure import CRITERION_BENCHES, compile_commands
 from .text import fmt, mark, ns, ratio
-from .verdicts import TARGET_MEMORY, TARGET_SCALING, compile_missed, largest_and_middle, missed
+from .verdicts import (
+    BEFORE_AFTER_BOUND, BEFORE_AFTER_FEWEST_PAIRS, BEFORE_AFTER_LEVEL, INCONCLUSIVE, NO_WORSE, TARGET_MEMORY,
+    TARGET_SCALING, WORSE, compile_missed, largest_and_middle, missed,
+)
 
 # What each group of the Criterion benches measures (measure.CRITERION_GROUPS
 # has their baselines).
@@ -37,13 +40,27 @@ CRITERION_DESCRIPTIONS = {
         "result descriptor pointed at a `malloc`ed copy (`fill_from_dense`), against a copy of the same 1 KiB",
 }
 
+# The figures of --before REV (measure.bench_before_after), by measure: what
+# each is, and the unit and scale its table shows it in.
+BEFORE_AFTER_FIGURES = {
+    "pass_s": ("`convert-executor-to-llvm` pass (`--mlir-timing`)", "s", 1),
+    "process_s": ("whole process", "s", 1),
+    "peak_rss_kb": ("peak RSS", "MiB", 1 / 1024),
+    "local_ns": ("local `executor.launch` of an empty kernel (per process run)", "ns", 1),
+    "async_ns": ("`launch_async` + `await` (per process run)", "us", 1e-3),
+    "rtt_echo_1k_us": ("remote launch, 1 KiB in, 1 KiB result (per process run)", "us", 1),
+    "rtt_sink_1k_us": ("remote launch, 1 KiB in, no result (per process run)", "us", 1),
+    "bulk_s": ("remote launch, 64 MiB input (mean of a process run's launches)", "ms", 1e3),
+}
+BEFORE_AFTER_MARKS = {NO_WORSE: "**no worse**", WORSE: "**worse**", INCONCLUSIVE: "inconclusive"}
+
 
 def render_report(context: dict) -> str:
     """docs/performance.md of a run: `context` has the run's machine, config,
     compile and runtime summaries, profiles, criterion results, plots,
     elapsed_min and other_load, and what verdicts.judge made of them."""
     lines = []
-    for section in (title, summary, machine, commands, compile_time, run_time, micro_benchmarks,
+    for section in (title, summary, machine, commands, compile_time, run_time, before_and_after, micro_benchmarks,
                     where_the_time_goes):
         lines += section(context)
     return "\n".join(lines)
@@ -144,6 +161,13 @@ def summary(context: dict) -> list:
     if missed(verdicts):
         add("Missed targets have a profile and a closing note under "
             "[Where the time goes](#where-the-time-goes).")
+        add("")
+    if "before_after" in context:
+        judged = context["before_after_verdicts"]
+        counts = [list(judged["figures"].values()).count(verdict) for verdict in (NO_WORSE, INCONCLUSIVE, WORSE)]
+        add(f"Against commit {context['before_after']['short']} (issue 11: the figures no worse than before): "
+            f"{BEFORE_AFTER_MARKS[judged['overall']]}; of {len(judged['figures'])} figures, {counts[0]} no worse, "
+            f"{counts[1]} inconclusive, {counts[2]} worse. See [Before and after](#before-and-after).")
         add("")
     return lines
 
@@ -390,6 +414,108 @@ def run_time(context: dict) -> list:
             "reads into new memory (page faults and zeroed pages); on the client, the input goes out from the "
             "memref's own buffer either way.")
         add("")
+    return lines
+
+
+def figure_name(figure: dict) -> str:
+    """A figure of --before REV as the verdict's sentence names it."""
+    name = BEFORE_AFTER_FIGURES[figure["measure"]][0]
+    if figure["size"] is not None:
+        return f"{name} at N = {figure['size']:,}"
+    return f"{name}, {PLACEMENT_LABELS[figure['placement']]}"
+
+
+def before_after_verdict(context: dict) -> str:
+    """The run's verdict against REV, in a sentence."""
+    judged = context["before_after_verdicts"]
+    names = {figure["id"]: figure_name(figure) for figure in context["before_after"]["summary"]}
+    if judged["overall"] == NO_WORSE:
+        return "**no worse** in every figure."
+    if judged["overall"] == WORSE:
+        return "**worse** in " + "; ".join(names[name] for name in judged["worse"]) + "."
+    return ("no figure is worse beyond the noise, but these are inconclusive: "
+            + "; ".join(names[name] for name in judged["inconclusive"]) + ".")
+
+
+def interval(figure: dict) -> str:
+    """A figure's interval of after/before, with its level when it falls short."""
+    text = f"{ratio(figure['low'])} - {ratio(figure['high'])}"
+    if figure["level"] < BEFORE_AFTER_LEVEL:
+        text += f" (only {figure['level']:.0%})"
+    return text
+
+
+def before_and_after(context: dict) -> list:
+    """With --before REV: each figure of this tree against REV's, measured in
+    alternation in this run, and whether it is no worse."""
+    if "before_after" not in context:
+        return []
+    compared, config, machine = context["before_after"], context["config"], context["machine"]
+    judged = context["before_after_verdicts"]["figures"]
+    sizes = sorted({figure["size"] for figure in compared["summary"] if figure["size"] is not None})
+    bound, level = BEFORE_AFTER_BOUND, f"{BEFORE_AFTER_LEVEL:.0%}"
+    lines = []
+    add = lines.append
+    add("## Before and after")
+    add("")
+    add(f"`bench/run.py --before {compared['revision']}` (`make bench BEFORE={compared['revision']}`) compares "
+        f"this tree, \"after\" (commit {machine['commit']}), with commit {compared['short']}, \"before\" "
+        f"({compared['subject']}), in this run, for issue 11: the compile-time and run-time figures no worse than "
+        "before. The before revision was checked out in a git worktree at `target/bench/before/tree` and built "
+        "there with `cargo build --release` (its whole workspace) into `target/bench/before/target`"
+        + (", seeded with a copy of this tree's `target/release/{deps,build,.fingerprint}`" if compared["seeded"]
+           else " (kept from an earlier `--before` run, so the build was incremental)")
+        + f": {compared['build_s'] / 60:.1f} minutes"
+        + (f" with `CARGO_BUILD_JOBS={compared['jobs']}`" if compared["jobs"] else "")
+        + f", before the run started and not counted in its time; the measurements below took "
+        f"{compared['elapsed_min']:.1f} minutes of the run.")
+    add("")
+    add(f"**Verdict:** {before_after_verdict(context)}")
+    add("")
+    add("Both revisions get the same inputs, this tree's: the modules of "
+        "[bench/gen_launches.py](../bench/gen_launches.py) and the programs of [Commands](#commands) with the "
+        "same counts. Each revision lowers them with its own `executor-opt` and runs them with its own "
+        "`libexecutor_runtime.so` and `executor-server`. Compile time: `/usr/bin/time -v executor-opt "
+        f"launches_N.mlir --pass-pipeline='builtin.module(convert-executor-to-llvm)' -o /dev/null --mlir-timing`, "
+        + ", ".join(f"{config.before_compile_runs[size]} runs at {size:,}" for size in sizes)
+        + " for each revision after a warm-up run of each: the pass time from `--mlir-timing`, the whole process "
+        "as the harness times that command, the peak RSS from GNU time. Run time: "
+        f"{config.before_runs} process runs of each program for each revision and placement. The runs alternate "
+        "between the revisions (after, before, then before, after, and so on), so that the machine's load hits "
+        "both alike, and each run is paired with the other revision's run next to it.")
+    add("")
+    add(f"After/before is the median of the pairs' ratios (below 1.00x: faster now; the medians of each "
+        f"revision's runs are there for scale), with the distribution-free {level} interval of that median (the "
+        f"sign test's: from the k-th smallest to the k-th largest ratio). With fewer than "
+        f"{BEFORE_AFTER_FEWEST_PAIRS} pairs no interval reaches {level}: the one from the smallest to the largest "
+        f"ratio is shown with the level it has. A figure is **no worse** when its interval ends at or below "
+        f"{ratio(bound)} (slower by at most {(bound - 1) * 100:.0f}%, the tolerance: differences finer than that, "
+        f"such as from code layout, are not judged), **worse** when the interval starts above {ratio(bound)}, and "
+        f"inconclusive otherwise: its noise in this run is wider than the tolerance, or the interval falls short "
+        f"of {level} ([bench/harness/verdicts.py](../bench/harness/verdicts.py)). The after figures were "
+        "measured again here, alternating with the before ones, and differ a little from those above.")
+    add("")
+    add("| N | measure | unit | before (median) | after (median) | after/before | interval | pairs | verdict |")
+    add("|---|---|---|---|---|---|---|---|---|")
+    for figure in compared["summary"]:
+        if figure["size"] is None:
+            continue
+        name, unit, scale = BEFORE_AFTER_FIGURES[figure["measure"]]
+        add(f"| {figure['size']:,} | {name} | {unit} | {fmt(figure['before']['median'] * scale)} "
+            f"| {fmt(figure['after']['median'] * scale)} | {ratio(figure['ratio'])} | {interval(figure)} "
+            f"| {figure['pairs']} | {BEFORE_AFTER_MARKS[judged[figure['id']]]} |")
+    add("")
+    add("| figure | placement | unit | before (median) | after (median) | after/before | interval | pairs "
+        "| verdict |")
+    add("|---|---|---|---|---|---|---|---|---|")
+    for figure in compared["summary"]:
+        if figure["size"] is not None:
+            continue
+        name, unit, scale = BEFORE_AFTER_FIGURES[figure["measure"]]
+        add(f"| {name} | {figure['placement']} | {unit} | {fmt(figure['before']['median'] * scale)} "
+            f"| {fmt(figure['after']['median'] * scale)} | {ratio(figure['ratio'])} | {interval(figure)} "
+            f"| {figure['pairs']} | {BEFORE_AFTER_MARKS[judged[figure['id']]]} |")
+    add("")
     return lines
 
 

@@ -1,6 +1,7 @@
 """Summarizing: statistics over the raw samples of measure.py (pure
 functions; the ratios of medians the targets are judged on are computed here,
 the verdicts in verdicts.py)."""
+import math
 import statistics
 
 from .common import BULK_BYTES, EXECUTOR_PASS, PLACEMENTS, UPSTREAM_PASS, Config
@@ -82,4 +83,49 @@ def summarize_runtime(raw: dict, config: Config) -> dict:
     for placement in PLACEMENTS:
         summary[placement] = summarize_placement(raw["async"][placement], raw["remote"][placement],
                                                  config.bulk_launches)
+    return summary
+
+
+# ---------------------------------------------------------------------------
+# --before REV: each figure measured for both revisions in alternation
+
+
+def median_interval(values, level: float) -> tuple:
+    """A distribution-free confidence interval for the median of `values`
+    (the sign test's): the k-th smallest to the k-th largest value, for the
+    largest k whose interval covers the median with probability at least
+    `level`, 1 - 2 P(Binomial(n, 1/2) < k). Returns (low, high, its level); when
+    even the smallest to the largest value falls short of `level` (fewer than
+    6 values for 95%), that interval with the level it has."""
+    ordered = sorted(values)
+    count = len(ordered)
+    below = 0.0  # P(Binomial(count, 1/2) < k), for the k being tried
+    chosen, chosen_level = 1, 1.0 - 2.0 * 0.5 ** count
+    for k in range(1, count // 2 + 1):
+        below += math.comb(count, k - 1) * 0.5 ** count
+        if 1.0 - 2.0 * below < level:
+            break
+        chosen, chosen_level = k, 1.0 - 2.0 * below
+    return ordered[chosen - 1], ordered[count - chosen], chosen_level
+
+
+def summarize_before_after(raw: dict, level: float) -> list:
+    """Each figure of measure.bench_before_after: its before and after
+    samples' statistics, and after/before as the median of the ratios of the
+    runs measured next to each other (the i-th after run over the i-th before
+    run), with the interval of median_interval at `level`."""
+    summary = []
+    for figure in raw["figures"]:
+        ratios = [after / before for after, before in zip(figure["after"], figure["before"])]
+        low, high, reached = median_interval(ratios, level)
+        summary.append({
+            **{key: figure[key] for key in ("id", "measure", "size", "placement")},
+            "before": stats(figure["before"]),
+            "after": stats(figure["after"]),
+            "ratio": statistics.median(ratios),
+            "low": low,
+            "high": high,
+            "level": reached,
+            "pairs": len(ratios),
+        })
     return summary

@@ -1,5 +1,6 @@
-"""Verdicts: the performance targets, whether a run met them, and the other
-findings the report's text depends on. Pure functions over the summaries of
+"""Verdicts: the performance targets, whether a run met them, the other
+findings the report's text depends on, and (with --before REV) whether each
+figure is no worse than REV's. Pure functions over the summaries of
 summary.py (and the profiles of profiles.py); no prose here, report.py and
 readme.py say what these decide. Standard library only (bench/test_verdicts.py
 imports this module without the benchmark's virtualenv)."""
@@ -167,3 +168,42 @@ def judge(cs: dict, rs: dict, profiles: dict, other_load: dict) -> dict:
     """All of the above for one run: what the report and the README are written from."""
     return {"targets": compile_targets(cs), "verdicts": verdicts(cs, rs), "headline": headline(cs, rs),
             "findings": findings(rs, profiles, other_load)}
+
+
+# --before REV (issue 11: the figures no worse than before). Every figure is
+# measured for both revisions in alternation; summary.summarize_before_after
+# pairs the runs measured next to each other and gives the median of their
+# ratios after/before with a distribution-free interval at BEFORE_AFTER_LEVEL.
+# A figure is no worse when the interval's upper end is at most
+# BEFORE_AFTER_BOUND (slower by at most the tolerance, 5%: what the interval
+# cannot see, such as code layout, is not judged finer than that), worse when
+# its lower end is above it, and inconclusive otherwise (the run's noise is
+# wider than the tolerance), or when the interval does not reach the level
+# (fewer than 6 pairs).
+BEFORE_AFTER_LEVEL = 0.95
+BEFORE_AFTER_BOUND = 1.05
+NO_WORSE, WORSE, INCONCLUSIVE = "no worse", "worse", "inconclusive"
+# The fewest pairs whose interval can reach BEFORE_AFTER_LEVEL (the smallest to
+# the largest ratio covers the median with probability 1 - 2 / 2**n).
+BEFORE_AFTER_FEWEST_PAIRS = next(pairs for pairs in range(1, 64) if 1 - 2 * 0.5 ** pairs >= BEFORE_AFTER_LEVEL)
+
+
+def before_after_verdict(figure: dict) -> str:
+    """One figure of summary.summarize_before_after: NO_WORSE, WORSE or INCONCLUSIVE."""
+    if figure["level"] < BEFORE_AFTER_LEVEL:
+        return INCONCLUSIVE
+    if figure["high"] <= BEFORE_AFTER_BOUND:
+        return NO_WORSE
+    if figure["low"] > BEFORE_AFTER_BOUND:
+        return WORSE
+    return INCONCLUSIVE
+
+
+def before_after(summary: list) -> dict:
+    """Every figure's verdict (by its id) and the run's: WORSE when a figure is
+    worse, else INCONCLUSIVE when one is inconclusive, else NO_WORSE."""
+    figures = {figure["id"]: before_after_verdict(figure) for figure in summary}
+    worse = [name for name, verdict in figures.items() if verdict == WORSE]
+    inconclusive = [name for name, verdict in figures.items() if verdict == INCONCLUSIVE]
+    return {"figures": figures, "worse": worse, "inconclusive": inconclusive,
+            "overall": WORSE if worse else INCONCLUSIVE if inconclusive else NO_WORSE}
