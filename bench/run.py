@@ -16,7 +16,7 @@ report is written from).
     bench/run.py --before REV   # also REV's binaries against this tree's
                                 # (`make bench BEFORE=REV`; with or without --quick)
 
---before REV (issue 11: figures no worse than before) first checks out REV in a
+--before REV (figures no worse than before) first checks out REV in a
 git worktree at target/bench/before/tree and builds its whole workspace there
 (`cargo build --release`, CARGO_TARGET_DIR=target/bench/before/target, seeded
 on first use with a copy of this tree's target/release/{deps,build,.fingerprint}

@@ -165,7 +165,7 @@ def summary(context: dict) -> list:
     if "before_after" in context:
         judged = context["before_after_verdicts"]
         counts = [list(judged["figures"].values()).count(verdict) for verdict in (NO_WORSE, INCONCLUSIVE, WORSE)]
-        add(f"Against commit {context['before_after']['short']} (issue 11: the figures no worse than before): "
+        add(f"Against commit {context['before_after']['short']}: "
             f"{BEFORE_AFTER_MARKS[judged['overall']]}; of {len(judged['figures'])} figures, {counts[0]} no worse, "
             f"{counts[1]} inconclusive, {counts[2]} worse. See [Before and after](#before-and-after).")
         add("")
@@ -460,7 +460,7 @@ def before_and_after(context: dict) -> list:
     add("")
     add(f"`bench/run.py --before {compared['revision']}` (`make bench BEFORE={compared['revision']}`) compares "
         f"this tree, \"after\" (commit {machine['commit']}), with commit {compared['short']}, \"before\" "
-        f"({compared['subject']}), in this run, for issue 11: the compile-time and run-time figures no worse than "
+        f"({compared['subject']}), in this run: the compile-time and run-time figures no worse than "
         "before. The before revision was checked out in a git worktree at `target/bench/before/tree` and built "
         "there with `cargo build --release` (its whole workspace) into `target/bench/before/target`"
         + (", seeded with a copy of this tree's `target/release/{deps,build,.fingerprint}`" if compared["seeded"]

@@ -170,7 +170,7 @@ def judge(cs: dict, rs: dict, profiles: dict, other_load: dict) -> dict:
             "findings": findings(rs, profiles, other_load)}
 
 
-# --before REV (issue 11: the figures no worse than before). Every figure is
+# --before REV (the figures no worse than before). Every figure is
 # measured for both revisions in alternation; summary.summarize_before_after
 # pairs the runs measured next to each other and gives the median of their
 # ratios after/before with a distribution-free interval at BEFORE_AFTER_LEVEL.
