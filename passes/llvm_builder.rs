@@ -165,6 +165,10 @@ impl<'c, 'a> Emitter<'c, 'a> {
         self.emit_value(llvm::and(lhs, rhs, self.location))
     }
 
+    pub fn or(&self, lhs: Value<'c, 'a>, rhs: Value<'c, 'a>) -> Value<'c, 'a> {
+        self.emit_value(llvm::or(lhs, rhs, self.location))
+    }
+
     pub fn extract(
         &self,
         aggregate: Value<'c, 'a>,

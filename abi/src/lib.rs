@@ -6,8 +6,9 @@
 //! `include/executor_runtime.h` and `docs/runtime-abi.md` against them. A
 //! change here reaches every user, or fails a test that names the stale copy.
 //!
-//! The crate has no dependencies, so the compiler's build script, the pass and
-//! the runtime all link the same definitions.
+//! The crate has no dependencies (serde only with the feature `serde`, for the
+//! runtime's wire protocol), so the compiler's build script, the pass and the
+//! runtime all link the same definitions.
 
 pub mod call_buffer;
 pub mod descriptor;

@@ -64,6 +64,16 @@ fn the_documented_layouts_match() {
         "docs/runtime-abi.md does not show the call-buffer grammar:\n{}",
         call_buffer::GRAMMAR
     );
+    assert!(
+        doc.contains(call_buffer::CATALYST_GRAMMAR),
+        "docs/runtime-abi.md does not show Catalyst's call-buffer layout:\n{}",
+        call_buffer::CATALYST_GRAMMAR
+    );
+    let magic = format!("0x{:016X}", call_buffer::MAGIC);
+    assert!(
+        doc.contains(&magic),
+        "docs/runtime-abi.md does not give the magic {magic}"
+    );
     let version = format!("version {}", call_buffer::LAYOUT_VERSION);
     assert!(
         doc.contains(&version),

@@ -10,6 +10,8 @@ use std::{
     time::{Duration, Instant},
 };
 
+use executor_abi::call_buffer;
+
 use crate::{
     error::{Result, RuntimeError},
     executor::BinaryFormat,
@@ -306,8 +308,9 @@ pub extern "C" fn __catalyst__executor__await(token: i64) {
 /// - `symbol` must be null (reported as an error) or point at a
 ///   NUL-terminated string.
 /// - `args_buf` must be null (reported) or point at `args_size` readable
-///   bytes; their contents are checked against the layout of
-///   docs/runtime-abi.md.
+///   bytes, not counting bit 63 of `args_size`, which says the layout is this
+///   project's; the contents of this project's layout are checked
+///   (docs/runtime-abi.md), Catalyst's are the callee's to read.
 /// - `out_buf` and `out_size` must each be null (reported) or point at a
 ///   writable `void *` and `size_t`. On success they receive a buffer that
 ///   the caller releases with `__catalyst__executor__free_result`, once.
@@ -329,9 +332,12 @@ pub unsafe extern "C" fn __catalyst__executor__call_wrapper(
         if args_buf.is_null() || out_buf.is_null() || out_size.is_null() {
             return Err(RuntimeError::BadArguments("a null buffer pointer".into()));
         }
-        // SAFETY: `args_buf`, not null, points at `args_size` bytes (the contract).
-        let arguments = unsafe { std::slice::from_raw_parts(args_buf.cast::<u8>(), args_size) };
-        let outputs = session.executor.call(symbol, arguments)?;
+        // Bit 63 of the size tells this project's layout from Catalyst's.
+        let (layout, args_len) = call_buffer::decode_args_size(args_size as u64);
+        // SAFETY: `args_buf`, not null, points at `args_len` bytes (the contract).
+        let arguments =
+            unsafe { std::slice::from_raw_parts(args_buf.cast::<u8>(), args_len as usize) };
+        let outputs = session.executor.call(symbol, layout, arguments)?;
         // SAFETY: malloc of at least one byte, checked; the caller releases it
         // with __catalyst__executor__free_result.
         let buffer = unsafe { libc::malloc(outputs.len().max(1)) }.cast::<u8>();

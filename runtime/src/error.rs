@@ -46,6 +46,9 @@ pub enum RuntimeError {
     LinkFailed { symbol: String, reason: String },
     #[error("{0}")]
     BadArguments(String),
+    /// A wrapper function (Catalyst's layout) returned an error message.
+    #[error("the called function reported: {0}")]
+    CallFailed(String),
     #[error("kernel '{symbol}' crashed with signal {signal} ({name})")]
     KernelCrashed {
         symbol: String,

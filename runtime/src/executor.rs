@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use executor_abi::call_buffer::Layout;
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -63,9 +64,9 @@ pub trait Executor: Send + Sync {
     /// Waits for the launch behind `token`, which is then spent.
     fn await_launch(&self, token: u64) -> Result<()>;
 
-    /// Calls `symbol` of a loaded shared library with `args_buf` (the layout of
-    /// `crate::packed`); returns `out_buf`.
-    fn call(&self, symbol: &str, arguments: &[u8]) -> Result<Vec<u8>>;
+    /// Calls `symbol` of a loaded shared library (or of the executor process)
+    /// with `args_buf` in `layout`; returns `out_buf` in the same layout.
+    fn call(&self, symbol: &str, layout: Layout, arguments: &[u8]) -> Result<Vec<u8>>;
 
     /// Waits for the outstanding async launches, then releases everything the
     /// session loaded.

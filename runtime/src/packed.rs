@@ -4,8 +4,8 @@
 //! per buffer, each padded to the layout's alignment.
 
 use executor_abi::call_buffer::{
-    self, ARGS_NUM_BUFFERS, ARGS_NUM_INPUTS, ARGS_RECORDS, OUT_NUM_OUTPUTS, OUT_RECORDS,
-    RECORD_ELEMENT_SIZE, RECORD_RANK, WORD,
+    self, ARGS_MAGIC, ARGS_NUM_BUFFERS, ARGS_NUM_INPUTS, ARGS_RECORDS, MAGIC, OUT_NUM_OUTPUTS,
+    OUT_RECORDS, RECORD_ELEMENT_SIZE, RECORD_RANK, WORD,
 };
 
 use crate::{
@@ -23,6 +23,13 @@ pub struct CallArguments {
 /// Decodes `args_buf`; every count and size is checked against the bytes there.
 pub fn decode_arguments(bytes: &[u8]) -> Result<CallArguments> {
     let reader = Reader { bytes };
+    let magic = reader.u64(ARGS_MAGIC, "the magic word")?;
+    if magic != MAGIC {
+        return Err(bad(format!(
+            "it starts with {magic:#018x}, not {MAGIC:#018x} (\"EXCALL\", layout version {}); the program was lowered for another version of the runtime",
+            call_buffer::LAYOUT_VERSION
+        )));
+    }
     let count = reader.count(ARGS_NUM_BUFFERS, "the buffer count")?;
     let num_inputs = reader.count(ARGS_NUM_INPUTS, "the input count")?;
     if num_inputs > count {
@@ -48,6 +55,7 @@ pub fn encode_outputs(outputs: &[DenseBuffer]) -> Vec<u8> {
 /// Encodes `args_buf` (what the lowered code writes; used by tests and tools).
 pub fn encode_arguments(arguments: &CallArguments) -> Vec<u8> {
     let mut bytes = vec![0; ARGS_RECORDS as usize];
+    put_u64(&mut bytes, ARGS_MAGIC, MAGIC);
     put_u64(&mut bytes, ARGS_NUM_BUFFERS, arguments.buffers.len() as u64);
     put_u64(&mut bytes, ARGS_NUM_INPUTS, arguments.num_inputs as u64);
     for buffer in &arguments.buffers {
@@ -193,8 +201,11 @@ mod tests {
         };
         let bytes = encode_arguments(&arguments);
         assert_eq!(bytes.len() % 8, 0);
-        // Header, then a rank-1 record of 3 bytes padded to 8.
-        assert_eq!(&bytes[16..24], &1u64.to_ne_bytes());
+        // The header (magic, 3 buffers, 2 inputs), then a rank-1 record of 3
+        // bytes padded to 8.
+        assert_eq!(&bytes[..8], &MAGIC.to_ne_bytes());
+        assert_eq!(&bytes[8..16], &3u64.to_ne_bytes());
+        assert_eq!(&bytes[24..32], &1u64.to_ne_bytes());
         assert_eq!(decode_arguments(&bytes).unwrap(), arguments);
     }
 
@@ -217,11 +228,22 @@ mod tests {
             );
         }
         let mut huge = Vec::new();
-        for value in [1u64, 1, 1, 8, u64::MAX / 2] {
+        for value in [MAGIC, 1, 1, 1, 8, u64::MAX / 2] {
             huge.extend_from_slice(&value.to_ne_bytes());
         }
         assert!(decode_arguments(&huge).is_err());
-        let too_many_inputs: Vec<u8> = [0u64, 1].iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let too_many_inputs: Vec<u8> = [MAGIC, 0, 1].iter().flat_map(|v| v.to_ne_bytes()).collect();
         assert!(decode_arguments(&too_many_inputs).is_err());
+    }
+
+    #[test]
+    fn another_layout_version_is_named_in_the_error() {
+        let mut bytes = encode_arguments(&CallArguments {
+            buffers: vec![],
+            num_inputs: 0,
+        });
+        bytes[..8].copy_from_slice(&(MAGIC - 1).to_ne_bytes());
+        let error = decode_arguments(&bytes).unwrap_err().to_string();
+        assert!(error.contains("layout version 2"), "{error}");
     }
 }

@@ -39,7 +39,7 @@
 // than printed on its own by LLVM).
 // CHECK-NEXT: __catalyst__executor__launch({{.*}}, symbol _mlir_ciface_calls_undefined): [[REPORTED]]cannot link '_mlir_ciface_calls_undefined': Symbols not found: [ undefined_function ]{{$}}
 // CHECK-NEXT: exit status 1
-// CHECK-NEXT: __catalyst__executor__call_wrapper({{.*}}, symbol no_such_function): [[REPORTED]]no symbol 'no_such_function' in the session's shared libraries {{\[}}[[DIR]]/plain.so]{{$}}
+// CHECK-NEXT: __catalyst__executor__call_wrapper({{.*}}, symbol no_such_function): [[REPORTED]]no symbol 'no_such_function' in the session's shared libraries {{\[}}[[DIR]]/plain.so] or the executor process{{$}}
 // CHECK-NEXT: exit status 1
 
 //--- plain.mlir

@@ -1,6 +1,8 @@
 //! Calling compiled entry points: a C function that takes only pointers, as
-//! many as the launch has descriptors. Every call through a raw address lives
-//! here.
+//! many as the launch has descriptors, or an ORC wrapper function (Catalyst's
+//! `executor.call` callees). Every call through a raw address lives here.
+
+use std::ffi::{CStr, c_char};
 
 use crate::error::{Result, RuntimeError};
 
@@ -50,4 +52,54 @@ pub unsafe fn call_with_pointers(address: usize, arguments: &[P]) -> Result<()> 
         }
     }
     Ok(())
+}
+
+/// What an ORC wrapper function returns (LLVM's `CWrapperFunctionResult`,
+/// `CWrapperFunctionBuffer` since LLVM 22.1): its bytes inline when they fit
+/// in a pointer, else in a `malloc`ed buffer the caller frees; a size of 0
+/// with a non-null pointer is a `malloc`ed, NUL-terminated error message.
+#[repr(C)]
+struct WrapperFunctionBuffer {
+    data: WrapperFunctionData,
+    size: usize,
+}
+
+#[repr(C)]
+union WrapperFunctionData {
+    pointer: *mut c_char,
+    inline: [u8; size_of::<*mut c_char>()],
+}
+
+/// Calls the ORC wrapper function at `address` with `arguments`; returns the
+/// bytes it produced, or the error message it returned.
+///
+/// # Safety
+///
+/// `address` must be a function
+/// `CWrapperFunctionBuffer(const char *data, size_t size)`.
+pub unsafe fn call_wrapper_function(address: usize, arguments: &[u8]) -> Result<Vec<u8>> {
+    // SAFETY: the caller guarantees the signature; the struct is returned by
+    // value as the C calling convention returns a two-word struct.
+    let function: extern "C" fn(*const c_char, usize) -> WrapperFunctionBuffer =
+        unsafe { std::mem::transmute(address) };
+    let result = function(arguments.as_ptr().cast(), arguments.len());
+    // SAFETY: the fields are read as the wrapper-function ABI defines them:
+    // the size says which member of the union is live, and a heap pointer is
+    // the caller's to free, once.
+    unsafe {
+        if result.size <= size_of::<*mut c_char>() {
+            if result.size == 0 && !result.data.pointer.is_null() {
+                let message = CStr::from_ptr(result.data.pointer)
+                    .to_string_lossy()
+                    .into_owned();
+                libc::free(result.data.pointer.cast());
+                return Err(RuntimeError::CallFailed(message));
+            }
+            return Ok(result.data.inline[..result.size].to_vec());
+        }
+        let bytes = std::slice::from_raw_parts(result.data.pointer.cast::<u8>(), result.size);
+        let owned = bytes.to_vec();
+        libc::free(result.data.pointer.cast());
+        Ok(owned)
+    }
 }

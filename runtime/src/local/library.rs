@@ -46,6 +46,17 @@ impl SharedLibrary {
     }
 }
 
+/// The address of `symbol` among the executor process's own symbols (its
+/// executable and the libraries loaded with global symbols, such as an
+/// executor-server's `--plugin` libraries), if any defines it.
+pub fn process_symbol(symbol: &str) -> Option<usize> {
+    let name = std::ffi::CString::new(symbol).ok()?;
+    // SAFETY: dlsym only reads the NUL-terminated name; RTLD_DEFAULT searches
+    // the global scope of the process.
+    let address = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    (!address.is_null()).then_some(address as usize)
+}
+
 /// Why `dlopen` failed: the `dlerror` text libloading keeps as the error's
 /// source (its own message is just "dlopen failed"), without the file it
 /// starts with, which may be where an executor stored the bytes rather than

@@ -17,11 +17,11 @@ use std::{
     },
 };
 
-use executor_abi::{EntryConvention, descriptor};
+use executor_abi::{EntryConvention, call_buffer::Layout, descriptor};
 
 pub use self::crash::report_in_this_process as report_kernel_crashes;
 use self::{
-    invoke::call_with_pointers,
+    invoke::{call_with_pointers, call_wrapper_function},
     jit::{Jit, Missing},
     library::SharedLibrary,
 };
@@ -105,6 +105,27 @@ impl LocalExecutor {
         let library = SharedLibrary::open(path, &path.display().to_string())?;
         self.loaded().libraries.push(library);
         Ok(())
+    }
+
+    /// Where `executor.call`'s `symbol` is: in the session's shared libraries
+    /// (in load order), else among the executor process's own symbols.
+    fn callee_address(&self, symbol: &str) -> Result<usize> {
+        let loaded = self.loaded();
+        loaded
+            .libraries
+            .iter()
+            .find_map(|library| library.lookup(symbol))
+            .or_else(|| library::process_symbol(symbol))
+            .ok_or_else(|| {
+                let places: Vec<&str> = loaded.libraries.iter().map(SharedLibrary::name).collect();
+                RuntimeError::SymbolNotFound {
+                    symbol: symbol.to_owned(),
+                    place: format!(
+                        "the session's shared libraries [{}] or the executor process",
+                        places.join(", ")
+                    ),
+                }
+            })
     }
 
     fn loaded(&self) -> MutexGuard<'_, Loaded> {
@@ -232,12 +253,20 @@ impl Executor for LocalExecutor {
         let address = self.entry_address(entry, object)?;
         let token = self.next_token.fetch_add(1, Ordering::Relaxed);
         let symbol = entry.to_owned();
+        // Catalyst's entries take two pointers (results, arguments), null for
+        // an entry without either; other entries are `void(void)`.
+        let pointer_count =
+            if EntryConvention::of_entry_symbol(entry) == Some(EntryConvention::CatalystPyface) {
+                2
+            } else {
+                0
+            };
         let pending = background::start(entry, move || {
-            // SAFETY: launch_async entries are `void(void)`; the session keeps
-            // the code loaded until it has waited for every launch.
-            if let Err(error) =
-                crash::guard(&symbol, || unsafe { call_with_pointers(address, &[]) })
-            {
+            // SAFETY: the arguments match the entry's convention (above); the
+            // session keeps the code loaded until it has waited for every launch.
+            if let Err(error) = crash::guard(&symbol, || unsafe {
+                call_with_pointers(address, &[std::ptr::null_mut(); 2][..pointer_count])
+            }) {
                 tracing::error!("{error}");
             }
         })
@@ -256,40 +285,16 @@ impl Executor for LocalExecutor {
         pending.wait()
     }
 
-    fn call(&self, symbol: &str, arguments: &[u8]) -> Result<Vec<u8>> {
-        let decoded = packed::decode_arguments(arguments)?;
-        let address = {
-            let loaded = self.loaded();
-            loaded
-                .libraries
-                .iter()
-                .find_map(|library| library.lookup(symbol))
-                .ok_or_else(|| {
-                    let places: Vec<&str> =
-                        loaded.libraries.iter().map(SharedLibrary::name).collect();
-                    RuntimeError::SymbolNotFound {
-                        symbol: symbol.to_owned(),
-                        place: format!("the session's shared libraries [{}]", places.join(", ")),
-                    }
-                })?
-        };
-        let mut buffers: Vec<OwnedDescriptor> = decoded
-            .buffers
-            .into_iter()
-            .map(OwnedDescriptor::from_dense)
-            .collect();
-        let pointers: Vec<*mut u8> = buffers
-            .iter_mut()
-            .map(|buffer| buffer.descriptor().as_ptr())
-            .collect();
-        // SAFETY: a called symbol takes one descriptor pointer per buffer
-        // (docs/runtime-abi.md) and fills the outputs in place.
-        crash::guard(symbol, || unsafe { call_with_pointers(address, &pointers) })?;
-        let outputs: Vec<_> = buffers[decoded.num_inputs..]
-            .iter_mut()
-            .map(OwnedDescriptor::to_dense)
-            .collect();
-        Ok(packed::encode_outputs(&outputs))
+    fn call(&self, symbol: &str, layout: Layout, arguments: &[u8]) -> Result<Vec<u8>> {
+        let address = self.callee_address(symbol)?;
+        match layout {
+            // SAFETY: in Catalyst's layout the callee is an ORC wrapper
+            // function (docs/runtime-abi.md).
+            Layout::Catalyst => crash::guard(symbol, || unsafe {
+                call_wrapper_function(address, arguments)
+            }),
+            Layout::ThisProject => call_with_descriptors(symbol, address, arguments),
+        }
     }
 
     fn close(&self) -> Result<()> {
@@ -313,6 +318,30 @@ impl LocalExecutor {
     fn launches(&self) -> MutexGuard<'_, HashMap<u64, background::Pending>> {
         self.launches.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// Runs `symbol` at `address` on the buffers of `arguments` (this project's
+/// layout): one descriptor pointer per buffer, the outputs filled in place;
+/// returns the outputs packed.
+fn call_with_descriptors(symbol: &str, address: usize, arguments: &[u8]) -> Result<Vec<u8>> {
+    let decoded = packed::decode_arguments(arguments)?;
+    let mut buffers: Vec<OwnedDescriptor> = decoded
+        .buffers
+        .into_iter()
+        .map(OwnedDescriptor::from_dense)
+        .collect();
+    let pointers: Vec<*mut u8> = buffers
+        .iter_mut()
+        .map(|buffer| buffer.descriptor().as_ptr())
+        .collect();
+    // SAFETY: a called symbol takes one descriptor pointer per buffer
+    // (docs/runtime-abi.md) and fills the outputs in place.
+    crash::guard(symbol, || unsafe { call_with_pointers(address, &pointers) })?;
+    let outputs: Vec<_> = buffers[decoded.num_inputs..]
+        .iter_mut()
+        .map(OwnedDescriptor::to_dense)
+        .collect();
+    Ok(packed::encode_outputs(&outputs))
 }
 
 /// Result descriptors laid out one after the other, as an LLVM struct of them

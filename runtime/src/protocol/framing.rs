@@ -236,6 +236,7 @@ mod tests {
     fn a_message_over_the_limit_is_not_sent() {
         let request = Request::Call {
             symbol: "f".into(),
+            layout: executor_abi::call_buffer::Layout::ThisProject,
             arguments: vec![0; 2000],
         };
         assert!(matches!(

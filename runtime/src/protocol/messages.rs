@@ -4,12 +4,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use executor_abi::call_buffer::Layout;
+
 use crate::{executor::BinaryFormat, memref::DenseBuffer};
 
 /// The version this build speaks. Bump it on any change to [`Request`] or
 /// [`Response`]; [`Hello`] and [`HelloReply`] never change, so that peers of
 /// different versions can always tell each other so.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The first message on a connection, from the client.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,10 +76,11 @@ pub enum Request {
     LaunchAsync { entry: String, object: String },
     /// Waits for the launch behind a token. Answered by [`Response::Done`].
     Await(u64),
-    /// Calls `symbol` with `arguments` in the layout of `crate::packed`.
-    /// Answered by [`Response::CallResult`].
+    /// Calls `symbol` with `arguments` in `layout`. Answered by
+    /// [`Response::CallResult`].
     Call {
         symbol: String,
+        layout: Layout,
         #[serde(with = "super::raw_bytes")]
         arguments: Vec<u8>,
     },
@@ -135,7 +138,7 @@ mod tests {
             .iter()
             .map(|request| postcard::to_stdvec(request).unwrap()[0])
             .collect();
-        assert_eq!(requests, [0, 0, 1, 2, 3, 4, 5]);
+        assert_eq!(requests, [0, 0, 1, 2, 3, 4, 4, 5]);
         let responses = [
             Response::Done,
             Response::Launched {

@@ -3,6 +3,8 @@
 
 use std::io::{self, Read};
 
+use executor_abi::call_buffer::Layout;
+
 use super::{OutputShape, Request};
 use crate::{executor::BinaryFormat, memref::DenseBuffer};
 
@@ -45,7 +47,13 @@ pub fn sample_requests() -> Vec<Request> {
         Request::Await(u64::MAX),
         Request::Call {
             symbol: "scale".into(),
+            layout: Layout::ThisProject,
             arguments: vec![1, 2, 3, 4, 5, 6, 7, 8],
+        },
+        Request::Call {
+            symbol: "wrapper".into(),
+            layout: Layout::Catalyst,
+            arguments: vec![9, 10],
         },
         Request::Close,
     ]

@@ -25,6 +25,8 @@ pub use options::{
 };
 pub use signal::signal_name;
 
+use executor_abi::call_buffer::Layout;
+
 use crate::{
     error::{Result, RuntimeError},
     executor::{BinaryFormat, Executor},
@@ -152,9 +154,10 @@ impl Executor for RemoteExecutor {
         }
     }
 
-    fn call(&self, symbol: &str, arguments: &[u8]) -> Result<Vec<u8>> {
+    fn call(&self, symbol: &str, layout: Layout, arguments: &[u8]) -> Result<Vec<u8>> {
         let request = Request::Call {
             symbol: symbol.to_owned(),
+            layout,
             arguments: arguments.to_vec(),
         };
         match self.session().connection.round_trip(&request)? {

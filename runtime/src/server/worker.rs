@@ -22,6 +22,8 @@ use super::{
     linger::close_gracefully,
     status::{Announcer, Running},
 };
+use executor_abi::call_buffer::Layout;
+
 use crate::{
     error::{Result, RuntimeError},
     executor::{BinaryFormat, Executor},
@@ -221,7 +223,11 @@ impl Worker {
                 ("launch_async", self.launch_async(&entry, &object))
             }
             Request::Await(token) => ("await", self.await_launch(token)),
-            Request::Call { symbol, arguments } => ("call", self.call(&symbol, &arguments)),
+            Request::Call {
+                symbol,
+                layout,
+                arguments,
+            } => ("call", self.call(&symbol, layout, &arguments)),
             Request::Close => ("close", self.close().map(|()| Response::Done)),
         };
         tracing::debug!(request = kind, elapsed = ?started.elapsed(), ok = result.is_ok(), "served");
@@ -352,9 +358,9 @@ impl Worker {
         awaited.map(|()| Response::Done)
     }
 
-    fn call(&mut self, symbol: &str, arguments: &[u8]) -> Result<Response> {
+    fn call(&mut self, symbol: &str, layout: Layout, arguments: &[u8]) -> Result<Response> {
         let running = self.announcer.started(symbol);
-        let result = self.executor.call(symbol, arguments);
+        let result = self.executor.call(symbol, layout, arguments);
         self.announcer.finished(running);
         result.map(Response::CallResult)
     }

@@ -480,8 +480,10 @@ func.func @second_function(%s: !executor.session, %a: memref<4xf32>) {
 //  CHECK-NEXT:   llvm.mlir.constant(7 : i64) : i64
 //  CHECK-NEXT:   llvm.mlir.constant(-8 : i64) : i64
 //  CHECK-NEXT:   llvm.mlir.constant(24 : i64) : i64
-//  CHECK-NEXT:   llvm.mlir.constant(16 : i64) : i64
+//  CHECK-NEXT:   llvm.mlir.constant(4996817734299549698 : i64) : i64
 //  CHECK-NEXT:   llvm.mlir.constant(8 : i64) : i64
+//  CHECK-NEXT:   llvm.mlir.constant(16 : i64) : i64
+//  CHECK-NEXT:   llvm.mlir.constant(-9223372036854775808 : i64) : i64
 //  CHECK-NEXT:   %[[OUT_BUF_SLOT:.*]] = llvm.alloca %[[ONE]] x !llvm.ptr : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[OUT_SIZE_SLOT:.*]] = llvm.alloca %[[ONE]] x i64 : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   arith.constant 0 : index

@@ -12,6 +12,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use executor_abi::call_buffer::Layout;
 use executor_runtime::{
     error::RuntimeError,
     executor::{BinaryFormat, Executor},
@@ -199,7 +200,10 @@ fn an_oversized_frame_is_refused_and_the_server_goes_on() {
 
     // The client refuses to send what the server would refuse.
     let session = server.connect().unwrap();
-    let error = session.call("f", &[0; 8192]).unwrap_err().to_string();
+    let error = session
+        .call("f", Layout::ThisProject, &[0; 8192])
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("over the executor's limit"), "{error}");
     session.close().unwrap();
     server.assert_sessions_cleaned_up();
@@ -391,7 +395,12 @@ fn kernels_run_remotely_and_a_crash_ends_only_its_session() {
         buffers: vec![floats(&[1., 2.5]), floats(&[0., 0.])],
         num_inputs: 1,
     });
-    let outputs = packed::decode_outputs(&session.call("twice", &arguments).unwrap()).unwrap();
+    let outputs = packed::decode_outputs(
+        &session
+            .call("twice", Layout::ThisProject, &arguments)
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(outputs, [floats(&[2., 5.])]);
 
     let error = launch_1d(&session, "_mlir_ciface_nonexistent", object, &[]).unwrap_err();
