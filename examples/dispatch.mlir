@@ -4,7 +4,7 @@
 func.func @dispatch(%x: memref<4xf32>, %y: memref<?xf32>, %t: tensor<8xf64>) -> (memref<4xf32>, tensor<8xf64>) {
   %session = executor.open("local") : !executor.session
   executor.send_binary %session("kernels.o") : !executor.session
-  executor.send_binary %session("libnative.so") {format = 1 : i32} : !executor.session
+  executor.send_binary %session("libnative.so") {format = 2 : i32} : !executor.session
 
   %sum = executor.launch %session("add", "kernels.o")(%x, %x)
       : !executor.session, (memref<4xf32>, memref<4xf32>) -> memref<4xf32>

@@ -22,11 +22,12 @@ def Executor_NonEmptyStrAttr : ConfinedAttr<StrAttr, [AttrConstraint<
     CPred<"!::llvm::cast<::mlir::StringAttr>($_self).getValue().empty()">,
     "that is not empty">]>;
 
-// The encodings of executor.send_binary the runtime loads.
+// The formats of executor.send_binary (executor_abi::BinaryFormat, whose
+// tests check this list).
 def Executor_BinaryFormatAttr : ConfinedAttr<I32Attr, [AttrConstraint<
-    CPred<"::llvm::is_contained({0, 1}, "
+    CPred<"::llvm::is_contained({0, 1, 2}, "
           "::llvm::cast<::mlir::IntegerAttr>($_self).getInt())">,
-    "whose value is 0 (relocatable object file) or 1 (shared library); "
+    "whose value is 0 (object file), 1 (asset) or 2 (shared library); "
     "other values are reserved for future encodings">]>;
 
 def Executor_ShapedValue : AnyTypeOf<[AnyRankedTensor, AnyMemRef]>;
@@ -59,9 +60,17 @@ def Executor_SendBinaryOp : Executor_Op<"send_binary"> {
     runtime. Defaults to 0 (the raw object file); other values are reserved for
     future encodings.
 
+    This project's runtime knows three formats: 0, a relocatable object file,
+    JIT-linked into a namespace of its own (launches name it as their
+    `object`); 1, an asset, as in Catalyst: stored on the executor under its
+    base name and not loaded (on an executor-server, in the session's asset
+    directory, the working directory of its kernels; on `local`, where the
+    host has it); 2, a shared library opened with `dlopen`, whose symbols
+    serve `executor.call`.
+
     Verification:
     - `binary_path` is not empty.
-    - `format` is 0 (relocatable object file) or 1 (shared library); other
+    - `format` is 0 (object file), 1 (asset) or 2 (shared library); other
       values are reserved.
   }];
   let arguments = (ins Executor_SessionType:$session,

@@ -1,7 +1,7 @@
 //! The ABI's written copies, `include/executor_runtime.h` and
 //! `docs/runtime-abi.md`, say what this crate defines.
 
-use executor_abi::{EntryConvention, call_buffer, descriptor, functions};
+use executor_abi::{BinaryFormat, EntryConvention, call_buffer, descriptor, functions};
 
 fn read(path: &str) -> String {
     let path = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
@@ -97,4 +97,25 @@ fn the_documented_layouts_match() {
             convention.prefix()
         );
     }
+}
+
+#[test]
+fn the_verifier_accepts_exactly_the_binary_formats() {
+    let ops = read("td/ExecutorOps.td");
+    let values: Vec<String> = BinaryFormat::ALL
+        .iter()
+        .map(|format| (*format as u32).to_string())
+        .collect();
+    let predicate = format!("::llvm::is_contained({{{}}}, ", values.join(", "));
+    assert!(
+        ops.contains(&predicate),
+        "td/ExecutorOps.td lacks `{predicate}`"
+    );
+    let named: Vec<String> = BinaryFormat::ALL
+        .iter()
+        .map(|format| format!("{} ({})", *format as u32, format.description()))
+        .collect();
+    let (last, rest) = named.split_last().expect("formats exist");
+    let text = format!("whose value is {} or {last}", rest.join(", "));
+    assert!(ops.contains(&text), "td/ExecutorOps.td lacks \"{text}\"");
 }

@@ -14,7 +14,7 @@ use executor_abi::call_buffer;
 
 use crate::{
     error::{Result, RuntimeError},
-    executor::BinaryFormat,
+    executor,
     memref::Descriptor,
     sessions::{self, Session},
 };
@@ -211,7 +211,7 @@ pub unsafe extern "C" fn __catalyst__executor__send_binary(
         call.path = Some(path);
         session
             .executor
-            .send_binary(path, BinaryFormat::from_abi(format)?)?;
+            .send_binary(path, executor::binary_format(format)?)?;
         Ok(0)
     })
 }

@@ -13,7 +13,9 @@ pub enum RuntimeError {
     BadSession(i64),
     #[error("no launch in flight with token {0} (already awaited, or never issued)")]
     BadToken(i64),
-    #[error("unknown binary format {0}: 0 is a relocatable object file, 1 a shared library")]
+    #[error(
+        "unknown binary format {0}: 0 is a relocatable object file, 1 an asset, 2 a shared library"
+    )]
     UnknownFormat(u32),
     #[error("cannot read '{path}': {reason}")]
     Unreadable { path: String, reason: String },
@@ -29,6 +31,10 @@ pub enum RuntimeError {
     JitUnavailable(String),
     #[error("object '{0}' was not sent to this session (executor.send_binary)")]
     ObjectNotLoaded(String),
+    #[error(
+        "'{0}' was sent as an asset (format 1), which is stored, not loaded: it has no code to launch"
+    )]
+    NotCode(String),
     #[error("no symbol '{symbol}' in {place}")]
     SymbolNotFound { symbol: String, place: String },
     /// The entry is the C-interface wrapper of a function that is there, but

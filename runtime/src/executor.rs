@@ -1,43 +1,18 @@
 //! What a session does, whichever executor runs it: the one embedded in this
 //! process (`local`) or an executor-server (`remote`).
 
-use std::fmt;
-
 use executor_abi::call_buffer::Layout;
-use serde::{Deserialize, Serialize};
 
 use crate::{
     error::{Result, RuntimeError},
     memref::Descriptor,
 };
 
-/// The encodings `executor.send_binary` ships.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum BinaryFormat {
-    /// 0: a relocatable object file, JIT-linked with LLVM's ORC.
-    RelocatableObject,
-    /// 1: a shared library, opened with `dlopen`.
-    SharedLibrary,
-}
+pub use executor_abi::BinaryFormat;
 
-/// What the format is, as messages name it.
-impl fmt::Display for BinaryFormat {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(match self {
-            Self::RelocatableObject => "object file",
-            Self::SharedLibrary => "shared library",
-        })
-    }
-}
-
-impl BinaryFormat {
-    pub fn from_abi(format: u32) -> Result<Self> {
-        match format {
-            0 => Ok(Self::RelocatableObject),
-            1 => Ok(Self::SharedLibrary),
-            other => Err(RuntimeError::UnknownFormat(other)),
-        }
-    }
+/// The format whose ABI value is `format`.
+pub fn binary_format(format: u32) -> Result<BinaryFormat> {
+    BinaryFormat::from_abi(format).ok_or(RuntimeError::UnknownFormat(format))
 }
 
 /// One session's executor. Calls on one session come from one host thread at

@@ -84,16 +84,16 @@ func.func @call_missing_symbol_generic(%s: !executor.session) {
 // send_binary format
 //===----------------------------------------------------------------------===//
 
-func.func @send_binary_format_two_reserved(%s: !executor.session) {
-  // expected-error @+1 {{'executor.send_binary' op attribute 'format' failed to satisfy constraint: 32-bit signless integer attribute whose value is 0 (relocatable object file) or 1 (shared library); other values are reserved for future encodings}}
-  executor.send_binary %s("kernels.o") {format = 2 : i32} : !executor.session
+func.func @send_binary_format_three_reserved(%s: !executor.session) {
+  // expected-error @+1 {{'executor.send_binary' op attribute 'format' failed to satisfy constraint: 32-bit signless integer attribute whose value is 0 (object file), 1 (asset) or 2 (shared library); other values are reserved for future encodings}}
+  executor.send_binary %s("kernels.o") {format = 3 : i32} : !executor.session
   return
 }
 
 // -----
 
 func.func @send_binary_format_negative_reserved(%s: !executor.session) {
-  // expected-error @+1 {{attribute 'format' failed to satisfy constraint: 32-bit signless integer attribute whose value is 0 (relocatable object file) or 1 (shared library); other values are reserved}}
+  // expected-error @+1 {{attribute 'format' failed to satisfy constraint: 32-bit signless integer attribute whose value is 0 (object file), 1 (asset) or 2 (shared library); other values are reserved}}
   executor.send_binary %s("kernels.o") {format = -1 : i32} : !executor.session
   return
 }
@@ -102,7 +102,7 @@ func.func @send_binary_format_negative_reserved(%s: !executor.session) {
 
 // Same rule on the generic form, checked by the verifier after parsing.
 func.func @send_binary_format_reserved_generic(%s: !executor.session) {
-  // expected-error @+1 {{'executor.send_binary' op attribute 'format' failed to satisfy constraint: 32-bit signless integer attribute whose value is 0 (relocatable object file) or 1 (shared library)}}
+  // expected-error @+1 {{'executor.send_binary' op attribute 'format' failed to satisfy constraint: 32-bit signless integer attribute whose value is 0 (object file), 1 (asset) or 2 (shared library)}}
   "executor.send_binary"(%s) <{binary_path = "kernels.o", format = 7 : i32}> : (!executor.session) -> ()
   return
 }

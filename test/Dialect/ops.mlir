@@ -76,14 +76,14 @@ func.func @send_binary_format_zero_elided(%s: !executor.session) {
   return
 }
 
-// `format = 1` (shared library) is not the default and is kept.
+// `format = 2` (shared library) is not the default and is kept.
 // CHECK-LABEL: func.func @send_binary_format_one_kept(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: !executor.session)
-//       CHECK:   executor.send_binary %[[S]]("libnative.so") {format = 1 : i32} : !executor.session{{$}}
+//       CHECK:   executor.send_binary %[[S]]("libnative.so") {format = 2 : i32} : !executor.session{{$}}
 // GENERIC-LABEL: sym_name = "send_binary_format_one_kept"
-//       GENERIC:   "executor.send_binary"(%{{.*}}) <{binary_path = "libnative.so", format = 1 : i32}> : (!executor.session) -> ()
+//       GENERIC:   "executor.send_binary"(%{{.*}}) <{binary_path = "libnative.so", format = 2 : i32}> : (!executor.session) -> ()
 func.func @send_binary_format_one_kept(%s: !executor.session) {
-  executor.send_binary %s("libnative.so") {format = 1 : i32} : !executor.session
+  executor.send_binary %s("libnative.so") {format = 2 : i32} : !executor.session
   return
 }
 
@@ -92,10 +92,10 @@ func.func @send_binary_format_one_kept(%s: !executor.session) {
 // CHECK-LABEL: func.func @send_binary_discardable_attrs(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: !executor.session)
 //       CHECK:   executor.send_binary %[[S]]("a.o") {tag = "first"} : !executor.session{{$}}
-//  CHECK-NEXT:   executor.send_binary %[[S]]("b.so") {format = 1 : i32, tag = "second"} : !executor.session{{$}}
+//  CHECK-NEXT:   executor.send_binary %[[S]]("b.so") {format = 2 : i32, tag = "second"} : !executor.session{{$}}
 func.func @send_binary_discardable_attrs(%s: !executor.session) {
   executor.send_binary %s("a.o") {format = 0 : i32, tag = "first"} : !executor.session
-  executor.send_binary %s("b.so") {tag = "second", format = 1 : i32} : !executor.session
+  executor.send_binary %s("b.so") {tag = "second", format = 2 : i32} : !executor.session
   return
 }
 
@@ -400,7 +400,7 @@ func.func @call_memref_static_results_without_outputs(%s: !executor.session, %a:
 //  CHECK-SAME:     -> (memref<4xf32>, tensor<8xf64>)
 //       CHECK:   %[[S:.*]] = executor.open("local") : !executor.session
 //  CHECK-NEXT:   executor.send_binary %[[S]]("kernels.o") : !executor.session
-//  CHECK-NEXT:   executor.send_binary %[[S]]("libnative.so") {format = 1 : i32} : !executor.session
+//  CHECK-NEXT:   executor.send_binary %[[S]]("libnative.so") {format = 2 : i32} : !executor.session
 //  CHECK-NEXT:   %[[SUM:.*]] = executor.launch %[[S]]("add", "kernels.o") (%[[X]], %[[X]]) : !executor.session, (memref<4xf32>, memref<4xf32>) -> memref<4xf32>
 //  CHECK-NEXT:   %[[TOK:.*]] = executor.launch_async %[[S]]("warm_up", "kernels.o") : !executor.session -> !executor.token
 //  CHECK-NEXT:   executor.await %[[TOK]] : !executor.token
@@ -411,7 +411,7 @@ func.func @call_memref_static_results_without_outputs(%s: !executor.session, %a:
 func.func @full_session(%x: memref<4xf32>, %t: tensor<8xf64>) -> (memref<4xf32>, tensor<8xf64>) {
   %s = executor.open("local") : !executor.session
   executor.send_binary %s("kernels.o") : !executor.session
-  executor.send_binary %s("libnative.so") {format = 1 : i32} : !executor.session
+  executor.send_binary %s("libnative.so") {format = 2 : i32} : !executor.session
   %sum = executor.launch %s("add", "kernels.o") (%x, %x) : !executor.session, (memref<4xf32>, memref<4xf32>) -> memref<4xf32>
   %tok = executor.launch_async %s("warm_up", "kernels.o") : !executor.session -> !executor.token
   executor.await %tok : !executor.token

@@ -29,7 +29,7 @@ func.func private @printMemrefI32(tensor<*xi32>) attributes {llvm.emit_c_interfa
 
 func.func @main() {
   %s = executor.open("@ADDRESS@") : !executor.session
-  executor.send_binary %s("@LIBRARY@") {format = 1 : i32} : !executor.session
+  executor.send_binary %s("@LIBRARY@") {format = 2 : i32} : !executor.session
   %values = arith.constant dense<[1.0, 2.0, 3.0, 4.0, 10.0]> : tensor<5xf64>
   %in = tensor.cast %values : tensor<5xf64> to tensor<?xf64>
   %c0 = arith.constant 0 : index

@@ -65,7 +65,7 @@ func.func @main() {
 //--- bad-library.mlir
 func.func @main() {
   %s = executor.open("@ADDRESS@") : !executor.session
-  executor.send_binary %s("@DIR@/bad.so") {format = 1 : i32} : !executor.session
+  executor.send_binary %s("@DIR@/bad.so") {format = 2 : i32} : !executor.session
   return
 }
 
@@ -88,7 +88,7 @@ func.func @main() {
 //--- no-c-interface-in-library.mlir
 func.func @main() {
   %s = executor.open("@ADDRESS@") : !executor.session
-  executor.send_binary %s("@DIR@/plain.so") {format = 1 : i32} : !executor.session
+  executor.send_binary %s("@DIR@/plain.so") {format = 2 : i32} : !executor.session
   executor.launch %s("plain", "@DIR@/plain.so")() : !executor.session, () -> ()
   return
 }
@@ -104,7 +104,7 @@ func.func @main() {
 //--- no-such-function.mlir
 func.func @main() {
   %s = executor.open("@ADDRESS@") : !executor.session
-  executor.send_binary %s("@DIR@/plain.so") {format = 1 : i32} : !executor.session
+  executor.send_binary %s("@DIR@/plain.so") {format = 2 : i32} : !executor.session
   executor.call %s("no_such_function") () : !executor.session, () -> ()
   return
 }

@@ -2,7 +2,10 @@
 
 use std::{error::Error, path::Path};
 
-use libloading::Library;
+use libloading::{
+    Library,
+    os::unix::{Library as UnixLibrary, RTLD_GLOBAL, RTLD_LAZY, RTLD_LOCAL, RTLD_NOW},
+};
 
 use crate::{
     error::{Result, RuntimeError},
@@ -17,18 +20,31 @@ pub struct SharedLibrary {
 }
 
 impl SharedLibrary {
-    /// Opens the library at `file` under the name `name`.
+    /// Opens the library at `file` under the name `name`, its symbols
+    /// visible to it alone.
     pub fn open(file: &Path, name: &str) -> Result<Self> {
+        Self::open_with(file, name, RTLD_LAZY | RTLD_LOCAL)
+    }
+
+    /// Opens the library at `file` with its symbols global: they resolve the
+    /// references of objects linked later and the process's own lookups.
+    pub fn open_global(file: &Path) -> Result<Self> {
+        Self::open_with(file, &file.display().to_string(), RTLD_NOW | RTLD_GLOBAL)
+    }
+
+    fn open_with(file: &Path, name: &str, flags: i32) -> Result<Self> {
         // SAFETY: opening a library runs its initializers; loading code the
         // user shipped to the executor is what send_binary is for.
-        let library = unsafe { Library::new(file) }.map_err(|error| RuntimeError::LoadFailed {
-            format: BinaryFormat::SharedLibrary,
-            path: name.to_owned(),
-            reason: dlopen_reason(&error, file),
+        let library = unsafe { UnixLibrary::open(Some(file), flags) }.map_err(|error| {
+            RuntimeError::LoadFailed {
+                format: BinaryFormat::SharedLibrary,
+                path: name.to_owned(),
+                reason: dlopen_reason(&error, file),
+            }
         })?;
         Ok(Self {
             name: name.to_owned(),
-            library,
+            library: library.into(),
         })
     }
 

@@ -60,6 +60,7 @@ struct Loaded {
 enum Binary {
     Object,
     Library(usize),
+    Asset,
 }
 
 impl LocalExecutor {
@@ -95,14 +96,18 @@ impl LocalExecutor {
                 loaded.libraries.push(SharedLibrary::open(file, name)?);
                 Binary::Library(loaded.libraries.len() - 1)
             }
+            // Not loaded: the embedded executor shares the host's file system,
+            // so a kernel reads the asset where the host has it.
+            BinaryFormat::Asset => Binary::Asset,
         };
         loaded.objects.insert(name.to_owned(), binary);
         Ok(())
     }
 
-    /// Makes a shared library's symbols available to `call`.
+    /// Makes a shared library's symbols available to `call`, and global in
+    /// the process (an executor-server's `--preload`/`--plugin`).
     pub fn preload_library(&self, path: &Path) -> Result<()> {
-        let library = SharedLibrary::open(path, &path.display().to_string())?;
+        let library = SharedLibrary::open_global(path)?;
         self.loaded().libraries.push(library);
         Ok(())
     }
@@ -168,6 +173,7 @@ impl LocalExecutor {
                     })
                 })?
             }
+            Binary::Asset => return Err(RuntimeError::NotCode(object.to_owned())),
         };
         loaded
             .entries

@@ -11,7 +11,7 @@ use std::{
     net::TcpStream,
     os::{
         fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd},
-        unix::fs::OpenOptionsExt,
+        unix::fs::{DirBuilderExt, OpenOptionsExt},
     },
     path::{Path, PathBuf},
     time::Instant,
@@ -76,12 +76,16 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         Ok(clone) => BufReader::with_capacity(protocol::READ_BUFFER_SIZE, clone),
         Err(error) => return Err(ServerError::Worker(error.to_string())),
     };
+    let assets = open_asset_directory(&config.session_dir).map_err(|error| {
+        ServerError::Worker(format!("cannot make the asset directory: {error}"))
+    })?;
     Worker {
         stream,
         reader,
         announcer,
         executor,
         directory: config.session_dir,
+        assets,
         max_message_size: config.max_message_size,
         loaded: HashSet::new(),
         binaries_written: 0,
@@ -130,7 +134,10 @@ struct Worker {
     reader: BufReader<TcpStream>,
     announcer: Announcer,
     executor: LocalExecutor,
+    /// The session's private directory, where binaries are stored.
     directory: PathBuf,
+    /// Its `assets` directory, the worker's working directory.
+    assets: PathBuf,
     max_message_size: u32,
     /// Object names already loaded: a name is loaded once per session.
     loaded: HashSet<String>,
@@ -262,10 +269,22 @@ impl Worker {
         if self.loaded.contains(&name) {
             return Ok(Response::Done);
         }
-        // The server picks the file name: the client's path is only a name.
-        let extension = match format {
-            BinaryFormat::RelocatableObject => "o",
-            BinaryFormat::SharedLibrary => "so",
+        if format == BinaryFormat::Asset {
+            self.store_asset(&name, bytes)?;
+        } else {
+            self.load_binary(&name, format, bytes)?;
+        }
+        self.loaded.insert(name);
+        Ok(Response::Done)
+    }
+
+    /// Stores an object file or shared library in a file the server names
+    /// (the client's path is only a name) and loads it.
+    fn load_binary(&mut self, name: &str, format: BinaryFormat, bytes: &[u8]) -> Result<()> {
+        let extension = if format == BinaryFormat::SharedLibrary {
+            "so"
+        } else {
+            "o"
         };
         let file = self
             .directory
@@ -273,15 +292,29 @@ impl Worker {
         self.binaries_written += 1;
         write_private_file(&file, bytes).map_err(|error| RuntimeError::LoadFailed {
             format,
-            path: name.clone(),
+            path: name.to_owned(),
             reason: format!("cannot store it on the executor: {error}"),
         })?;
-        if let Err(error) = self.executor.load_as(&name, &file, format) {
+        self.executor.load_as(name, &file, format).inspect_err(|_| {
             let _ = std::fs::remove_file(&file);
-            return Err(error);
-        }
-        self.loaded.insert(name);
-        Ok(Response::Done)
+        })
+    }
+
+    /// Stores an asset under its base name in the session's asset directory,
+    /// the worker's working directory, where kernels open it by that name.
+    fn store_asset(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
+        let failed = |reason: String| RuntimeError::LoadFailed {
+            format: BinaryFormat::Asset,
+            path: name.to_owned(),
+            reason,
+        };
+        // Only the last component: nothing a client sends names a file
+        // outside the session's directory.
+        let base_name = Path::new(name)
+            .file_name()
+            .ok_or_else(|| failed("its path has no file name".to_owned()))?;
+        write_private_file(&self.assets.join(base_name), bytes)
+            .map_err(|error| failed(format!("cannot store it on the executor: {error}")))
     }
 
     fn launch(
@@ -396,6 +429,15 @@ fn request_arrived(stream: &TcpStream) -> Option<()> {
 
 /// Writes a received binary where only this user can read it, never
 /// replacing an existing file.
+/// Makes `assets` in the session's directory, private like it, and the
+/// worker's working directory: kernels open the session's assets by name.
+fn open_asset_directory(session_dir: &Path) -> std::io::Result<PathBuf> {
+    let assets = session_dir.join("assets");
+    std::fs::DirBuilder::new().mode(0o700).create(&assets)?;
+    std::env::set_current_dir(&assets)?;
+    Ok(assets)
+}
+
 fn write_private_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)

@@ -47,13 +47,13 @@ func.func @send_binary_default_format_is_0(%s: !executor.session) {
 
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_str_libnative_so("libnative.so\00") {addr_space = 0 : i32}{{$}}
 // CHECK-DAG: llvm.func @__catalyst__executor__send_binary(i64, !llvm.ptr, i32) -> i64{{$}}
-// CHECK-LABEL: func.func @send_binary_format_1(
+// CHECK-LABEL: func.func @send_binary_format_2(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64)
 //       CHECK:   %[[PATH:.*]] = llvm.mlir.addressof @__executor_str_libnative_so : !llvm.ptr
-//  CHECK-NEXT:   %[[FORMAT:.*]] = llvm.mlir.constant(1 : i32) : i32
+//  CHECK-NEXT:   %[[FORMAT:.*]] = llvm.mlir.constant(2 : i32) : i32
 //  CHECK-NEXT:   llvm.call @__catalyst__executor__send_binary(%[[S]], %[[PATH]], %[[FORMAT]]) : (i64, !llvm.ptr, i32) -> i64
-func.func @send_binary_format_1(%s: !executor.session) {
-  executor.send_binary %s("libnative.so") {format = 1 : i32} : !executor.session
+func.func @send_binary_format_2(%s: !executor.session) {
+  executor.send_binary %s("libnative.so") {format = 2 : i32} : !executor.session
   return
 }
 

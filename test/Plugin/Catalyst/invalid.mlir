@@ -15,7 +15,7 @@
 // EMPTY-ADDRESS: catalyst_module:2:8: error: 'executor.open' op attribute 'address' failed to satisfy constraint: string attribute that is not empty
 
 // An ODS constraint checked while parsing the custom form.
-// RESERVED-FORMAT: catalyst_module:2:40: error: {{.*}}attribute 'format' failed to satisfy constraint: 32-bit signless integer attribute whose value is 0 (relocatable object file) or 1 (shared library)
+// RESERVED-FORMAT: catalyst_module:2:40: error: {{.*}}attribute 'format' failed to satisfy constraint: 32-bit signless integer attribute whose value is 0 (object file), 1 (asset) or 2 (shared library)
 
 // The hand-written verifier of executor.call (C++).
 // CALL-RESULT-COUNT: catalyst_module:2:10: error: 'executor.call' op expects one result per output operand: 1 output operand(s) (operands #2 and after, per num_input_args) but 2 result(s)
@@ -31,7 +31,7 @@ func.func @empty_address() {
 
 //--- reserved-format.mlir
 func.func @reserved_format(%s: !executor.session) {
-  executor.send_binary %s("kernels.o") {format = 2 : i32} : !executor.session
+  executor.send_binary %s("kernels.o") {format = 3 : i32} : !executor.session
   return
 }
 

@@ -31,9 +31,11 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
 
-    /// A shared library whose symbols executor.call can use, in every session
-    /// (repeatable).
-    #[arg(long, value_name = "LIB.so")]
+    /// A shared library loaded into every session's worker with its symbols
+    /// global (RTLD_GLOBAL): they serve executor.call in both layouts and
+    /// resolve the references of objects sent later (repeatable). --plugin
+    /// is Catalyst's name for it.
+    #[arg(long, visible_alias = "plugin", value_name = "LIB.so")]
     preload: Vec<PathBuf>,
 
     /// The largest message accepted or sent after the handshake, in bytes.

@@ -363,14 +363,15 @@ fn kernels_run_remotely_and_a_crash_ends_only_its_session() {
     session
         .send_binary(object, BinaryFormat::SharedLibrary)
         .unwrap();
-    let stored: Vec<_> = std::fs::read_dir(&server.session_dirs()[0])
+    let mut stored: Vec<_> = std::fs::read_dir(&server.session_dirs()[0])
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
+    stored.sort();
     assert_eq!(
         stored,
-        ["binary-0.so"],
-        "the server names received binaries"
+        ["assets", "binary-0.so"],
+        "the server names received binaries, next to the (empty) asset directory"
     );
 
     let sum = launch_1d(
