@@ -1,8 +1,38 @@
 //! The runtime links LLVM's shared libLLVM (for ORC); its library, tests,
-//! benches and examples find it in LLVM 22's lib directory.
+//! benches and examples find it in LLVM 22's lib directory. `cpp/` holds the
+//! few ORC calls LLVM's C API lacks, compiled against the same LLVM.
+
+use std::process::Command;
 
 fn main() {
     let prefix = std::env::var("EXECUTOR_LLVM_PREFIX").expect(".cargo/config.toml sets it");
     println!("cargo:rerun-if-env-changed=EXECUTOR_LLVM_PREFIX");
+    println!("cargo:rerun-if-changed=cpp");
     println!("cargo:rustc-link-arg=-Wl,-rpath,{prefix}/lib");
+
+    let output = Command::new(format!("{prefix}/bin/llvm-config"))
+        .arg("--cxxflags")
+        .output()
+        .expect("llvm-config runs (scripts/deps.sh installs it)");
+    assert!(output.status.success(), "llvm-config --cxxflags failed");
+    let cxxflags = String::from_utf8(output.stdout).expect("llvm-config prints UTF-8");
+    let mut build = cc::Build::new();
+    build
+        .cpp(true)
+        .compiler(format!("{prefix}/bin/clang++"))
+        .file("cpp/ObjectDylibs.cpp")
+        .flag("-Wall")
+        .flag("-Wextra");
+    for flag in cxxflags.split_whitespace() {
+        // LLVM's headers are system headers here: their warnings are not ours.
+        match flag.strip_prefix("-I") {
+            Some(include) => {
+                build.flag("-isystem").flag(include);
+            }
+            None => {
+                build.flag(flag);
+            }
+        }
+    }
+    build.compile("executor_runtime_cpp");
 }

@@ -9,6 +9,7 @@ pub mod error;
 pub mod executor;
 pub mod local;
 pub mod memref;
+mod object_names;
 pub mod packed;
 mod polling;
 pub mod protocol;

@@ -23,15 +23,15 @@
 // RUN:     | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host 2>&1; \
 // RUN:     echo \"exit status \$?\"; done" | FileCheck %s -DDIR=%t '-DREPORTED=the executor reported: '
 
-// CHECK:      __catalyst__executor__send_binary({{.*}}, path [[DIR]]/bad.o): [[REPORTED]]cannot load object file '[[DIR]]/bad.o': The file was not recognized as a valid object file{{$}}
+// CHECK:      __catalyst__executor__send_binary({{.*}}, path [[DIR]]/bad.o): [[REPORTED]]cannot load object file '[[DIR]]/bad.o': not an object file: The file was not recognized as a valid object file{{$}}
 // CHECK-NEXT: exit status 1
 // The reason is dlerror's, without the file it names: on a server, that is
 // the server's own copy.
 // CHECK-NEXT: __catalyst__executor__send_binary({{.*}}, path [[DIR]]/bad.so): [[REPORTED]]cannot load shared library '[[DIR]]/bad.so': {{[^/]*$}}
 // CHECK-NEXT: exit status 1
-// CHECK-NEXT: __catalyst__executor__launch({{.*}}, symbol _mlir_ciface_no_such_kernel): [[REPORTED]]no symbol '_mlir_ciface_no_such_kernel' in the object files sent to this session{{$}}
+// CHECK-NEXT: __catalyst__executor__launch({{.*}}, symbol _mlir_ciface_no_such_kernel): [[REPORTED]]no symbol '_mlir_ciface_no_such_kernel' in '[[DIR]]/plain.o'{{$}}
 // CHECK-NEXT: exit status 1
-// CHECK-NEXT: __catalyst__executor__launch({{.*}}, symbol _mlir_ciface_plain): [[REPORTED]]no symbol '_mlir_ciface_plain' in the object files sent to this session, though 'plain' is there: the kernel lacks the llvm.emit_c_interface attribute, which generates the '_mlir_ciface_plain' wrapper that launches call{{$}}
+// CHECK-NEXT: __catalyst__executor__launch({{.*}}, symbol _mlir_ciface_plain): [[REPORTED]]no symbol '_mlir_ciface_plain' in '[[DIR]]/plain.o', though 'plain' is there: the kernel lacks the llvm.emit_c_interface attribute, which generates the '_mlir_ciface_plain' wrapper that launches call{{$}}
 // CHECK-NEXT: exit status 1
 // CHECK-NEXT: __catalyst__executor__launch({{.*}}, symbol _mlir_ciface_plain): [[REPORTED]]no symbol '_mlir_ciface_plain' in '[[DIR]]/plain.so', though 'plain' is there: the kernel lacks the llvm.emit_c_interface attribute, which generates the '_mlir_ciface_plain' wrapper that launches call{{$}}
 // CHECK-NEXT: exit status 1

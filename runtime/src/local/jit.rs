@@ -1,23 +1,29 @@
 //! Relocatable object files JIT-linked with LLVM's ORC (LLJIT, through the LLVM
-//! C API), resolving against the executor process (libc, libm, ...) and the
-//! objects already added. Every `unsafe` call into ORC lives here.
+//! C API and the two calls of `runtime/cpp/ObjectDylibs.cpp` it lacks). Each
+//! object gets a JITDylib of its own, so two objects may define the same
+//! kernel; each resolves against itself, the objects added before it and the
+//! executor process (libc, libm, ...). Every `unsafe` call into ORC lives here.
 
 use std::{
-    ffi::{CStr, CString, c_void},
+    ffi::{CStr, CString, c_char, c_void},
     ptr,
     sync::{Mutex, Once, PoisonError},
 };
 
 use llvm_sys::{
-    core::LLVMCreateMemoryBufferWithMemoryRangeCopy,
+    core::{
+        LLVMCreateMemoryBufferWithMemoryRange, LLVMCreateMemoryBufferWithMemoryRangeCopy,
+        LLVMDisposeMemoryBuffer, LLVMDisposeMessage,
+    },
     error::{LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage},
+    object::{LLVMBinaryGetType, LLVMBinaryType, LLVMCreateBinary, LLVMDisposeBinary},
     orc2::{
         LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess, LLVMOrcDefinitionGeneratorRef,
-        LLVMOrcExecutionSessionSetErrorReporter, LLVMOrcJITDylibAddGenerator,
+        LLVMOrcExecutionSessionSetErrorReporter, LLVMOrcJITDylibAddGenerator, LLVMOrcJITDylibRef,
         lljit::{
             LLVMOrcCreateLLJIT, LLVMOrcDisposeLLJIT, LLVMOrcLLJITAddObjectFile,
             LLVMOrcLLJITGetExecutionSession, LLVMOrcLLJITGetGlobalPrefix,
-            LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITLookup, LLVMOrcLLJITRef,
+            LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITRef,
         },
     },
     target::{LLVM_InitializeNativeAsmPrinter, LLVM_InitializeNativeTarget},
@@ -31,6 +37,8 @@ use crate::{
 /// One LLJIT instance: the objects of one session.
 pub struct Jit {
     raw: LLVMOrcLLJITRef,
+    /// Each object's JITDylib, in the order the objects were added.
+    objects: Vec<LLVMOrcJITDylibRef>,
     /// What ORC reports outside the error of the call that caused it: why the
     /// symbols a lookup needed could not be linked (an undefined reference,
     /// say), which the lookup's own error only calls a failure to materialize
@@ -43,6 +51,26 @@ pub struct Jit {
 unsafe impl Send for Jit {}
 // SAFETY: as above.
 unsafe impl Sync for Jit {}
+
+/// An object added to a [`Jit`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ObjectIndex(usize);
+
+unsafe extern "C" {
+    /// `runtime/cpp/ObjectDylibs.cpp`.
+    fn executorCreateObjectDylib(
+        jit: LLVMOrcLLJITRef,
+        name: *const c_char,
+        earlier: *const LLVMOrcJITDylibRef,
+        count: usize,
+    ) -> LLVMOrcJITDylibRef;
+    fn executorLookupInDylib(
+        jit: LLVMOrcLLJITRef,
+        dylib: LLVMOrcJITDylibRef,
+        name: *const c_char,
+        address: *mut u64,
+    ) -> LLVMErrorRef;
+}
 
 /// Why a lookup found no address.
 pub enum Missing {
@@ -67,6 +95,7 @@ impl Jit {
             .map_err(RuntimeError::JitUnavailable)?;
         let jit = Self {
             raw,
+            objects: Vec::new(),
             session_errors: Box::default(),
         };
         let session_errors: *const Mutex<Vec<String>> = &*jit.session_errors;
@@ -101,15 +130,18 @@ impl Jit {
     }
 
     /// Adds the object file `bytes` under the name `name`, which messages
-    /// about it (LLVM's too) use; its symbols become visible to lookups and
-    /// to objects added later.
-    pub fn add_object(&self, name: &str, bytes: &[u8]) -> Result<()> {
+    /// about it (LLVM's too) use, in a JITDylib of its own; returns the
+    /// object's index for [`Jit::lookup`]. The bytes are parsed as an object
+    /// file first, so that input LLVM's object reader rejects becomes an
+    /// error here instead of reaching the linker.
+    pub fn add_object(&mut self, name: &str, bytes: &[u8]) -> Result<ObjectIndex> {
         let failed = |reason: String| RuntimeError::LoadFailed {
             format: BinaryFormat::RelocatableObject,
             path: name.to_owned(),
             reason,
         };
         let c_name = CString::new(name).map_err(|_| failed("the name holds a NUL byte".into()))?;
+        check_object_file(bytes, &c_name).map_err(failed)?;
         // SAFETY: `bytes` is valid for its length and the name NUL-terminated;
         // LLVM copies both into a buffer of its own.
         let buffer = unsafe {
@@ -119,21 +151,45 @@ impl Jit {
                 c_name.as_ptr(),
             )
         };
-        // SAFETY: the JIT is live; ownership of the buffer passes to ORC.
-        let error = unsafe {
-            LLVMOrcLLJITAddObjectFile(self.raw, LLVMOrcLLJITGetMainJITDylib(self.raw), buffer)
+        let index = self.objects.len();
+        // Unique in the JIT whatever the names: the index comes first.
+        let dylib_name = CString::new(format!("object {index}: {name}"))
+            .expect("the name has no NUL byte (checked)");
+        // SAFETY: the JIT and the earlier JITDylibs are live; the name is
+        // copied by ORC.
+        let dylib = unsafe {
+            executorCreateObjectDylib(
+                self.raw,
+                dylib_name.as_ptr(),
+                self.objects.as_ptr(),
+                self.objects.len(),
+            )
         };
-        check(error).map_err(failed)
+        // SAFETY: the JIT and the JITDylib are live; ownership of the buffer
+        // passes to ORC.
+        let error = unsafe { LLVMOrcLLJITAddObjectFile(self.raw, dylib, buffer) };
+        check(error).map_err(failed)?;
+        self.objects.push(dylib);
+        Ok(ObjectIndex(index))
     }
 
-    /// The address of `symbol`, linking whatever it needs on first use.
-    pub fn lookup(&self, symbol: &str) -> std::result::Result<usize, Missing> {
+    /// The address of `symbol` as `object` defines it, linking whatever it
+    /// needs on first use.
+    pub fn lookup(&self, object: ObjectIndex, symbol: &str) -> std::result::Result<usize, Missing> {
         // No symbol has a NUL byte in its name.
         let c_symbol = CString::new(symbol).map_err(|_| Missing::Undefined)?;
         self.session_errors().clear();
         let mut address = 0;
-        // SAFETY: the JIT is live and the name NUL-terminated.
-        let error = unsafe { LLVMOrcLLJITLookup(self.raw, &mut address, c_symbol.as_ptr()) };
+        // SAFETY: the JIT and the object's JITDylib are live and the name
+        // NUL-terminated.
+        let error = unsafe {
+            executorLookupInDylib(
+                self.raw,
+                self.objects[object.0],
+                c_symbol.as_ptr(),
+                &mut address,
+            )
+        };
         if let Err(message) = check(error) {
             // ORC's words for a name that no object defines.
             if message == format!("Symbols not found: [ {symbol} ]") {
@@ -188,6 +244,44 @@ impl Drop for Jit {
             tracing::warn!("disposing the JIT: {message}");
         }
     }
+}
+
+/// Whether LLVM's object reader takes `bytes` for a relocatable object file of
+/// this host's kind. What it accepts may still be malformed in ways only the
+/// linker meets (docs/runtime-abi.md says what `local` does then).
+fn check_object_file(bytes: &[u8], name: &CStr) -> std::result::Result<(), String> {
+    // SAFETY: the buffer refers to `bytes` without copying and is released
+    // below, after the binary that reads it.
+    let buffer = unsafe {
+        LLVMCreateMemoryBufferWithMemoryRange(bytes.as_ptr().cast(), bytes.len(), name.as_ptr(), 0)
+    };
+    let mut message = ptr::null_mut();
+    // SAFETY: the buffer is live; a null context asks for a binary without
+    // one; on failure `message` receives a string to dispose of.
+    let binary = unsafe { LLVMCreateBinary(buffer, ptr::null_mut(), &mut message) };
+    let verdict = if binary.is_null() {
+        // SAFETY: LLVM set the message on failure.
+        let text = unsafe { CStr::from_ptr(message) }
+            .to_string_lossy()
+            .into_owned();
+        // SAFETY: released once, with its own deallocator.
+        unsafe { LLVMDisposeMessage(message) };
+        Err(format!("not an object file: {text}"))
+    } else {
+        // SAFETY: the binary is live.
+        let kind = unsafe { LLVMBinaryGetType(binary) };
+        // SAFETY: released once.
+        unsafe { LLVMDisposeBinary(binary) };
+        // This host links 64-bit little-endian ELF objects.
+        if matches!(kind, LLVMBinaryType::LLVMBinaryTypeELF64L) {
+            Ok(())
+        } else {
+            Err("not a 64-bit little-endian ELF object file, which this host links".to_owned())
+        }
+    };
+    // SAFETY: nothing refers to the buffer any more.
+    unsafe { LLVMDisposeMemoryBuffer(buffer) };
+    verdict
 }
 
 /// The message of a failed call into ORC.

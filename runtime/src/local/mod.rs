@@ -22,23 +22,21 @@ use executor_abi::{EntryConvention, call_buffer::Layout, descriptor};
 pub use self::crash::report_in_this_process as report_kernel_crashes;
 use self::{
     invoke::{call_with_pointers, call_wrapper_function},
-    jit::{Jit, Missing},
+    jit::{Jit, Missing, ObjectIndex},
     library::SharedLibrary,
 };
 use crate::{
     error::{Result, RuntimeError},
     executor::{BinaryFormat, Executor},
     memref::{Descriptor, OwnedDescriptor},
+    object_names::ObjectNames,
     packed,
 };
-
-/// Where lookups of objects look: all of a session's object files are linked
-/// into one JIT, so an entry may be in any of them.
-const OBJECT_FILES: &str = "the object files sent to this session";
 
 #[derive(Default)]
 pub struct LocalExecutor {
     loaded: Mutex<Loaded>,
+    names: ObjectNames,
     launches: Mutex<HashMap<u64, background::Pending>>,
     next_token: AtomicU64,
 }
@@ -58,7 +56,7 @@ struct Loaded {
 
 #[derive(Clone, Copy)]
 enum Binary {
-    Object,
+    Object(ObjectIndex),
     Library(usize),
     Asset,
 }
@@ -85,12 +83,8 @@ impl LocalExecutor {
                 if loaded.jit.is_none() {
                     loaded.jit = Some(Jit::new()?);
                 }
-                loaded
-                    .jit
-                    .as_ref()
-                    .expect("created above")
-                    .add_object(name, &bytes)?;
-                Binary::Object
+                let jit = loaded.jit.as_mut().expect("created above");
+                Binary::Object(jit.add_object(name, &bytes)?)
             }
             BinaryFormat::SharedLibrary => {
                 loaded.libraries.push(SharedLibrary::open(file, name)?);
@@ -148,17 +142,20 @@ impl LocalExecutor {
         {
             return Ok(*address);
         }
-        let binary = *loaded
-            .objects
-            .get(object)
-            .ok_or_else(|| RuntimeError::ObjectNotLoaded(object.to_owned()))?;
+        let binary = match loaded.objects.get(object) {
+            Some(binary) => *binary,
+            None => *loaded
+                .objects
+                .get(&self.names.canonical(object))
+                .ok_or_else(|| RuntimeError::ObjectNotLoaded(object.to_owned()))?,
+        };
         let address = match binary {
-            Binary::Object => {
+            Binary::Object(index) => {
                 let jit = loaded.jit.as_ref().expect("an object was added to the JIT");
-                jit.lookup(entry).map_err(|missing| match missing {
-                    Missing::Undefined => {
-                        missing_entry(entry, OBJECT_FILES, |kernel| jit.lookup(kernel).is_ok())
-                    }
+                jit.lookup(index, entry).map_err(|missing| match missing {
+                    Missing::Undefined => missing_entry(entry, &format!("'{object}'"), |kernel| {
+                        jit.lookup(index, kernel).is_ok()
+                    }),
                     Missing::Unlinkable(reason) => RuntimeError::LinkFailed {
                         symbol: entry.to_owned(),
                         reason,
@@ -203,7 +200,7 @@ fn missing_entry(entry: &str, place: &str, defines: impl Fn(&str) -> bool) -> Ru
 
 impl Executor for LocalExecutor {
     fn send_binary(&self, path: &str, format: BinaryFormat) -> Result<()> {
-        self.load_as(path, Path::new(path), format)
+        self.load_as(&self.names.canonical(path), Path::new(path), format)
     }
 
     fn launch(

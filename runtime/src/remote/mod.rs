@@ -31,16 +31,20 @@ use crate::{
     error::{Result, RuntimeError},
     executor::{BinaryFormat, Executor},
     memref::{DenseBuffer, Descriptor},
+    object_names::ObjectNames,
     protocol::{OutputShape, Request, Response},
 };
 
 pub struct RemoteExecutor {
     session: Mutex<Session>,
+    /// The server knows each sent file by its canonical path on this host.
+    names: ObjectNames,
 }
 
 struct Session {
     connection: Connection,
-    /// Paths already shipped: a path is loaded once per session.
+    /// Files already shipped, by canonical path: a file is loaded once per
+    /// session, however it is spelled.
     sent_paths: HashSet<String>,
 }
 
@@ -60,6 +64,7 @@ impl RemoteExecutor {
                 connection,
                 sent_paths: HashSet::new(),
             }),
+            names: ObjectNames::default(),
         })
     }
 
@@ -79,7 +84,8 @@ fn unexpected(response: Response, expected: &str) -> RuntimeError {
 impl Executor for RemoteExecutor {
     fn send_binary(&self, path: &str, format: BinaryFormat) -> Result<()> {
         let mut session = self.session();
-        if session.sent_paths.contains(path) {
+        let name = self.names.canonical(path);
+        if session.sent_paths.contains(&name) {
             return Ok(());
         }
         let bytes = std::fs::read(path).map_err(|error| RuntimeError::Unreadable {
@@ -87,13 +93,13 @@ impl Executor for RemoteExecutor {
             reason: error.to_string(),
         })?;
         let request = Request::SendBinary {
-            name: path.to_owned(),
+            name: name.clone(),
             format,
             bytes,
         };
         match session.connection.round_trip(&request)? {
             Response::Done => {
-                session.sent_paths.insert(path.to_owned());
+                session.sent_paths.insert(name);
                 Ok(())
             }
             other => Err(unexpected(other, "Done")),
@@ -117,10 +123,11 @@ impl Executor for RemoteExecutor {
                 element_size: output.element_size() as u64,
             })
             .collect();
+        let object = self.names.canonical(object);
         let results = match self
             .session()
             .connection
-            .launch(entry, object, &views, &shapes)?
+            .launch(entry, &object, &views, &shapes)?
         {
             Response::Launched { outputs } => outputs,
             other => return Err(unexpected(other, "Launched")),
@@ -135,7 +142,7 @@ impl Executor for RemoteExecutor {
     fn launch_async(&self, entry: &str, object: &str) -> Result<u64> {
         let request = Request::LaunchAsync {
             entry: entry.to_owned(),
-            object: object.to_owned(),
+            object: self.names.canonical(object),
         };
         match self.session().connection.round_trip(&request)? {
             Response::Token(token) => Ok(token),

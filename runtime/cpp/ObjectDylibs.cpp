@@ -1,0 +1,64 @@
+//===- ObjectDylibs.cpp - One JITDylib per sent object ----------*- C++ -*-===//
+//
+// What LLVM's C API for ORC lacks: setting a JITDylib's link order, and
+// looking a symbol up in a JITDylib other than the main one. The runtime gives
+// every sent object a JITDylib of its own, so that two objects may define the
+// same kernel and a launch finds the one of its object, while an object still
+// resolves against the objects sent before it and the process.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llvm-c/Error.h"
+#include "llvm-c/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+
+using llvm::orc::JITDylib;
+using llvm::orc::JITDylibLookupFlags;
+using llvm::orc::JITDylibSearchOrder;
+using llvm::orc::LLJIT;
+
+// The C API's handles are these objects' addresses (LLJIT.cpp, OrcV2CBindings.cpp).
+static LLJIT &unwrapJit(LLVMOrcLLJITRef jit) {
+  return *reinterpret_cast<LLJIT *>(jit);
+}
+static JITDylib &unwrapDylib(LLVMOrcJITDylibRef dylib) {
+  return *reinterpret_cast<JITDylib *>(dylib);
+}
+
+extern "C" {
+
+/// Creates the JITDylib `name` (unique in the JIT), whose objects resolve
+/// their references against itself, then `earlier[0..count)` in order, then
+/// the JIT's main JITDylib (the process's symbols).
+LLVMOrcJITDylibRef executorCreateObjectDylib(LLVMOrcLLJITRef jit,
+                                             const char *name,
+                                             const LLVMOrcJITDylibRef *earlier,
+                                             size_t count) {
+  LLJIT &lljit = unwrapJit(jit);
+  JITDylib &dylib = lljit.getExecutionSession().createBareJITDylib(name);
+  JITDylibSearchOrder order;
+  order.push_back({&dylib, JITDylibLookupFlags::MatchAllSymbols});
+  for (size_t index = 0; index < count; ++index)
+    order.push_back({&unwrapDylib(earlier[index]),
+                     JITDylibLookupFlags::MatchExportedSymbolsOnly});
+  order.push_back(
+      {&lljit.getMainJITDylib(), JITDylibLookupFlags::MatchExportedSymbolsOnly});
+  dylib.setLinkOrder(std::move(order), /*LinkAgainstThisJITDylibFirst=*/false);
+  return reinterpret_cast<LLVMOrcJITDylibRef>(&dylib);
+}
+
+/// Looks the unmangled `name` up in `dylib` alone, linking what it needs.
+LLVMErrorRef executorLookupInDylib(LLVMOrcLLJITRef jit,
+                                   LLVMOrcJITDylibRef dylib, const char *name,
+                                   uint64_t *address) {
+  auto symbol = unwrapJit(jit).lookup(unwrapDylib(dylib), name);
+  if (!symbol)
+    return llvm::wrap(symbol.takeError());
+  *address = symbol->getValue();
+  return nullptr;
+}
+
+} // extern "C"
