@@ -88,6 +88,8 @@ impl<'a> Call<'a> {
             self.function,
             context.join(", ")
         );
+        // The fault has its line: closing the sessions at exit adds none.
+        sessions::failure_reported();
         std::process::exit(1)
     }
 }

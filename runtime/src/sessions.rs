@@ -3,7 +3,12 @@
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    sync::{
+        Arc, Mutex, MutexGuard, Once, PoisonError,
+        atomic::{AtomicBool, Ordering},
+        mpsc,
+    },
+    time::Duration,
 };
 
 use crate::{
@@ -51,6 +56,7 @@ impl Table {
 /// open there: `open` is idempotent per address.
 pub fn open(address: &str) -> Result<i64> {
     let address = Address::parse(address)?;
+    close_all_at_exit();
     if let Some(handle) = with_table(|table| table.by_address.get(&address).copied()) {
         return Ok(handle);
     }
@@ -101,4 +107,84 @@ pub fn take_launch(token: i64) -> Result<(Session, u64)> {
     let (session, executor_token) =
         with_table(|table| table.launches.remove(&token)).ok_or(RuntimeError::BadToken(token))?;
     Ok((get(session)?, executor_token))
+}
+
+/// Set once the program is ending on a failure it has reported.
+static FAILURE_REPORTED: AtomicBool = AtomicBool::new(false);
+
+/// The program ends on a failure whose line is printed: a session that failed
+/// with it fails to close as well, which says nothing new.
+pub fn failure_reported() {
+    FAILURE_REPORTED.store(true, Ordering::Relaxed);
+}
+
+/// How long the process waits at exit for one session's outstanding launches,
+/// unless `EXECUTOR_EXIT_TIMEOUT_MS` says otherwise.
+const EXIT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Arranges, once per process, that the sessions still open when the program
+/// exits are closed as Catalyst's runtime closes them: each waits for its
+/// outstanding async launches (for at most the exit timeout), then ends.
+fn close_all_at_exit() {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        // SAFETY: registers a function without arguments that lives as long
+        // as the process (the runtime is never unloaded before exit).
+        if unsafe { libc::atexit(close_open_sessions) } != 0 {
+            tracing::warn!("cannot register the closing of sessions at exit");
+        }
+    });
+}
+
+extern "C" fn close_open_sessions() {
+    // A panic must not unwind into libc's exit.
+    let _ = std::panic::catch_unwind(|| {
+        let open: Vec<Session> = with_table(|table| {
+            table.launches.clear();
+            table.by_address.clear();
+            table.sessions.drain().map(|(_, session)| session).collect()
+        });
+        let timeout = exit_timeout();
+        for session in open {
+            close_within(session, timeout);
+        }
+    });
+}
+
+fn exit_timeout() -> Duration {
+    std::env::var("EXECUTOR_EXIT_TIMEOUT_MS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .map_or(EXIT_TIMEOUT, Duration::from_millis)
+}
+
+/// Closes `session`, waiting at most `timeout`; says so in one line when it
+/// does not finish in time or fails.
+fn close_within(session: Session, timeout: Duration) {
+    let (done, finished) = mpsc::channel();
+    let executor = Arc::clone(&session.executor);
+    let closing = std::thread::Builder::new()
+        .name("executor-exit".into())
+        .spawn(move || {
+            let _ = done.send(executor.close());
+        });
+    let outcome = match closing {
+        Ok(_) => finished.recv_timeout(timeout),
+        Err(error) => Ok(Err(RuntimeError::BadArguments(format!(
+            "cannot start a thread to close it: {error}"
+        )))),
+    };
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(_)) if FAILURE_REPORTED.load(Ordering::Relaxed) => {}
+        Ok(Err(error)) => eprintln!(
+            "executor runtime: at exit, closing the session with {}: {error}",
+            session.address
+        ),
+        Err(_) => eprintln!(
+            "executor runtime: at exit, the session with {} still had launches running after {} ms (EXECUTOR_EXIT_TIMEOUT_MS); exiting without them",
+            session.address,
+            timeout.as_millis()
+        ),
+    }
 }
