@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ExecutorDialect.h"
+
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
 #include "mlir/CAPI/IR.h"
@@ -82,7 +84,10 @@ void buildLoweringStage(mlir::OpPassManager &pm,
       llvm::report_fatal_error("executor-llvm-lowering-stage: cannot build '" +
                                llvm::Twine(pipeline) + "'");
   };
-  parse(llvm::formatv("convert-scf-to-cf,"
+  // expand-strided-metadata and lower-affine (which lowers the affine.apply
+  // the former makes), as in Catalyst's stage, so that memref views
+  // (subview, collapse_shape, ...) and affine ops reach LLVM.
+  parse(llvm::formatv("expand-strided-metadata,lower-affine,convert-scf-to-cf,"
                       "finalize-memref-to-llvm{{use-generic-functions={0}},"
                       "convert-index-to-llvm",
                       options.useGenericFunctions ? "true" : "false"));

@@ -32,7 +32,10 @@ def ConvertExecutorToLLVMPass : Pass<"convert-executor-to-llvm", "::mlir::Module
     outside the default memory space, a token awaited twice) fails the pass
     with an error at the op, before anything is changed.
   }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  // The executor dialect too: the pass makes its types to find sessions and
+  // tokens, also in a module without any executor op.
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::catalyst::executor::ExecutorDialect"];
   // The type, its default and its values are generated from executor_abi's
   // EntryConvention by build.rs (EntryConventions.h.inc).
   let options = [

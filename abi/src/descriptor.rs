@@ -17,6 +17,10 @@ pub const SIZES: usize = 3;
 /// the sizes.
 pub const STRIDES: usize = 4;
 
+/// The `allocated` pointer MLIR's LLVM lowering gives the descriptor of a
+/// global (`memref.get_global`): a buffer nobody may free.
+pub const GLOBAL_BUFFER: usize = 0xdead_beef;
+
 /// Every field is one word of this many bytes.
 pub const WORD_BYTES: usize = 8;
 

@@ -211,45 +211,9 @@ impl Executor for LocalExecutor {
         outputs: &[Descriptor],
     ) -> Result<()> {
         let address = self.entry_address(entry, object)?;
-        let input_pointers = inputs.iter().map(Descriptor::as_ptr);
-        if EntryConvention::of_entry_symbol(entry) == Some(EntryConvention::CatalystPyface) {
-            // void(results *, args *): the result descriptors one after the
-            // other, and an array of pointers to the input descriptors.
-            let mut results = ResultStruct::new(outputs);
-            let mut arguments: Vec<*mut u8> = input_pointers.collect();
-            // SAFETY: Catalyst's entries take exactly these two pointers.
-            crash::guard(entry, || unsafe {
-                call_with_pointers(address, &[results.as_ptr(), arguments.as_mut_ptr().cast()])
-            })?;
-            results.copy_into(outputs);
-            return Ok(());
-        }
-        // The C-interface wrapper: one pointer for the results (the descriptor
-        // itself for one result, a struct of them for several), then one per input.
-        match outputs {
-            [] => {
-                let arguments: Vec<*mut u8> = input_pointers.collect();
-                // SAFETY: a kernel without results takes one pointer per input.
-                crash::guard(entry, || unsafe { call_with_pointers(address, &arguments) })
-            }
-            [output] => {
-                let arguments: Vec<*mut u8> = std::iter::once(output.as_ptr())
-                    .chain(input_pointers)
-                    .collect();
-                // SAFETY: the wrapper writes its one result through the first pointer.
-                crash::guard(entry, || unsafe { call_with_pointers(address, &arguments) })
-            }
-            _ => {
-                let mut results = ResultStruct::new(outputs);
-                let arguments: Vec<*mut u8> = std::iter::once(results.as_ptr())
-                    .chain(input_pointers)
-                    .collect();
-                // SAFETY: the wrapper writes its results through the first pointer.
-                crash::guard(entry, || unsafe { call_with_pointers(address, &arguments) })?;
-                results.copy_into(outputs);
-                Ok(())
-            }
-        }
+        call_entry(entry, address, inputs, outputs)?;
+        give_outputs_own_buffers(outputs, inputs);
+        Ok(())
     }
 
     fn launch_async(&self, entry: &str, object: &str) -> Result<u64> {
@@ -320,6 +284,84 @@ impl Executor for LocalExecutor {
 impl LocalExecutor {
     fn launches(&self) -> MutexGuard<'_, HashMap<u64, background::Pending>> {
         self.launches.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Calls the launch entry at `address` in the convention its name says.
+fn call_entry(
+    entry: &str,
+    address: usize,
+    inputs: &[Descriptor],
+    outputs: &[Descriptor],
+) -> Result<()> {
+    let input_pointers = inputs.iter().map(Descriptor::as_ptr);
+    if EntryConvention::of_entry_symbol(entry) == Some(EntryConvention::CatalystPyface) {
+        // void(results *, args *): the result descriptors one after the other,
+        // and an array of pointers to the input descriptors; null for an
+        // empty group, as Catalyst's runtime passes them.
+        let mut results = ResultStruct::new(outputs);
+        let mut arguments: Vec<*mut u8> = input_pointers.collect();
+        let results_pointer = if outputs.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            results.as_ptr()
+        };
+        let arguments_pointer = if arguments.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            arguments.as_mut_ptr().cast()
+        };
+        // SAFETY: Catalyst's entries take exactly these two pointers.
+        crash::guard(entry, || unsafe {
+            call_with_pointers(address, &[results_pointer, arguments_pointer])
+        })?;
+        results.copy_into(outputs);
+        return Ok(());
+    }
+    // The C-interface wrapper: one pointer for the results (the descriptor
+    // itself for one result, a struct of them for several), then one per input.
+    match outputs {
+        [] => {
+            let arguments: Vec<*mut u8> = input_pointers.collect();
+            // SAFETY: a kernel without results takes one pointer per input.
+            crash::guard(entry, || unsafe { call_with_pointers(address, &arguments) })
+        }
+        [output] => {
+            let arguments: Vec<*mut u8> = std::iter::once(output.as_ptr())
+                .chain(input_pointers)
+                .collect();
+            // SAFETY: the wrapper writes its one result through the first pointer.
+            crash::guard(entry, || unsafe { call_with_pointers(address, &arguments) })
+        }
+        _ => {
+            let mut results = ResultStruct::new(outputs);
+            let arguments: Vec<*mut u8> = std::iter::once(results.as_ptr())
+                .chain(input_pointers)
+                .collect();
+            // SAFETY: the wrapper writes its results through the first pointer.
+            crash::guard(entry, || unsafe { call_with_pointers(address, &arguments) })?;
+            results.copy_into(outputs);
+            Ok(())
+        }
+    }
+}
+
+/// The host owns every output buffer and frees it (`memref.dealloc`). A kernel
+/// may return a buffer it does not hand over: a global's (MLIR's marker for
+/// it), an input's (the argument itself or a view of it) or one it returns
+/// twice. Such an output gets a dense copy in a buffer of its own; the others
+/// are the kernel's `malloc`ed buffers, passed on as they are.
+fn give_outputs_own_buffers(outputs: &[Descriptor], inputs: &[Descriptor]) {
+    for (index, output) in outputs.iter().enumerate() {
+        let buffer = output.allocated();
+        let shared = buffer as usize == descriptor::GLOBAL_BUFFER
+            || inputs.iter().any(|input| input.allocated() == buffer)
+            || outputs[..index]
+                .iter()
+                .any(|earlier| earlier.allocated() == buffer);
+        if shared {
+            output.fill_from_dense(&output.to_dense());
+        }
     }
 }
 

@@ -37,10 +37,6 @@ use crate::{
 /// kernel's, low enough that a hostile value cannot exhaust memory.
 const MAX_OUTPUT_RANK: u64 = 1024;
 
-/// MLIR's marker for a descriptor whose buffer nobody may free
-/// (`memref.get_global`).
-const DEAD_BEEF: usize = 0xdead_beef;
-
 /// What the supervisor passes on the worker's command line.
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
@@ -499,7 +495,7 @@ fn release_output_buffers(outputs: &[Descriptor], inputs: &[Descriptor]) {
     let not_owned: HashSet<usize> = inputs
         .iter()
         .map(|input| input.allocated() as usize)
-        .chain([0, DEAD_BEEF])
+        .chain([0, executor_abi::descriptor::GLOBAL_BUFFER])
         .collect();
     let mut freed = HashSet::new();
     for output in outputs {
