@@ -15,6 +15,7 @@ use executor_abi::call_buffer;
 use crate::{
     error::{Result, RuntimeError},
     executor,
+    local::fast_launch,
     memref::Descriptor,
     sessions::{self, Session},
 };
@@ -248,8 +249,26 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
     output_ranks: *const usize,
     output_elem_sizes: *const usize,
 ) {
+    // SAFETY: the arguments are what the contract says.
+    if unsafe {
+        fast_launch::run(
+            session,
+            entry_symbol,
+            object,
+            num_inputs,
+            input_descs,
+            num_outputs,
+            output_descs,
+            output_ranks,
+            output_elem_sizes,
+        )
+    } {
+        return;
+    }
+    let handle = session;
+    let (entry_pointer, object_pointer) = (entry_symbol, object);
     Call::new("__catalyst__executor__launch").run(|call| {
-        let session = call.session(session)?;
+        let session = call.session(handle)?;
         // SAFETY: the strings, arrays and descriptors are what `text` and
         // `descriptors` require (the contract).
         let (entry, object, inputs, outputs) = unsafe {
@@ -261,7 +280,16 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
             )
         };
         call.symbol = Some(entry);
-        session.executor.launch(entry, object, &inputs, &outputs)
+        session.executor.launch(entry, object, &inputs, &outputs)?;
+        // The next launch of this site on this thread may skip all of this.
+        if let Some(local) = session.executor.as_local()
+            && fast_launch::qualifies(entry, num_outputs)
+            && let Ok(address) = local.entry_address(entry, object)
+        {
+            // SAFETY: both were read above as NUL-terminated UTF-8.
+            unsafe { fast_launch::remember(handle, entry_pointer, object_pointer, address) };
+        }
+        Ok(())
     })
 }
 

@@ -5,6 +5,7 @@ use executor_abi::call_buffer::Layout;
 
 use crate::{
     error::{Result, RuntimeError},
+    local::LocalExecutor,
     memref::Descriptor,
 };
 
@@ -46,4 +47,10 @@ pub trait Executor: Send + Sync {
     /// Waits for the outstanding async launches, then releases everything the
     /// session loaded.
     fn close(&self) -> Result<()>;
+
+    /// The embedded executor behind this session, if it is one (whose
+    /// launches may take `local::fast_launch`).
+    fn as_local(&self) -> Option<&LocalExecutor> {
+        None
+    }
 }

@@ -89,6 +89,7 @@ pub fn remove(handle: i64) -> Result<Session> {
             .ok_or(RuntimeError::BadSession(handle))?;
         table.by_address.remove(&session.address);
         table.launches.retain(|_, (owner, _)| *owner != handle);
+        crate::local::fast_launch::invalidate();
         Ok(session)
     })
 }
@@ -140,6 +141,7 @@ extern "C" fn close_open_sessions() {
     // A panic must not unwind into libc's exit.
     let _ = std::panic::catch_unwind(|| {
         let open: Vec<Session> = with_table(|table| {
+            crate::local::fast_launch::invalidate();
             table.launches.clear();
             table.by_address.clear();
             table.sessions.drain().map(|(_, session)| session).collect()

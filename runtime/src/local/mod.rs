@@ -4,6 +4,7 @@
 
 mod background;
 mod crash;
+pub mod fast_launch;
 mod invoke;
 mod jit;
 mod library;
@@ -262,6 +263,10 @@ impl Executor for LocalExecutor {
             }),
             Layout::ThisProject => call_with_descriptors(symbol, address, arguments),
         }
+    }
+
+    fn as_local(&self) -> Option<&LocalExecutor> {
+        Some(self)
     }
 
     fn close(&self) -> Result<()> {

@@ -1,0 +1,263 @@
+//! The embedded executor's launch fast path. A launch site that this thread
+//! ran before (the same session, entry and object, as pointers and as text)
+//! runs again straight from a small per-thread cache: no session table, no
+//! hashing of names, no allocation, no clock read. Everything else (the first
+//! launch of a site, logging, Catalyst's entries, several results, a launch
+//! deadline) takes the general path, which fills the cache when it may.
+//!
+//! A session that closes makes every cached site stale ([`invalidate`]);
+//! session handles are never reused, and an object's code stays where it is
+//! while its session is open.
+
+use std::{
+    cell::RefCell,
+    ffi::{CStr, c_char, c_void},
+    sync::atomic::{AtomicU64, Ordering},
+};
+
+use executor_abi::{EntryConvention, descriptor};
+
+use super::{
+    crash,
+    invoke::{MAX_ARGUMENTS, call_with_pointers},
+};
+use crate::memref::Descriptor;
+
+/// Bumped whenever a session closes; a site cached under an older value is
+/// stale.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Makes every cached site, of every thread, stale.
+pub fn invalidate() {
+    GENERATION.fetch_add(1, Ordering::AcqRel);
+}
+
+/// How many sites each thread keeps (direct-mapped by the entry's address).
+const SITES: usize = 32;
+
+/// One resolved launch site.
+struct Site {
+    generation: u64,
+    session: i64,
+    entry: *const c_char,
+    object: *const c_char,
+    /// The texts the pointers held, NUL included: a caller may reuse a
+    /// buffer for another name. The entry's is UTF-8 (checked on the general
+    /// path).
+    entry_text: Box<[u8]>,
+    object_text: Box<[u8]>,
+    address: usize,
+}
+
+thread_local! {
+    static CACHE: RefCell<[Option<Site>; SITES]> = const { RefCell::new([const { None }; SITES]) };
+}
+
+fn slot(entry: *const c_char) -> usize {
+    // Globals are at least 8-byte aligned apart; mix in higher bits.
+    let address = entry as usize;
+    ((address >> 3) ^ (address >> 11)) % SITES
+}
+
+/// Whether a launch of `entry` with `num_outputs` results may take the fast
+/// path at all: the C-interface convention with at most one result, whose
+/// descriptor the kernel fills in place, and nothing to log.
+pub fn qualifies(entry: &str, num_outputs: usize) -> bool {
+    num_outputs <= 1
+        && EntryConvention::of_entry_symbol(entry) != Some(EntryConvention::CatalystPyface)
+        && !tracing::enabled!(tracing::Level::DEBUG)
+}
+
+/// Whether the NUL-terminated `text` is `expected` (NUL included).
+///
+/// # Safety
+///
+/// `text` must point at a NUL-terminated string.
+unsafe fn same_text(text: *const c_char, expected: &[u8]) -> bool {
+    // Byte by byte up to the first difference: never past `text`'s NUL.
+    expected
+        .iter()
+        .enumerate()
+        // SAFETY: every byte read is at or before the NUL (the loop stops at
+        // the first byte that differs, and `expected` ends with a NUL).
+        .all(|(index, byte)| unsafe { *text.add(index).cast::<u8>() } == *byte)
+}
+
+/// Records a site the general path has just run, resolved to `address`.
+///
+/// # Safety
+///
+/// `entry` and `object` must point at NUL-terminated strings, the entry's UTF-8.
+pub unsafe fn remember(session: i64, entry: *const c_char, object: *const c_char, address: usize) {
+    // SAFETY: NUL-terminated strings (the contract).
+    let (entry_text, object_text) = unsafe {
+        (
+            CStr::from_ptr(entry).to_bytes_with_nul().into(),
+            CStr::from_ptr(object).to_bytes_with_nul().into(),
+        )
+    };
+    let site = Site {
+        generation: GENERATION.load(Ordering::Acquire),
+        session,
+        entry,
+        object,
+        entry_text,
+        object_text,
+        address,
+    };
+    CACHE.with(|cache| cache.borrow_mut()[slot(entry)] = Some(site));
+}
+
+/// Runs the launch if this thread has its site cached; false if the general
+/// path must run it.
+///
+/// # Safety
+///
+/// As `__catalyst__executor__launch`'s contract: the strings are NUL-terminated,
+/// the arrays hold `num_inputs`/`num_outputs` entries and the descriptors are
+/// live, of the given ranks and element sizes.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn run(
+    session: i64,
+    entry: *const c_char,
+    object: *const c_char,
+    num_inputs: usize,
+    input_descs: *const *mut c_void,
+    num_outputs: usize,
+    output_descs: *const *mut c_void,
+    output_ranks: *const usize,
+    output_elem_sizes: *const usize,
+) -> bool {
+    if num_outputs > 1
+        || num_outputs + num_inputs > MAX_ARGUMENTS
+        || entry.is_null()
+        || object.is_null()
+    {
+        return false;
+    }
+    let Some((address, entry_text, entry_len)) = CACHE.with(|cache| {
+        let cache = cache.borrow();
+        let site = cache[slot(entry)].as_ref()?;
+        let current = site.generation == GENERATION.load(Ordering::Acquire)
+            && site.session == session
+            && site.entry == entry
+            && site.object == object
+            // SAFETY: a NUL-terminated string is readable up to its NUL, and
+            // a differing byte stops the comparison at or before it.
+            && unsafe { same_text(entry, &site.entry_text) && same_text(object, &site.object_text) };
+        // The text lives as long as the site, which the kernel call below
+        // does not touch (it only runs on this thread, outside the borrow).
+        current.then(|| (site.address, site.entry_text.as_ptr(), site.entry_text.len() - 1))
+    }) else {
+        return false;
+    };
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        return false;
+    }
+    // The C-interface wrapper: the result's descriptor first (the kernel
+    // fills it), then one pointer per input descriptor.
+    let mut pointers = [std::ptr::null_mut::<u8>(); MAX_ARGUMENTS];
+    let mut count = 0;
+    if num_outputs == 1 {
+        // SAFETY: one output descriptor (the contract).
+        pointers[0] = unsafe { *output_descs }.cast();
+        count = 1;
+    }
+    for index in 0..num_inputs {
+        // SAFETY: `num_inputs` input descriptors (the contract).
+        pointers[count] = unsafe { *input_descs.add(index) }.cast();
+        count += 1;
+    }
+    // SAFETY: the site's own copy of the entry, UTF-8 (checked when it was
+    // cached), which stays until this thread caches another site.
+    let symbol =
+        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(entry_text, entry_len)) };
+    // SAFETY: the kernel takes exactly these pointers (the convention).
+    if crash::guard(symbol, || unsafe {
+        call_with_pointers(address, &pointers[..count])
+    })
+    .is_err()
+    {
+        return false;
+    }
+    if num_outputs == 1 {
+        // SAFETY: the output descriptor the kernel filled, of its rank and
+        // element size; the inputs' first words are their `allocated` pointers.
+        unsafe {
+            let output =
+                Descriptor::from_raw((*output_descs).cast(), *output_ranks, *output_elem_sizes);
+            let allocated = output.allocated();
+            let shared = allocated as usize == descriptor::GLOBAL_BUFFER
+                || (0..num_inputs)
+                    .any(|index| *(*input_descs.add(index)).cast::<*mut u8>() == allocated);
+            if shared {
+                // A buffer the kernel does not hand over: the host gets a copy.
+                output.fill_from_dense(&output.to_dense());
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    extern "C" fn count_call() {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Runs a launch without inputs or results of the site at `entry`.
+    fn launch(session: i64, entry: &[u8], object: &[u8]) -> bool {
+        // SAFETY: both are NUL-terminated; no descriptors.
+        unsafe {
+            run(
+                session,
+                entry.as_ptr().cast(),
+                object.as_ptr().cast(),
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        }
+    }
+
+    #[test]
+    fn a_cached_site_runs_until_its_text_changes_or_a_session_closes() {
+        let mut entry = *b"_mlir_ciface_count\0";
+        let object = *b"k.o\0";
+        assert!(!launch(7, &entry, &object), "nothing cached yet");
+        // SAFETY: NUL-terminated ASCII.
+        unsafe {
+            remember(
+                7,
+                entry.as_ptr().cast(),
+                object.as_ptr().cast(),
+                count_call as *const () as usize,
+            )
+        };
+        let before = CALLS.load(Ordering::SeqCst);
+        assert!(launch(7, &entry, &object));
+        assert_eq!(
+            CALLS.load(Ordering::SeqCst),
+            before + 1,
+            "the kernel ran once"
+        );
+        assert!(!launch(8, &entry, &object), "another session");
+        // The same buffer now holds another name.
+        entry[13] = b'C';
+        assert!(!launch(7, &entry, &object), "the text changed");
+        entry[13] = b'c';
+        assert!(launch(7, &entry, &object));
+        invalidate();
+        assert!(!launch(7, &entry, &object), "a session closed");
+        assert_eq!(CALLS.load(Ordering::SeqCst), before + 2);
+    }
+}
