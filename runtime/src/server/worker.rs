@@ -33,10 +33,6 @@ use crate::{
     protocol::{self, OutputShape, ProtocolError, Request, Response},
 };
 
-/// The highest rank accepted for a launch's output: far above any real
-/// kernel's, low enough that a hostile value cannot exhaust memory.
-const MAX_OUTPUT_RANK: u64 = 1024;
-
 /// MLIR's marker for a descriptor whose buffer nobody may free
 /// (`memref.get_global`).
 const DEAD_BEEF: usize = 0xdead_beef;
@@ -165,10 +161,10 @@ impl Worker {
                 &mut self.spare_inputs,
             ) {
                 Ok(request) => request,
-                Err(ProtocolError::Malformed(reason)) => {
-                    // The frame was whole, so the next one can still be read.
+                Err(error @ (ProtocolError::Malformed(_) | ProtocolError::OverLimit(_))) => {
+                    // The frame was read whole, so the next one can still be read.
                     let failed = Response::Failed {
-                        message: format!("malformed request: {reason}"),
+                        message: format!("request refused: {error}"),
                     };
                     if self.reply(failed).is_err() {
                         return self.abandon();
@@ -460,10 +456,11 @@ fn check_launch(inputs: &[DenseBuffer], shapes: &[OutputShape]) -> Result<()> {
         }
     }
     for (index, shape) in shapes.iter().enumerate() {
-        if shape.rank > MAX_OUTPUT_RANK || usize::try_from(shape.element_size).is_err() {
+        // The rank was checked against the protocol's limit as it was read.
+        if usize::try_from(shape.element_size).is_err() {
             return Err(RuntimeError::BadArguments(format!(
-                "output {index} has rank {} (at most {MAX_OUTPUT_RANK}) and {}-byte elements",
-                shape.rank, shape.element_size
+                "output {index} has {}-byte elements",
+                shape.element_size
             )));
         }
     }

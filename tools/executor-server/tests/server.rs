@@ -19,8 +19,8 @@ use executor_runtime::{
     memref::{DenseBuffer, OwnedDescriptor},
     packed::{self, CallArguments},
     protocol::{
-        self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError,
-        Request, Response,
+        self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, OutputShape, PROTOCOL_VERSION,
+        ProtocolError, Request, Response,
     },
     remote::{ConnectOptions, RemoteExecutor},
 };
@@ -490,4 +490,81 @@ fn a_kernel_that_never_returns_does_not_outlive_its_client() {
     // The worker is killed a grace period after the client left.
     server.assert_sessions_cleaned_up();
     server.connect().unwrap().close().unwrap();
+}
+
+/// The peak resident memory of process `pid` (`VmHWM`), in KiB.
+fn peak_memory_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().strip_suffix("kB"))
+        .and_then(|kib| kib.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no VmHWM in /proc/{pid}/status"))
+}
+
+/// The processes whose parent is `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            // The parent is the 2nd field after the command, which ends at the last ')'.
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let fields = stat.rsplit_once(')')?.1;
+                    fields.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
+
+#[test]
+fn a_launch_frame_that_would_need_far_more_memory_than_its_size_is_refused() {
+    let server = Server::start(&[]);
+    let (mut stream, max_message_size) = server.raw_session();
+    // A round trip first, so that the worker has started and settled.
+    protocol::write_message(&mut stream, &Request::Await(1), max_message_size).unwrap();
+    let reply: Response = protocol::read_message(&mut stream, max_message_size).unwrap();
+    assert!(matches!(reply, Response::Failed { .. }), "{reply:?}");
+    let workers = children_of(server.process.id());
+    assert_eq!(workers.len(), 1, "one session, one worker: {workers:?}");
+    let before = peak_memory_kib(workers[0]);
+
+    // 60 KB: 20,000 outputs of rank 1024, 3 bytes each on the wire, each of
+    // which would be a 16 KiB descriptor in the worker.
+    let outputs = vec![
+        OutputShape {
+            rank: 1024,
+            element_size: 4,
+        };
+        20_000
+    ];
+    let launch = Request::Launch {
+        entry: "_mlir_ciface_f".into(),
+        object: "kernels.o".into(),
+        inputs: Vec::new(),
+        outputs,
+    };
+    protocol::write_message(&mut stream, &launch, max_message_size).unwrap();
+    match protocol::read_message(&mut stream, max_message_size).unwrap() {
+        Response::Failed { message } => assert!(
+            message.contains("20000 outputs") && message.contains("at most 4096"),
+            "{message}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let grown_kib = peak_memory_kib(workers[0]).saturating_sub(before);
+    assert!(
+        grown_kib < 16 * 1024,
+        "the worker grew by {grown_kib} KiB for a 60 KB frame"
+    );
+    // The session goes on.
+    protocol::write_message(&mut stream, &Request::Close, max_message_size).unwrap();
+    assert_eq!(
+        protocol::read_message::<Response>(&mut stream, max_message_size).unwrap(),
+        Response::Done
+    );
 }
