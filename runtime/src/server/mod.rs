@@ -12,6 +12,7 @@
 mod handshake;
 mod linger;
 mod listen;
+mod pending;
 mod session;
 mod shutdown;
 mod status;
@@ -27,14 +28,18 @@ use std::{
         Arc,
         atomic::{AtomicU64, Ordering},
     },
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use thiserror::Error;
 
 pub use listen::is_loopback_only;
+pub use pending::{
+    DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, HandshakeLimits,
+};
 pub use worker::{WorkerConfig, run_worker};
 
+use pending::PendingHandshakes;
 use shutdown::LiveSessions;
 
 /// The address served when none is given.
@@ -56,6 +61,8 @@ pub struct ServerConfig {
     /// The executable run (with `--worker`) for each session: normally this
     /// executor-server itself.
     pub worker_program: PathBuf,
+    /// The deadline and the caps of connections that have not authenticated.
+    pub handshake: HandshakeLimits,
 }
 
 #[derive(Debug, Error)]
@@ -90,12 +97,14 @@ struct Settings {
     max_message_size: u32,
     work_dir: PathBuf,
     worker_program: PathBuf,
+    handshake: HandshakeLimits,
 }
 
 pub struct Server {
     listener: TcpListener,
     settings: Arc<Settings>,
     live_sessions: Arc<LiveSessions>,
+    pending: Arc<PendingHandshakes>,
 }
 
 impl Server {
@@ -125,8 +134,10 @@ impl Server {
                 max_message_size: config.max_message_size,
                 work_dir: config.work_dir,
                 worker_program: config.worker_program,
+                handshake: config.handshake,
             }),
             live_sessions: Arc::new(LiveSessions::default()),
+            pending: PendingHandshakes::new(config.handshake),
         })
     }
 
@@ -157,12 +168,25 @@ impl Server {
                     continue;
                 }
             };
+            let accepted = Instant::now();
             let id = next_session_id.fetch_add(1, Ordering::Relaxed);
+            let stream = Arc::new(stream);
+            let pending = self.pending.add(peer.ip(), Arc::clone(&stream));
             let settings = Arc::clone(&self.settings);
             let live_sessions = Arc::clone(&self.live_sessions);
             let spawned = std::thread::Builder::new()
                 .name(format!("session-{id}"))
-                .spawn(move || session::serve(id, stream, peer, &settings, &live_sessions));
+                .spawn(move || {
+                    session::serve(
+                        id,
+                        &stream,
+                        peer,
+                        accepted,
+                        pending,
+                        &settings,
+                        &live_sessions,
+                    )
+                });
             if let Err(error) = spawned {
                 tracing::error!(session = id, %error, "cannot start a thread for the session");
             }
@@ -209,6 +233,7 @@ mod tests {
             max_message_size: crate::protocol::DEFAULT_MAX_MESSAGE_SIZE,
             work_dir: std::env::temp_dir(),
             worker_program: PathBuf::from("/nonexistent"),
+            handshake: HandshakeLimits::default(),
         };
         let error = Server::bind(config).err().expect("refused");
         assert!(

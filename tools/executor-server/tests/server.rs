@@ -4,10 +4,17 @@
 
 use std::{
     io::{BufRead, BufReader, Write},
-    net::{TcpListener, TcpStream},
-    os::unix::fs::PermissionsExt,
+    net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream},
+    os::{
+        fd::{AsRawFd, FromRawFd},
+        unix::{fs::PermissionsExt, process::CommandExt},
+    },
     path::{Path, PathBuf},
     process::{Child, ChildStdout, Command, Stdio},
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
     thread::sleep,
     time::{Duration, Instant},
 };
@@ -36,16 +43,22 @@ struct Server {
 
 impl Server {
     fn start(extra_args: &[&str]) -> Self {
+        Self::start_with(extra_args, |_| {})
+    }
+
+    /// [`Server::start`], with the command adjusted by `configure` first.
+    fn start_with(extra_args: &[&str], configure: impl FnOnce(&mut Command)) -> Self {
         let work_dir = tempfile::tempdir().unwrap();
-        let mut process = Command::new(env!("CARGO_BIN_EXE_executor-server"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_executor-server"));
+        command
             .args(["--listen", "127.0.0.1:0", "--work-dir"])
             .arg(work_dir.path())
             .args(extra_args)
             .env("EXECUTOR_LOG", "error")
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("executor-server starts");
+            .stdout(Stdio::piped());
+        configure(&mut command);
+        let mut process = command.spawn().expect("executor-server starts");
         let mut stdout = BufReader::new(process.stdout.take().unwrap());
         let mut line = String::new();
         stdout.read_line(&mut line).unwrap();
@@ -567,4 +580,191 @@ fn a_launch_frame_that_would_need_far_more_memory_than_its_size_is_refused() {
         protocol::read_message::<Response>(&mut stream, max_message_size).unwrap(),
         Response::Done
     );
+}
+
+/// A connection to `address` from `source`, one of this machine's loopback
+/// addresses (127.0.0.0/8): how a test plays several peers.
+fn connect_from(source: Ipv4Addr, address: &str) -> TcpStream {
+    let to_sockaddr = |address: SocketAddrV4| libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: address.port().to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*address.ip()).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    let local = to_sockaddr(SocketAddrV4::new(source, 0));
+    let remote = to_sockaddr(address.parse().unwrap());
+    let length = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: socket takes no pointers; the descriptor it returns is new, and
+    // the stream owns it from here on.
+    let stream = unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+        TcpStream::from_raw_fd(fd)
+    };
+    // SAFETY: both addresses are initialized sockaddr_in of `length` bytes.
+    unsafe {
+        let local: *const libc::sockaddr = (&raw const local).cast();
+        let remote: *const libc::sockaddr = (&raw const remote).cast();
+        assert_eq!(
+            libc::bind(stream.as_raw_fd(), local, length),
+            0,
+            "bind to {source}: {}",
+            std::io::Error::last_os_error()
+        );
+        assert_eq!(
+            libc::connect(stream.as_raw_fd(), remote, length),
+            0,
+            "connect to {address}: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream
+}
+
+/// Sends `Hello` and reads the server's reply.
+fn say_hello(stream: &mut TcpStream) -> Result<HelloReply, ProtocolError> {
+    let hello = Hello {
+        protocol_version: PROTOCOL_VERSION,
+        token: None,
+    };
+    protocol::write_message(stream, &hello, HANDSHAKE_MAX_MESSAGE_SIZE)?;
+    protocol::read_message(stream, HANDSHAKE_MAX_MESSAGE_SIZE)
+}
+
+/// Reads the reply to a `Hello` the client never finished sending.
+fn unsolicited_reply(stream: &mut TcpStream) -> Result<HelloReply, ProtocolError> {
+    protocol::read_message(stream, HANDSHAKE_MAX_MESSAGE_SIZE)
+}
+
+#[test]
+fn a_hello_sent_a_byte_at_a_time_must_still_arrive_by_the_handshake_deadline() {
+    let server = Server::start(&["--handshake-timeout", "1"]);
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    // 27 bytes, one every 100 ms: each wait is far shorter than the deadline,
+    // all of them together far longer.
+    let hello = Hello {
+        protocol_version: PROTOCOL_VERSION,
+        token: Some("x".repeat(20)),
+    };
+    let frame = protocol::encode_frame(&hello, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
+    for byte in &frame {
+        if stream.write_all(std::slice::from_ref(byte)).is_err() {
+            break; // The server has closed the connection.
+        }
+        sleep(Duration::from_millis(100));
+    }
+    let reply = unsolicited_reply(&mut stream);
+    assert!(reply.is_err(), "closed, never welcomed: {reply:?}");
+    // Prompt clients are still served.
+    server.connect().unwrap().close().unwrap();
+}
+
+#[test]
+fn connections_in_their_handshake_are_capped_per_peer_and_in_all_by_closing_the_oldest() {
+    let server = Server::start(&[
+        "--handshake-timeout",
+        "600",
+        "--max-handshakes",
+        "6",
+        "--max-handshakes-per-peer",
+        "3",
+    ]);
+    let refused_for_room = |stream: &mut TcpStream| match unsolicited_reply(stream) {
+        Ok(HelloReply::Refused { reason }) => {
+            assert!(reason.contains("too many connections"), "{reason}")
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    let welcomed = |stream: &mut TcpStream| {
+        let reply = say_hello(stream);
+        assert!(matches!(reply, Ok(HelloReply::Welcome { .. })), "{reply:?}");
+    };
+
+    // A quiet peer's connection, then twenty of a noisy peer, none of which
+    // says anything: the noisy peer's connections made room among
+    // themselves, each closed with the reason, down to its last three...
+    let mut quiet = connect_from(Ipv4Addr::new(127, 0, 0, 2), &server.address);
+    let mut noisy: Vec<TcpStream> = (0..20)
+        .map(|_| connect_from(Ipv4Addr::new(127, 0, 0, 3), &server.address))
+        .collect();
+    for stream in &mut noisy[..17] {
+        refused_for_room(stream);
+    }
+    // ...and the quiet peer's connection, older than all of them, is still
+    // open: it completes its handshake, as do the noisy peer's last three.
+    welcomed(&mut quiet);
+    for stream in &mut noisy[17..] {
+        welcomed(stream);
+    }
+
+    // Six pending connections of two peers, then one of a third: the oldest
+    // of all makes room.
+    let mut full: Vec<TcpStream> = [4, 4, 4, 5, 5, 5, 6]
+        .into_iter()
+        .map(|host| connect_from(Ipv4Addr::new(127, 0, 0, host), &server.address))
+        .collect();
+    refused_for_room(&mut full[0]);
+    for stream in &mut full[1..] {
+        welcomed(stream);
+    }
+}
+
+#[test]
+fn connections_stuck_in_their_handshake_cannot_keep_a_client_out() {
+    // As in the report, but with 48 descriptors: 100 connections that never
+    // finish their Hello would take all of them.
+    let server = Server::start_with(
+        &["--max-handshakes", "8", "--max-handshakes-per-peer", "8"],
+        |command| {
+            let pre_exec = || {
+                let limit = libc::rlimit {
+                    rlim_cur: 48,
+                    rlim_max: 48,
+                };
+                // SAFETY: setrlimit reads the initialized `limit` and changes
+                // only this (forked) process's own limit.
+                if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            };
+            // SAFETY: the hook only makes a system call, which is allowed
+            // between fork and exec.
+            unsafe { command.pre_exec(pre_exec) };
+        },
+    );
+    // Each announces a 60,000-byte Hello, then sends it a byte every 200 ms,
+    // so that no read of the server ever waits long.
+    let stuck: Vec<TcpStream> = (0..100)
+        .map(|_| {
+            let mut stream = TcpStream::connect(&server.address).unwrap();
+            stream.write_all(&60_000u32.to_be_bytes()).unwrap();
+            stream
+        })
+        .collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    let dripping = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                for mut stream in &stuck {
+                    // A connection the server closed fails: no matter.
+                    let _ = stream.write_all(&[0]);
+                }
+                sleep(Duration::from_millis(200));
+            }
+        })
+    };
+    let served = server.connect().and_then(|session| session.close());
+    stop.store(true, Ordering::Relaxed);
+    dripping.join().unwrap();
+    served.unwrap();
 }
