@@ -18,6 +18,7 @@ mod shutdown;
 mod status;
 mod supervisor;
 mod token;
+mod work_dir;
 mod worker;
 
 use std::{
@@ -41,6 +42,7 @@ pub use worker::{WorkerConfig, run_worker};
 
 use pending::PendingHandshakes;
 use shutdown::LiveSessions;
+use work_dir::WorkDirClaim;
 
 /// The address served when none is given.
 pub const DEFAULT_LISTEN_ADDRESS: &str = "127.0.0.1:9000";
@@ -96,6 +98,9 @@ struct Settings {
     preload: Vec<PathBuf>,
     max_message_size: u32,
     work_dir: PathBuf,
+    /// How session directories are named, after this server's claim on the
+    /// work directory.
+    session_dir_prefix: String,
     worker_program: PathBuf,
     handshake: HandshakeLimits,
 }
@@ -105,6 +110,7 @@ pub struct Server {
     settings: Arc<Settings>,
     live_sessions: Arc<LiveSessions>,
     pending: Arc<PendingHandshakes>,
+    claim: Arc<WorkDirClaim>,
 }
 
 impl Server {
@@ -126,6 +132,7 @@ impl Server {
             address: config.listen.clone(),
             reason,
         })?;
+        let claim = claim_work_dir(&config.work_dir)?;
         Ok(Self {
             listener,
             settings: Arc::new(Settings {
@@ -133,11 +140,13 @@ impl Server {
                 preload: config.preload,
                 max_message_size: config.max_message_size,
                 work_dir: config.work_dir,
+                session_dir_prefix: claim.session_dir_prefix().to_owned(),
                 worker_program: config.worker_program,
                 handshake: config.handshake,
             }),
             live_sessions: Arc::new(LiveSessions::default()),
             pending: PendingHandshakes::new(config.handshake),
+            claim: Arc::new(claim),
         })
     }
 
@@ -146,11 +155,15 @@ impl Server {
     }
 
     /// On SIGINT, SIGTERM or SIGHUP, removes the live sessions' private
-    /// directories and exits (the workers die with the server). Must be called
-    /// before the process starts any thread, since it blocks those signals in
-    /// the calling thread and every thread started after.
+    /// directories and the server's lock file and exits (the workers die
+    /// with the server). Must be called before the process starts any
+    /// thread, since it blocks those signals in the calling thread and every
+    /// thread started after.
     pub fn remove_sessions_on_termination(&self) -> io::Result<()> {
-        shutdown::exit_cleanly_on_termination(Arc::clone(&self.live_sessions))
+        shutdown::exit_cleanly_on_termination(
+            Arc::clone(&self.live_sessions),
+            Arc::clone(&self.claim),
+        )
     }
 
     /// Accepts connections until the process ends, each on a thread of its own.
@@ -205,6 +218,23 @@ fn check_work_dir(work_dir: &std::path::Path) -> Result<(), ServerError> {
         path: work_dir.display().to_string(),
         reason,
     })
+}
+
+/// Removes what servers that are gone left in `work_dir` (a server killed
+/// with SIGKILL cannot clean up), then claims it for this server's sessions.
+fn claim_work_dir(work_dir: &std::path::Path) -> Result<WorkDirClaim, ServerError> {
+    let unusable = |error: io::Error| ServerError::WorkDir {
+        path: work_dir.display().to_string(),
+        reason: error.to_string(),
+    };
+    let removed = work_dir::remove_stale_sessions(work_dir).map_err(unusable)?;
+    if removed > 0 {
+        tracing::info!(
+            removed,
+            "removed session directories left by servers that are gone"
+        );
+    }
+    WorkDirClaim::take(work_dir).map_err(unusable)
 }
 
 /// Fails at startup rather than in every session. A bare library name

@@ -63,7 +63,8 @@ pub(super) fn serve(
     }
     // The directory exists before the client is welcomed, so a client never
     // sees a session that could not store its binaries.
-    let directory = match create_private_directory(&settings.work_dir) {
+    let directory = match create_private_directory(&settings.work_dir, &settings.session_dir_prefix)
+    {
         Ok(directory) => directory,
         Err(error) => {
             tracing::error!(%error, work_dir = %settings.work_dir.display(), "cannot create a session directory");
@@ -103,9 +104,9 @@ fn clear_timeouts(stream: &TcpStream) -> io::Result<()> {
 }
 
 /// A directory only this user can enter, removed when the session ends.
-fn create_private_directory(work_dir: &Path) -> io::Result<TempDir> {
+fn create_private_directory(work_dir: &Path, prefix: &str) -> io::Result<TempDir> {
     tempfile::Builder::new()
-        .prefix("executor-session-")
+        .prefix(prefix)
         .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir_in(work_dir)
 }

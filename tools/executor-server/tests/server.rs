@@ -33,12 +33,14 @@ use executor_runtime::{
 };
 use tempfile::TempDir;
 
-/// A server process of this test, killed when dropped.
+/// A server process of this test, killed (with SIGKILL) when dropped.
 struct Server {
     process: Child,
     _stdout: BufReader<ChildStdout>,
     address: String,
-    work_dir: TempDir,
+    work_dir: PathBuf,
+    /// The work directory, unless the test gave one.
+    _own_work_dir: Option<TempDir>,
 }
 
 impl Server {
@@ -49,10 +51,21 @@ impl Server {
     /// [`Server::start`], with the command adjusted by `configure` first.
     fn start_with(extra_args: &[&str], configure: impl FnOnce(&mut Command)) -> Self {
         let work_dir = tempfile::tempdir().unwrap();
+        let mut server = Self::start_in(work_dir.path(), extra_args, configure);
+        server._own_work_dir = Some(work_dir);
+        server
+    }
+
+    /// A server with the work directory `work_dir`.
+    fn start_in(
+        work_dir: &Path,
+        extra_args: &[&str],
+        configure: impl FnOnce(&mut Command),
+    ) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_executor-server"));
         command
             .args(["--listen", "127.0.0.1:0", "--work-dir"])
-            .arg(work_dir.path())
+            .arg(work_dir)
             .args(extra_args)
             .env("EXECUTOR_LOG", "error")
             .stdin(Stdio::null())
@@ -72,7 +85,8 @@ impl Server {
             process,
             _stdout: stdout,
             address,
-            work_dir,
+            work_dir: work_dir.to_owned(),
+            _own_work_dir: None,
         }
     }
 
@@ -80,11 +94,31 @@ impl Server {
         RemoteExecutor::connect_with(&self.address, &ConnectOptions::default())
     }
 
+    /// The session directories in the work directory (of every server that
+    /// uses it), sorted.
     fn session_dirs(&self) -> Vec<PathBuf> {
-        std::fs::read_dir(self.work_dir.path())
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&self.work_dir)
             .unwrap()
             .map(|entry| entry.unwrap().path())
-            .collect()
+            .filter(|path| {
+                let name = path.file_name().unwrap().to_string_lossy();
+                name.starts_with("executor-session-")
+            })
+            .collect();
+        dirs.sort();
+        dirs
+    }
+
+    /// The lock files of the servers using the work directory.
+    fn lock_files(&self) -> usize {
+        std::fs::read_dir(&self.work_dir)
+            .unwrap()
+            .filter(|entry| {
+                let name = entry.as_ref().unwrap().file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("executor-server-") && name.ends_with(".lock")
+            })
+            .count()
     }
 
     /// Waits (a bounded time) until no session directory is left.
@@ -580,6 +614,41 @@ fn a_launch_frame_that_would_need_far_more_memory_than_its_size_is_refused() {
         protocol::read_message::<Response>(&mut stream, max_message_size).unwrap(),
         Response::Done
     );
+}
+
+#[test]
+fn the_sessions_of_a_killed_server_are_removed_when_the_next_starts_but_a_live_ones_are_kept() {
+    let work_dir = tempfile::tempdir().unwrap();
+    let live = Server::start_in(work_dir.path(), &[], |_| {});
+    let live_session = live.connect().unwrap();
+    let live_dirs = live.session_dirs();
+    assert_eq!(live_dirs.len(), 1);
+
+    let mut killed = Server::start_in(work_dir.path(), &[], |_| {});
+    let orphaned = killed.connect().unwrap();
+    assert_eq!(killed.session_dirs().len(), 2);
+    // SIGKILL: no chance to clean up. Its session's directory stays behind.
+    killed.process.kill().unwrap();
+    killed.process.wait().unwrap();
+    drop(orphaned);
+    assert_eq!(live.session_dirs().len(), 2);
+    assert_eq!(live.lock_files(), 2);
+
+    // The next server removes it (before it says it listens), and nothing of
+    // the live server's.
+    let mut next = Server::start_in(work_dir.path(), &[], |_| {});
+    assert_eq!(next.session_dirs(), live_dirs);
+    assert_eq!(next.lock_files(), 2, "the live server's and the next's");
+    live_session.close().unwrap();
+    next.connect().unwrap().close().unwrap();
+    next.assert_sessions_cleaned_up();
+
+    // A server stopped by a signal it can catch removes its lock file itself.
+    // SAFETY: kill takes a process id and a signal number.
+    let signalled = unsafe { libc::kill(next.process.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(signalled, 0);
+    assert!(next.process.wait().unwrap().success());
+    assert_eq!(live.lock_files(), 1);
 }
 
 /// A connection to `address` from `source`, one of this machine's loopback
