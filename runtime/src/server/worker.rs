@@ -56,6 +56,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     // Once mapped, the table needs no descriptor: it is closed here.
     let announcer = Announcer::attach(adopt_fd(config.status_fd)?.as_fd())
         .map_err(|error| ServerError::Worker(format!("cannot map the status table: {error}")))?;
+    die_of_memory_faults();
     let executor = match start_executor(&config.preload) {
         Ok(executor) => executor,
         Err(error) => {
@@ -90,6 +91,16 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     }
     .serve();
     Ok(())
+}
+
+/// Lets a memory fault kill the worker by its own signal, which the
+/// supervisor reports: Rust's handler would turn a kernel's stack overflow
+/// into an abort (SIGABRT), as if the kernel had called `abort()`.
+fn die_of_memory_faults() {
+    for signal in [libc::SIGSEGV, libc::SIGBUS] {
+        // SAFETY: restores the default action of a signal; no memory involved.
+        unsafe { libc::signal(signal, libc::SIG_DFL) };
+    }
 }
 
 /// Takes ownership of a descriptor inherited from the supervisor.
