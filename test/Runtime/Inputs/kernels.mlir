@@ -77,3 +77,17 @@ func.func @aborts() attributes {llvm.emit_c_interface} {
   llvm.call @abort() : () -> ()
   return
 }
+
+// Never returns: sleeps a millisecond at a time, forever.
+llvm.func @usleep(i32) -> i32
+func.func @hang() attributes {llvm.emit_c_interface} {
+  %microseconds = arith.constant 1000 : i32
+  %forever = arith.constant true
+  scf.while : () -> () {
+    %0 = llvm.call @usleep(%microseconds) : (i32) -> i32
+    scf.condition(%forever)
+  } do {
+    scf.yield
+  }
+  return
+}
