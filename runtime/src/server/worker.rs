@@ -93,6 +93,16 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     Ok(())
 }
 
+/// Writes out what kernels printed with C's stdio, which buffers it (the
+/// worker's stdout is a pipe to the server's log): before the client hears
+/// back, so that a client that then stops the server, killing this worker,
+/// loses none of it.
+fn flush_kernel_output() {
+    // SAFETY: fflush with a null stream flushes every open C stream; nothing
+    // else is passed.
+    unsafe { libc::fflush(std::ptr::null_mut()) };
+}
+
 /// Lets a memory fault kill the worker by its own signal, which the
 /// supervisor reports: Rust's handler would turn a kernel's stack overflow
 /// into an abort (SIGABRT), as if the kernel had called `abort()`.
@@ -201,6 +211,7 @@ impl Worker {
             };
             let closing = matches!(request, Request::Close);
             let response = self.handle(request);
+            flush_kernel_output();
             if self.reply(response).is_err() {
                 return self.abandon();
             }
