@@ -1,8 +1,11 @@
 //! The C ABI of `include/executor_runtime.h`. Each function runs its body
 //! behind `catch_unwind`; any failure prints one line naming the function, the
-//! address and the symbol or path, and ends the program with exit code 1.
+//! address and the symbol or path, and ends the program with exit code 1. So
+//! does a call that waits for a kernel past `EXECUTOR_LAUNCH_TIMEOUT_MS`
+//! (`crate::deadline`).
 
 use std::{
+    borrow::Cow,
     ffi::{CStr, c_char, c_void},
     fmt,
     panic::{AssertUnwindSafe, catch_unwind},
@@ -13,6 +16,7 @@ use std::{
 use executor_abi::call_buffer;
 
 use crate::{
+    deadline::{self, ArmedDeadline, LAUNCH_TIMEOUT_ENV},
     error::{Result, RuntimeError},
     executor,
     local::fast_launch,
@@ -25,7 +29,7 @@ struct Call<'a> {
     function: &'static str,
     address: Option<String>,
     /// The entry or symbol the call runs.
-    symbol: Option<&'a str>,
+    symbol: Option<Cow<'a, str>>,
     /// The binary the call loads.
     path: Option<&'a str>,
 }
@@ -54,7 +58,7 @@ impl<'a> Call<'a> {
         tracing::debug!(
             function = self.function,
             address = self.address.as_deref().unwrap_or(""),
-            symbol = self.symbol.unwrap_or(""),
+            symbol = self.symbol.as_deref().unwrap_or(""),
             path = self.path.unwrap_or(""),
             elapsed_us = %Microseconds(started.elapsed()),
             "executor call"
@@ -74,24 +78,43 @@ impl<'a> Call<'a> {
     }
 
     fn fail(&self, message: &str) -> ! {
+        eprintln!("{}", self.line(message));
+        // The fault has its line: closing the sessions at exit adds none.
+        sessions::failure_reported();
+        std::process::exit(1)
+    }
+
+    /// The one line that reports `message` about this call.
+    fn line(&self, message: &str) -> String {
         let mut context = Vec::new();
         if let Some(address) = &self.address {
             context.push(format!("address {address}"));
         }
-        if let Some(symbol) = self.symbol {
+        if let Some(symbol) = &self.symbol {
             context.push(format!("symbol {symbol}"));
         }
         if let Some(path) = self.path {
             context.push(format!("path {path}"));
         }
-        eprintln!(
+        format!(
             "executor runtime: {}({}): {message}",
             self.function,
             context.join(", ")
-        );
-        // The fault has its line: closing the sessions at exit adds none.
-        sessions::failure_reported();
-        std::process::exit(1)
+        )
+    }
+
+    /// With `EXECUTOR_LAUNCH_TIMEOUT_MS` set, ends the program with this
+    /// call's line unless the returned guard is dropped within that time:
+    /// taken just before the call waits for its kernel.
+    fn deadline(&self) -> Result<Option<ArmedDeadline>> {
+        let Some(timeout) = deadline::launch_timeout()? else {
+            return Ok(None);
+        };
+        let message = self.line(&format!(
+            "the kernel did not finish within {} ms ({LAUNCH_TIMEOUT_ENV})",
+            timeout.as_millis()
+        ));
+        deadline::arm(timeout, message).map(Some)
     }
 }
 
@@ -279,7 +302,8 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
                 descriptors(num_outputs, output_descs, output_ranks, output_elem_sizes)?,
             )
         };
-        call.symbol = Some(entry);
+        call.symbol = Some(entry.into());
+        let _deadline = call.deadline()?;
         session.executor.launch(entry, object, &inputs, &outputs)?;
         // The next launch of this site on this thread may skip all of this.
         if let Some(local) = session.executor.as_local()
@@ -315,9 +339,9 @@ pub unsafe extern "C" fn __catalyst__executor__launch_async(
                 text(object, "the object")?,
             )
         };
-        call.symbol = Some(entry);
+        call.symbol = Some(entry.into());
         let executor_token = session.executor.launch_async(entry, object)?;
-        Ok(sessions::add_launch(handle, executor_token))
+        Ok(sessions::add_launch(handle, executor_token, entry))
     })
 }
 
@@ -325,8 +349,10 @@ pub unsafe extern "C" fn __catalyst__executor__launch_async(
 #[unsafe(no_mangle)]
 pub extern "C" fn __catalyst__executor__await(token: i64) {
     Call::new("__catalyst__executor__await").run(|call| {
-        let (session, executor_token) = sessions::take_launch(token)?;
+        let (session, executor_token, entry) = sessions::take_launch(token)?;
         call.address = Some(session.address.to_string());
+        call.symbol = Some(entry.into());
+        let _deadline = call.deadline()?;
         session.executor.await_launch(executor_token)
     })
 }
@@ -358,7 +384,7 @@ pub unsafe extern "C" fn __catalyst__executor__call_wrapper(
         let session = call.session(session)?;
         // SAFETY: `symbol` is null or a NUL-terminated string (the contract).
         let symbol = unsafe { text(symbol, "the symbol") }?;
-        call.symbol = Some(symbol);
+        call.symbol = Some(symbol.into());
         if args_buf.is_null() || out_buf.is_null() || out_size.is_null() {
             return Err(RuntimeError::BadArguments("a null buffer pointer".into()));
         }
@@ -367,6 +393,7 @@ pub unsafe extern "C" fn __catalyst__executor__call_wrapper(
         // SAFETY: `args_buf`, not null, points at `args_len` bytes (the contract).
         let arguments =
             unsafe { std::slice::from_raw_parts(args_buf.cast::<u8>(), args_len as usize) };
+        let _deadline = call.deadline()?;
         let outputs = session.executor.call(symbol, layout, arguments)?;
         // SAFETY: malloc of at least one byte, checked; the caller releases it
         // with __catalyst__executor__free_result.

@@ -55,6 +55,13 @@ pub enum RuntimeError {
     /// A wrapper function (Catalyst's layout) returned an error message.
     #[error("the called function reported: {0}")]
     CallFailed(String),
+    /// An environment variable the runtime reads has a value it cannot use.
+    #[error("invalid {variable} '{value}': expected {expected}")]
+    InvalidSetting {
+        variable: &'static str,
+        value: String,
+        expected: &'static str,
+    },
     #[error("kernel '{symbol}' crashed with signal {signal} ({name})")]
     KernelCrashed {
         symbol: String,

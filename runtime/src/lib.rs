@@ -5,6 +5,7 @@
 
 pub mod abi;
 pub mod address;
+mod deadline;
 pub mod error;
 pub mod executor;
 pub mod local;

@@ -26,12 +26,20 @@ pub struct Session {
     pub executor: Arc<dyn Executor>,
 }
 
+/// An async launch in flight.
+struct AsyncLaunch {
+    session: i64,
+    /// The executor's own token for it.
+    executor_token: u64,
+    entry: String,
+}
+
 #[derive(Default)]
 struct Table {
     sessions: HashMap<i64, Session>,
     by_address: HashMap<Address, i64>,
-    /// Async launches in flight: token, then its session and the executor's own token.
-    launches: HashMap<i64, (i64, u64)>,
+    /// Async launches in flight, by token.
+    launches: HashMap<i64, AsyncLaunch>,
     last_handle: i64,
 }
 
@@ -88,26 +96,32 @@ pub fn remove(handle: i64) -> Result<Session> {
             .remove(&handle)
             .ok_or(RuntimeError::BadSession(handle))?;
         table.by_address.remove(&session.address);
-        table.launches.retain(|_, (owner, _)| *owner != handle);
+        table.launches.retain(|_, launch| launch.session != handle);
         crate::local::fast_launch::invalidate();
         Ok(session)
     })
 }
 
-/// Records an async launch of `session`; returns its token.
-pub fn add_launch(session: i64, executor_token: u64) -> i64 {
+/// Records an async launch of `entry` on `session`; returns its token.
+pub fn add_launch(session: i64, executor_token: u64, entry: &str) -> i64 {
     with_table(|table| {
         let token = table.next_handle();
-        table.launches.insert(token, (session, executor_token));
+        let launch = AsyncLaunch {
+            session,
+            executor_token,
+            entry: entry.to_owned(),
+        };
+        table.launches.insert(token, launch);
         token
     })
 }
 
-/// Takes the launch behind `token` (a token is awaited once).
-pub fn take_launch(token: i64) -> Result<(Session, u64)> {
-    let (session, executor_token) =
+/// Takes the launch behind `token` (a token is awaited once): its session,
+/// the executor's token and its entry.
+pub fn take_launch(token: i64) -> Result<(Session, u64, String)> {
+    let launch =
         with_table(|table| table.launches.remove(&token)).ok_or(RuntimeError::BadToken(token))?;
-    Ok((get(session)?, executor_token))
+    Ok((get(launch.session)?, launch.executor_token, launch.entry))
 }
 
 /// Set once the program is ending on a failure it has reported.

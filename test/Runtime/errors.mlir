@@ -31,7 +31,24 @@
 // RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %t/crash.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/crash.ll.mlir
 // RUN: not %run_host %t/crash.ll.mlir 2>&1 | FileCheck %s --check-prefix=CRASH
-// CRASH: executor runtime: kernel '_mlir_ciface_crash' crashed with signal 11 (SIGSEGV)
+// CRASH: executor runtime: kernel '_mlir_ciface_crash' crashed with signal 11 (SIGSEGV){{$}}
+
+// A kernel that overflows its stack is reported like any other crash, and said
+// to have overflowed (the report runs on a stack of its own); one that aborts too.
+// RUN: sed -e 's|@KERNELS@|%t.kernels.o|' -e 's|@KERNEL@|overflow|' %t/faulty-kernel.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/overflow.ll.mlir
+// RUN: not %run_host %t/overflow.ll.mlir 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// OVERFLOW: executor runtime: kernel '_mlir_ciface_overflow' crashed with signal 11 (SIGSEGV): stack overflow{{$}}
+// RUN: sed -e 's|@KERNELS@|%t.kernels.o|' -e 's|@KERNEL@|aborts|' %t/faulty-kernel.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/aborts.ll.mlir
+// RUN: not %run_host %t/aborts.ll.mlir 2>&1 | FileCheck %s --check-prefix=ABORTS
+// ABORTS: executor runtime: kernel '_mlir_ciface_aborts' crashed with signal 6 (SIGABRT){{$}}
+// The same on a thread of the runtime's own (an async launch's), which has no
+// alternate signal stack until its first kernel starts.
+// RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %t/async-overflow.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/async-overflow.ll.mlir
+// RUN: not %run_host %t/async-overflow.ll.mlir 2>&1 | FileCheck %s --check-prefix=ASYNC-OVERFLOW
+// ASYNC-OVERFLOW: executor runtime: kernel 'overflow' crashed with signal 11 (SIGSEGV): stack overflow{{$}}
 
 // RUN: executor-opt %t/closed-twice.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/closed-twice.ll.mlir
 // RUN: not %run_host %t/closed-twice.ll.mlir 2>&1 | FileCheck %s --check-prefix=CLOSED-TWICE
@@ -77,6 +94,23 @@ func.func @main() {
   %s = executor.open("local") : !executor.session
   executor.send_binary %s("@KERNELS@") : !executor.session
   executor.launch %s("crash", "@KERNELS@")() : !executor.session, () -> ()
+  return
+}
+
+//--- faulty-kernel.mlir
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("@KERNELS@") : !executor.session
+  executor.launch %s("@KERNEL@", "@KERNELS@")() : !executor.session, () -> ()
+  return
+}
+
+//--- async-overflow.mlir
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("@KERNELS@") : !executor.session
+  %t = executor.launch_async %s("overflow", "@KERNELS@") : !executor.session -> !executor.token
+  executor.await %t : !executor.token
   return
 }
 

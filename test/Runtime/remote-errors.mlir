@@ -7,11 +7,20 @@
 // RUN: split-file %s %t
 // RUN: printf 'correct horse battery staple\n' > %t.token
 
-// RUN: %with_server -- sh -c "for program in crash add; do \
-// RUN:     sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@KERNELS@|%t.kernels.o|' %t/\$program.mlir \
+// A kernel that overflows its stack dies of the fault (the server cannot tell it
+// from another), one that calls abort() of SIGABRT.
+// RUN: %with_server -- sh -c "for kernel in crash overflow aborts; do \
+// RUN:     sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@KERNELS@|%t.kernels.o|' -e \"s|@KERNEL@|\$kernel|\" %t/launch.mlir \
 // RUN:     | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host 2>&1; \
-// RUN:     echo \"exit status \$?\"; done" | FileCheck %s --check-prefix=CRASH
+// RUN:     echo \"exit status \$?\"; done; \
+// RUN:   sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@KERNELS@|%t.kernels.o|' %t/add.mlir \
+// RUN:     | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host 2>&1; \
+// RUN:   echo \"exit status \$?\"" | FileCheck %s --check-prefix=CRASH
 // CRASH: executor runtime: __catalyst__executor__launch(address 127.0.0.1:{{[0-9]+}}, symbol _mlir_ciface_crash): kernel '_mlir_ciface_crash' crashed with signal 11 (SIGSEGV)
+// CRASH-NEXT: exit status 1
+// CRASH-NEXT: executor runtime: __catalyst__executor__launch(address 127.0.0.1:{{[0-9]+}}, symbol _mlir_ciface_overflow): kernel '_mlir_ciface_overflow' crashed with signal 11 (SIGSEGV)
+// CRASH-NEXT: exit status 1
+// CRASH-NEXT: executor runtime: __catalyst__executor__launch(address 127.0.0.1:{{[0-9]+}}, symbol _mlir_ciface_aborts): kernel '_mlir_ciface_aborts' crashed with signal 6 (SIGABRT)
 // CRASH-NEXT: exit status 1
 // CRASH-NEXT: the next session works
 // CRASH-NEXT: exit status 0
@@ -29,11 +38,11 @@
 // TOKEN-NEXT: the next session works
 // TOKEN-NEXT: exit status 0
 
-//--- crash.mlir
+//--- launch.mlir
 func.func @main() {
   %s = executor.open("@ADDRESS@") : !executor.session
   executor.send_binary %s("@KERNELS@") : !executor.session
-  executor.launch %s("crash", "@KERNELS@")() : !executor.session, () -> ()
+  executor.launch %s("@KERNEL@", "@KERNELS@")() : !executor.session, () -> ()
   return
 }
 

@@ -1,25 +1,52 @@
 //! Turns a kernel that crashes the embedded executor of a host program into the
 //! runtime's usual one-line failure instead of a bare signal: while a kernel
 //! runs, its thread records the symbol, and a handler for the fatal signals
-//! reports it and exits with status 1. Outside kernels the signal goes to
-//! whatever handler was there before (the host's own crash handling).
+//! (SIGABRT included: a kernel that calls `abort()`) reports it and exits with
+//! status 1. Outside kernels the signal goes to whatever handler was there
+//! before (the host's own crash handling).
+//!
+//! A kernel that overflows its stack faults on the guard below it, with no
+//! stack left to run a handler on: the handler runs on an alternate signal
+//! stack (`sigaltstack`), which the first kernel on each thread sets up unless
+//! the thread has one (LLVM's, say), and says that the stack overflowed.
 //!
 //! Only host programs turn this on ([`report_in_this_process`]): an
 //! executor-server worker dies of the signal, which its supervisor reports.
 
 use std::{
-    cell::Cell,
+    cell::{Cell, OnceCell},
     sync::{
         Mutex, Once, PoisonError,
         atomic::{AtomicBool, Ordering},
     },
 };
 
-const FATAL_SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL];
+const FATAL_SIGNALS: [libc::c_int; 5] = [
+    libc::SIGSEGV,
+    libc::SIGBUS,
+    libc::SIGFPE,
+    libc::SIGILL,
+    libc::SIGABRT,
+];
+
+/// How far below a thread's stack a fault still counts as overflowing it:
+/// Linux keeps a gap of 256 pages below the main thread's stack
+/// (`stack_guard_gap`), and a frame can reach a little past the guard.
+const STACK_GUARD_REACH: usize = 1 << 20;
+
+/// The size of the alternate signal stacks set up here (the handler needs
+/// little; a page below it is left unmapped as its guard).
+const SIGNAL_STACK_SIZE: usize = 64 * 1024;
 
 thread_local! {
     /// The symbol of the kernel running on this thread (address and length).
     static RUNNING: Cell<(*const u8, usize)> = const { Cell::new((std::ptr::null(), 0)) };
+    /// The addresses where a fault means that this thread's stack overflowed
+    /// (start, end), once its first kernel has started; (0, 0) if unknown.
+    static OVERFLOW_ZONE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// Set up when this thread's first kernel starts: the alternate signal
+    /// stack it was given, if it had none.
+    static PREPARED: OnceCell<Option<SignalStack>> = const { OnceCell::new() };
 }
 
 /// The handlers installed before ours, per signal, to chain to.
@@ -39,6 +66,12 @@ pub fn guard<T>(symbol: &str, kernel: impl FnOnce() -> T) -> T {
     if !REPORTING.load(Ordering::Acquire) {
         return kernel();
     }
+    PREPARED.with(|prepared| {
+        prepared.get_or_init(|| {
+            OVERFLOW_ZONE.set(stack_overflow_zone());
+            SignalStack::install_unless_present()
+        });
+    });
     let previous = RUNNING.with(|running| running.replace((symbol.as_ptr(), symbol.len())));
     let result = kernel();
     RUNNING.with(|running| running.set(previous));
@@ -56,7 +89,9 @@ fn install() {
             unsafe {
                 let mut action: libc::sigaction = std::mem::zeroed();
                 action.sa_sigaction = on_fatal_signal as *const () as libc::sighandler_t;
-                action.sa_flags = libc::SA_SIGINFO;
+                // On the alternate stack where the thread has one: an
+                // overflowed stack has no room for the handler.
+                action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
                 libc::sigemptyset(&mut action.sa_mask);
                 let mut old: libc::sigaction = std::mem::zeroed();
                 if libc::sigaction(signal, &action, &mut old) == 0 {
@@ -74,6 +109,17 @@ extern "C" fn on_fatal_signal(
 ) {
     let (symbol, len) = RUNNING.with(Cell::get);
     if !symbol.is_null() {
+        // SAFETY: `info` is the siginfo of a fatal signal, whose address is
+        // the faulting one for SIGSEGV and SIGBUS.
+        let address = unsafe { (*info).si_addr() } as usize;
+        let (start, end) = OVERFLOW_ZONE.with(Cell::get);
+        let overflowed =
+            matches!(signal, libc::SIGSEGV | libc::SIGBUS) && (start..end).contains(&address);
+        let cause: &[u8] = if overflowed {
+            b": stack overflow\n"
+        } else {
+            b"\n"
+        };
         // SAFETY: only async-signal-safe calls (write, _exit); the symbol's
         // bytes live until the kernel returns, which it has not.
         unsafe {
@@ -81,11 +127,11 @@ extern "C" fn on_fatal_signal(
                 &b"executor runtime: kernel '"[..],
                 std::slice::from_raw_parts(symbol, len),
                 b"' crashed with signal ",
+                signal_name(signal).as_bytes(),
+                cause,
             ] {
                 libc::write(2, part.as_ptr().cast(), part.len());
             }
-            let name = signal_name(signal);
-            libc::write(2, name.as_ptr().cast(), name.len());
             libc::_exit(1);
         }
     }
@@ -122,13 +168,122 @@ extern "C" fn on_fatal_signal(
     }
 }
 
-/// "11 (SIGSEGV)\n" and the like, without allocating.
+/// "11 (SIGSEGV)" and the like, without allocating.
 fn signal_name(signal: libc::c_int) -> &'static str {
     match signal {
-        libc::SIGSEGV => "11 (SIGSEGV)\n",
-        libc::SIGBUS => "7 (SIGBUS)\n",
-        libc::SIGFPE => "8 (SIGFPE)\n",
-        libc::SIGILL => "4 (SIGILL)\n",
-        _ => "(fatal)\n",
+        libc::SIGSEGV => "11 (SIGSEGV)",
+        libc::SIGBUS => "7 (SIGBUS)",
+        libc::SIGFPE => "8 (SIGFPE)",
+        libc::SIGILL => "4 (SIGILL)",
+        libc::SIGABRT => "6 (SIGABRT)",
+        _ => "(fatal)",
+    }
+}
+
+/// Where a fault means that this thread's stack overflowed: from
+/// [`STACK_GUARD_REACH`] below its lowest address to a page above it (a
+/// frame that does not fit faults a little inside too). (0, 0) if unknown.
+fn stack_overflow_zone() -> (usize, usize) {
+    // SAFETY: pthread_attr_t is plain data, initialized by pthread_getattr_np.
+    let mut attributes: libc::pthread_attr_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `attributes` is writable; on success it must be destroyed,
+    // which is done below.
+    if unsafe { libc::pthread_getattr_np(libc::pthread_self(), &mut attributes) } != 0 {
+        return (0, 0);
+    }
+    let mut lowest = std::ptr::null_mut();
+    let mut size = 0;
+    // SAFETY: `attributes` were initialized above; the out-pointers are
+    // writable. They are destroyed once, after use.
+    let found = unsafe {
+        let found = libc::pthread_attr_getstack(&attributes, &mut lowest, &mut size) == 0;
+        libc::pthread_attr_destroy(&mut attributes);
+        found
+    };
+    if !found {
+        return (0, 0);
+    }
+    let lowest = lowest as usize;
+    (
+        lowest.saturating_sub(STACK_GUARD_REACH),
+        lowest + page_size(),
+    )
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(size).unwrap_or(4096)
+}
+
+/// An alternate signal stack set up for a thread that had none: a mapping
+/// with an unmapped guard page at its bottom, released when the thread exits.
+struct SignalStack {
+    mapping: *mut libc::c_void,
+    len: usize,
+}
+
+impl SignalStack {
+    /// Gives this thread an alternate signal stack, unless it has one.
+    fn install_unless_present() -> Option<Self> {
+        // SAFETY: stack_t is plain data; sigaltstack with a null new stack
+        // only reports the current one into `current`.
+        let current = unsafe {
+            let mut current: libc::stack_t = std::mem::zeroed();
+            (libc::sigaltstack(std::ptr::null(), &mut current) == 0).then_some(current)
+        }?;
+        if current.ss_flags & libc::SS_DISABLE == 0 {
+            return None;
+        }
+        let guard = page_size();
+        let len = guard + SIGNAL_STACK_SIZE;
+        // SAFETY: a new private anonymous mapping, at an address of the
+        // kernel's choosing; no existing memory is affected.
+        let mapping = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                -1,
+                0,
+            )
+        };
+        if mapping == libc::MAP_FAILED {
+            return None;
+        }
+        let stack = Self { mapping, len };
+        let signal_stack = libc::stack_t {
+            // SAFETY: `guard` bytes into a mapping longer than that.
+            ss_sp: unsafe { mapping.cast::<u8>().add(guard) }.cast(),
+            ss_flags: 0,
+            ss_size: SIGNAL_STACK_SIZE,
+        };
+        // SAFETY: the guard page is the start of the mapping made above; the
+        // stack above it stays mapped until this thread exits (`Drop`,
+        // which first takes it back from the kernel).
+        let installed = unsafe {
+            libc::mprotect(mapping, guard, libc::PROT_NONE) == 0
+                && libc::sigaltstack(&signal_stack, std::ptr::null_mut()) == 0
+        };
+        // Dropped if not installed: unmapped, and sigaltstack disabled,
+        // which it already was.
+        installed.then_some(stack)
+    }
+}
+
+impl Drop for SignalStack {
+    fn drop(&mut self) {
+        let disabled = libc::stack_t {
+            ss_sp: std::ptr::null_mut(),
+            ss_flags: libc::SS_DISABLE,
+            ss_size: 0,
+        };
+        // SAFETY: the kernel stops using the stack before it is unmapped; the
+        // mapping is the one `install_unless_present` made, unmapped once.
+        unsafe {
+            libc::sigaltstack(&disabled, std::ptr::null_mut());
+            libc::munmap(self.mapping, self.len);
+        }
     }
 }

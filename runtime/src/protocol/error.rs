@@ -18,6 +18,10 @@ pub enum ProtocolError {
     TooLarge { size: u64, limit: u32 },
     #[error("malformed message: {0}")]
     Malformed(String),
+    /// A well-formed request over one of the protocol's limits on counts
+    /// (docs/protocol.md, "Limits"), refused before it is allocated.
+    #[error("{0}")]
+    OverLimit(String),
     #[error(transparent)]
     Io(#[from] io::Error),
 }

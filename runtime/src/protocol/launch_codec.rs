@@ -17,6 +17,62 @@ use crate::memref::{DenseBuffer, DenseView};
 /// The variant index of [`Request::Launch`] on the wire.
 const LAUNCH_VARIANT: u32 = 1;
 
+/// The most dimensions one buffer (input or output) of a launch may have.
+pub const MAX_LAUNCH_RANK: u64 = 1024;
+
+/// The most buffers, inputs and outputs together, one launch may have.
+pub const MAX_LAUNCH_BUFFERS: usize = 4096;
+
+/// The most dimensions the buffers of one launch may have in all.
+pub const MAX_LAUNCH_DIMENSIONS: u64 = 65_536;
+
+/// What a launch may still declare of buffers and dimensions. The memory a
+/// worker needs for a launch's descriptors grows with these, not with the
+/// frame (an output shape is 2 or 3 bytes on the wire, its descriptor up to
+/// 16 KiB), so they are checked as they are read, before anything is
+/// allocated for them: whatever its frame, a launch's shapes and descriptors
+/// take a few MiB at most.
+struct ShapeBudget {
+    buffers: usize,
+    dimensions: u64,
+}
+
+impl ShapeBudget {
+    fn new() -> Self {
+        Self {
+            buffers: MAX_LAUNCH_BUFFERS,
+            dimensions: MAX_LAUNCH_DIMENSIONS,
+        }
+    }
+
+    /// Takes `count` buffers (`kind`: "inputs" or "outputs") from the budget.
+    fn take_buffers(&mut self, count: usize, kind: &str) -> Result<(), ProtocolError> {
+        let earlier = MAX_LAUNCH_BUFFERS - self.buffers;
+        self.buffers = self.buffers.checked_sub(count).ok_or_else(|| {
+            ProtocolError::OverLimit(format!(
+                "a launch of {count} {kind} after {earlier} other buffers: a launch has at most \
+                 {MAX_LAUNCH_BUFFERS} buffers (inputs and outputs together)"
+            ))
+        })?;
+        Ok(())
+    }
+
+    /// Takes the dimensions of one buffer of `rank` from the budget.
+    fn take_rank(&mut self, rank: u64) -> Result<(), ProtocolError> {
+        if rank > MAX_LAUNCH_RANK {
+            return Err(ProtocolError::OverLimit(format!(
+                "a launch buffer of rank {rank}: the rank is at most {MAX_LAUNCH_RANK}"
+            )));
+        }
+        self.dimensions = self.dimensions.checked_sub(rank).ok_or_else(|| {
+            ProtocolError::OverLimit(format!(
+                "a launch whose buffers have more than {MAX_LAUNCH_DIMENSIONS} dimensions in all"
+            ))
+        })?;
+        Ok(())
+    }
+}
+
 /// A [`Request::Launch`] as one frame, written without copying its inputs'
 /// bytes: the bytes postcard encodes around the inputs' data, and the data
 /// itself, sent with vectored writes from where it is (a memref's own buffer,
@@ -30,7 +86,8 @@ pub struct LaunchFrame<'a> {
 }
 
 impl<'a> LaunchFrame<'a> {
-    /// Encodes the launch, refusing a payload over `max_size` bytes.
+    /// Encodes the launch, refusing a payload over `max_size` bytes and a
+    /// launch over the limits on buffers and ranks (which a server refuses).
     pub fn new(
         entry: &str,
         object: &str,
@@ -38,6 +95,13 @@ impl<'a> LaunchFrame<'a> {
         outputs: &[OutputShape],
         max_size: u32,
     ) -> Result<Self, ProtocolError> {
+        let mut budget = ShapeBudget::new();
+        budget.take_buffers(inputs.len(), "inputs")?;
+        budget.take_buffers(outputs.len(), "outputs")?;
+        let ranks = inputs.iter().map(|input| input.sizes.len() as u64);
+        for rank in ranks.chain(outputs.iter().map(|output| output.rank)) {
+            budget.take_rank(rank)?;
+        }
         let mut encoded = vec![0u8; LENGTH_PREFIX_SIZE];
         let mut data = Vec::with_capacity(inputs.len());
         push_varint(&mut encoded, LAUNCH_VARIANT.into());
@@ -111,8 +175,10 @@ impl<'a> LaunchFrame<'a> {
 /// into buffers taken from `spare` (which the caller fills with the buffers
 /// of earlier launches, so that a launch like the last one reads into memory
 /// that is already there) or else new ones. The limits and errors are those
-/// of `read_message`; a malformed frame is read to its end before the error
-/// is returned, so the next frame can be read. `reader` should be buffered:
+/// of `read_message`, and a launch over the limits on buffers and ranks is
+/// refused as soon as its counts are read; a malformed or refused frame is
+/// read to its end before the error is returned, so the next frame can be
+/// read. `reader` should be buffered:
 /// the fields around the data are read a few bytes at a time.
 pub fn read_request(
     reader: &mut impl Read,
@@ -126,7 +192,7 @@ pub fn read_request(
         consumed: 0,
     };
     let request = body.request(spare);
-    if let Err(ProtocolError::Malformed(_)) = request {
+    if let Err(ProtocolError::Malformed(_) | ProtocolError::OverLimit(_)) = request {
         body.skip_rest()?;
     }
     request
@@ -174,12 +240,15 @@ impl<R: Read> FrameBody<'_, R> {
         }
         let entry = self.string()?;
         let object = self.string()?;
+        let mut budget = ShapeBudget::new();
         // Each input takes at least 3 bytes: no more can be in the frame.
         let count = self.length()?;
+        budget.take_buffers(count, "inputs")?;
         let mut inputs = Vec::with_capacity(count.min(self.left() / 3));
         for _ in 0..count {
             let element_size = self.varint(10, 0x01)?;
             let rank = self.length()?;
+            budget.take_rank(rank as u64)?;
             let mut sizes = Vec::with_capacity(rank.min(self.left()));
             for _ in 0..rank {
                 let encoded = self.varint(10, 0x01)?;
@@ -196,10 +265,13 @@ impl<R: Read> FrameBody<'_, R> {
         }
         // Each output takes 2 bytes.
         let count = self.length()?;
+        budget.take_buffers(count, "outputs")?;
         let mut outputs = Vec::with_capacity(count.min(self.left() / 2));
         for _ in 0..count {
+            let rank = self.varint(10, 0x01)?;
+            budget.take_rank(rank)?;
             outputs.push(OutputShape {
-                rank: self.varint(10, 0x01)?,
+                rank,
                 element_size: self.varint(10, 0x01)?,
             });
         }
@@ -368,7 +440,7 @@ mod tests {
                     dense(vec![], 2),
                     dense(vec![0, 5], 4),
                 ],
-                vec![shape(2, 8), shape(0, 1), shape(u64::MAX, u64::MAX)],
+                vec![shape(2, 8), shape(0, 1), shape(MAX_LAUNCH_RANK, u64::MAX)],
             ),
             launch_of(
                 vec![DenseBuffer {
@@ -465,9 +537,12 @@ mod tests {
                 })
                 .collect();
             let output_count = [0, 1, 2, 128][next() as usize % 4];
+            // Ranks where the varint grows, within the limits: 128 outputs
+            // of rank 128 and 128 inputs of rank 4 are 16,896 dimensions.
+            let ranks = [0, 1, 127, 128];
             let outputs = (0..output_count)
                 .map(|_| OutputShape {
-                    rank: next() >> (next() % 64),
+                    rank: ranks[next() as usize % ranks.len()],
                     element_size: next() >> (next() % 64),
                 })
                 .collect();
@@ -502,6 +577,83 @@ mod tests {
         assert!(
             matches!(refused, Err(ProtocolError::TooLarge { limit: 1024, .. })),
             "the request is refused before anything is written"
+        );
+    }
+
+    #[test]
+    fn launches_over_the_limits_are_refused_by_both_ends_and_the_stream_stays_in_step() {
+        let shape = |rank| OutputShape {
+            rank,
+            element_size: 4,
+        };
+        let input = |rank| dense(vec![1; rank], 4);
+        let over_limits = [
+            (
+                launch_of(Vec::new(), vec![shape(0); MAX_LAUNCH_BUFFERS + 1]),
+                "4097 outputs",
+            ),
+            (
+                launch_of(vec![input(0); MAX_LAUNCH_BUFFERS + 1], Vec::new()),
+                "4097 inputs",
+            ),
+            (
+                launch_of(vec![input(0); 96], vec![shape(0); MAX_LAUNCH_BUFFERS - 95]),
+                "4001 outputs after 96 other buffers",
+            ),
+            (
+                launch_of(Vec::new(), vec![shape(MAX_LAUNCH_RANK + 1)]),
+                "rank 1025",
+            ),
+            (
+                launch_of(vec![input(MAX_LAUNCH_RANK as usize + 1)], Vec::new()),
+                "rank 1025",
+            ),
+            (
+                launch_of(vec![input(1)], vec![shape(MAX_LAUNCH_RANK); 64]),
+                "more than 65536 dimensions",
+            ),
+        ];
+        let valid = encode_frame(&Request::Await(7), 1024).unwrap();
+        for (request, expected) in &over_limits {
+            let refused = launch_frame(request, u32::MAX).unwrap_err().to_string();
+            assert!(refused.contains(expected), "{refused}");
+
+            let mut stream = encode_frame(request, u32::MAX).unwrap();
+            stream.extend_from_slice(&valid);
+            let mut reader = stream.as_slice();
+            match read_request(&mut reader, u32::MAX, &mut Vec::new()) {
+                Err(ProtocolError::OverLimit(message)) => {
+                    assert_eq!(message, refused, "both ends give the same reason")
+                }
+                other => panic!("{expected}: {other:?}"),
+            }
+            assert_eq!(
+                read_request(&mut reader, u32::MAX, &mut Vec::new()).unwrap(),
+                Request::Await(7),
+                "the frame after a refused launch is read"
+            );
+        }
+        // A count is refused before anything is read or allocated for it.
+        let mut huge_count = vec![1, 0, 0];
+        push_varint(&mut huge_count, u64::MAX >> 1);
+        assert!(matches!(
+            read_request(&mut frame_of(&huge_count).as_slice(), 1024, &mut Vec::new()),
+            Err(ProtocolError::OverLimit(_))
+        ));
+        // Right at the limits, a launch is read.
+        let largest = launch_of(
+            vec![input(16); 16],
+            vec![shape(16); MAX_LAUNCH_BUFFERS - 16],
+        );
+        assert_eq!(
+            MAX_LAUNCH_BUFFERS as u64 * 16,
+            MAX_LAUNCH_DIMENSIONS,
+            "the largest launch takes every dimension"
+        );
+        let frame = launch_frame(&largest, u32::MAX).unwrap();
+        assert_eq!(
+            read_request(&mut frame.as_slice(), u32::MAX, &mut Vec::new()).unwrap(),
+            largest
         );
     }
 

@@ -31,6 +31,8 @@ pub use framing::{
     DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, READ_BUFFER_SIZE, decode_payload,
     encode_frame, read_frame, read_message, write_message,
 };
-pub use launch_codec::{LaunchFrame, read_request};
+pub use launch_codec::{
+    LaunchFrame, MAX_LAUNCH_BUFFERS, MAX_LAUNCH_DIMENSIONS, MAX_LAUNCH_RANK, read_request,
+};
 pub use messages::{Hello, HelloReply, OutputShape, PROTOCOL_VERSION, Request, Response};
 pub use token_file::read_token_file;

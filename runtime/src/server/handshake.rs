@@ -1,7 +1,12 @@
 //! The server's half of the handshake: nothing but a `Hello` with this
-//! server's protocol version (and its token, if it has one) is accepted.
+//! server's protocol version (and its token, if it has one) is accepted, and
+//! all of it must arrive by one deadline.
 
-use std::net::TcpStream;
+use std::{
+    io::{self, Read},
+    net::TcpStream,
+    time::{Duration, Instant},
+};
 
 use super::token::tokens_match;
 use crate::protocol::{
@@ -17,9 +22,15 @@ pub(super) enum Admission {
     Drop(ProtocolError),
 }
 
-/// Reads the client's `Hello` and checks it against `expected_token`.
-pub(super) fn read_hello(stream: &TcpStream, expected_token: Option<&str>) -> Admission {
-    let hello = match protocol::read_message::<Hello>(&mut &*stream, HANDSHAKE_MAX_MESSAGE_SIZE) {
+/// Reads the client's `Hello`, which must have arrived whole by `deadline`,
+/// and checks it against `expected_token`.
+pub(super) fn read_hello(
+    stream: &TcpStream,
+    expected_token: Option<&str>,
+    deadline: Instant,
+) -> Admission {
+    let mut reader = UntilDeadline { stream, deadline };
+    let hello = match protocol::read_message::<Hello>(&mut reader, HANDSHAKE_MAX_MESSAGE_SIZE) {
         Ok(hello) => hello,
         Err(error @ (ProtocolError::Malformed(_) | ProtocolError::TooLarge { .. })) => {
             return Admission::Refuse(format!("expected a Hello message: {error}"));
@@ -51,22 +62,59 @@ fn check(hello: &Hello, expected_token: Option<&str>) -> Result<(), String> {
     }
 }
 
-pub(super) fn welcome(stream: &TcpStream, max_message_size: u32) -> Result<(), ProtocolError> {
+/// A stream read by a deadline: each read waits at most until then, so a
+/// client that sends its `Hello` a byte at a time must still be done by then.
+struct UntilDeadline<'s> {
+    stream: &'s TcpStream,
+    deadline: Instant,
+}
+
+impl Read for UntilDeadline<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let timed_out =
+            || io::Error::new(io::ErrorKind::TimedOut, "the handshake's deadline passed");
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(timed_out());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        match (&*self.stream).read(buffer) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => Err(timed_out()),
+            read => read,
+        }
+    }
+}
+
+pub(super) fn welcome(
+    stream: &TcpStream,
+    max_message_size: u32,
+    deadline: Instant,
+) -> Result<(), ProtocolError> {
     let reply = HelloReply::Welcome {
         protocol_version: PROTOCOL_VERSION,
         max_message_size,
     };
-    protocol::write_message(&mut &*stream, &reply, HANDSHAKE_MAX_MESSAGE_SIZE)
+    write_reply(stream, &reply, deadline)
 }
 
 /// Best effort: the connection is closed right after, whether or not the
 /// client reads this.
-pub(super) fn refuse(stream: &TcpStream, reason: String) {
-    let _ = protocol::write_message(
-        &mut &*stream,
-        &HelloReply::Refused { reason },
-        HANDSHAKE_MAX_MESSAGE_SIZE,
-    );
+pub(super) fn refuse(stream: &TcpStream, reason: String, deadline: Instant) {
+    let _ = write_reply(stream, &HelloReply::Refused { reason }, deadline);
+}
+
+/// Writes the reply to `Hello`, by `deadline` (a reply is small enough for an
+/// empty send buffer, so it only waits on a client that sent a lot and reads
+/// nothing).
+fn write_reply(
+    stream: &TcpStream,
+    reply: &HelloReply,
+    deadline: Instant,
+) -> Result<(), ProtocolError> {
+    // A zero timeout is not allowed: it would mean none.
+    let left = deadline.saturating_duration_since(Instant::now());
+    stream.set_write_timeout(Some(left.max(Duration::from_millis(1))))?;
+    protocol::write_message(&mut &*stream, reply, HANDSHAKE_MAX_MESSAGE_SIZE)
 }
 
 #[cfg(test)]

@@ -12,11 +12,13 @@
 mod handshake;
 mod linger;
 mod listen;
+mod pending;
 mod session;
 mod shutdown;
 mod status;
 mod supervisor;
 mod token;
+mod work_dir;
 mod worker;
 
 use std::{
@@ -27,15 +29,20 @@ use std::{
         Arc,
         atomic::{AtomicU64, Ordering},
     },
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use thiserror::Error;
 
 pub use listen::is_loopback_only;
+pub use pending::{
+    DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, HandshakeLimits,
+};
 pub use worker::{WorkerConfig, run_worker};
 
+use pending::PendingHandshakes;
 use shutdown::LiveSessions;
+use work_dir::WorkDirClaim;
 
 /// The address served when none is given.
 pub const DEFAULT_LISTEN_ADDRESS: &str = "127.0.0.1:9000";
@@ -56,6 +63,8 @@ pub struct ServerConfig {
     /// The executable run (with `--worker`) for each session: normally this
     /// executor-server itself.
     pub worker_program: PathBuf,
+    /// The deadline and the caps of connections that have not authenticated.
+    pub handshake: HandshakeLimits,
 }
 
 #[derive(Debug, Error)]
@@ -89,13 +98,19 @@ struct Settings {
     preload: Vec<PathBuf>,
     max_message_size: u32,
     work_dir: PathBuf,
+    /// How session directories are named, after this server's claim on the
+    /// work directory.
+    session_dir_prefix: String,
     worker_program: PathBuf,
+    handshake: HandshakeLimits,
 }
 
 pub struct Server {
     listener: TcpListener,
     settings: Arc<Settings>,
     live_sessions: Arc<LiveSessions>,
+    pending: Arc<PendingHandshakes>,
+    claim: Arc<WorkDirClaim>,
 }
 
 impl Server {
@@ -117,6 +132,7 @@ impl Server {
             address: config.listen.clone(),
             reason,
         })?;
+        let claim = claim_work_dir(&config.work_dir)?;
         Ok(Self {
             listener,
             settings: Arc::new(Settings {
@@ -124,9 +140,13 @@ impl Server {
                 preload: config.preload,
                 max_message_size: config.max_message_size,
                 work_dir: config.work_dir,
+                session_dir_prefix: claim.session_dir_prefix().to_owned(),
                 worker_program: config.worker_program,
+                handshake: config.handshake,
             }),
             live_sessions: Arc::new(LiveSessions::default()),
+            pending: PendingHandshakes::new(config.handshake),
+            claim: Arc::new(claim),
         })
     }
 
@@ -135,11 +155,15 @@ impl Server {
     }
 
     /// On SIGINT, SIGTERM or SIGHUP, removes the live sessions' private
-    /// directories and exits (the workers die with the server). Must be called
-    /// before the process starts any thread, since it blocks those signals in
-    /// the calling thread and every thread started after.
+    /// directories and the server's lock file and exits (the workers die
+    /// with the server). Must be called before the process starts any
+    /// thread, since it blocks those signals in the calling thread and every
+    /// thread started after.
     pub fn remove_sessions_on_termination(&self) -> io::Result<()> {
-        shutdown::exit_cleanly_on_termination(Arc::clone(&self.live_sessions))
+        shutdown::exit_cleanly_on_termination(
+            Arc::clone(&self.live_sessions),
+            Arc::clone(&self.claim),
+        )
     }
 
     /// Accepts connections until the process ends, each on a thread of its own.
@@ -157,12 +181,25 @@ impl Server {
                     continue;
                 }
             };
+            let accepted = Instant::now();
             let id = next_session_id.fetch_add(1, Ordering::Relaxed);
+            let stream = Arc::new(stream);
+            let pending = self.pending.add(peer.ip(), Arc::clone(&stream));
             let settings = Arc::clone(&self.settings);
             let live_sessions = Arc::clone(&self.live_sessions);
             let spawned = std::thread::Builder::new()
                 .name(format!("session-{id}"))
-                .spawn(move || session::serve(id, stream, peer, &settings, &live_sessions));
+                .spawn(move || {
+                    session::serve(
+                        id,
+                        &stream,
+                        peer,
+                        accepted,
+                        pending,
+                        &settings,
+                        &live_sessions,
+                    )
+                });
             if let Err(error) = spawned {
                 tracing::error!(session = id, %error, "cannot start a thread for the session");
             }
@@ -181,6 +218,23 @@ fn check_work_dir(work_dir: &std::path::Path) -> Result<(), ServerError> {
         path: work_dir.display().to_string(),
         reason,
     })
+}
+
+/// Removes what servers that are gone left in `work_dir` (a server killed
+/// with SIGKILL cannot clean up), then claims it for this server's sessions.
+fn claim_work_dir(work_dir: &std::path::Path) -> Result<WorkDirClaim, ServerError> {
+    let unusable = |error: io::Error| ServerError::WorkDir {
+        path: work_dir.display().to_string(),
+        reason: error.to_string(),
+    };
+    let removed = work_dir::remove_stale_sessions(work_dir).map_err(unusable)?;
+    if removed > 0 {
+        tracing::info!(
+            removed,
+            "removed session directories left by servers that are gone"
+        );
+    }
+    WorkDirClaim::take(work_dir).map_err(unusable)
 }
 
 /// Fails at startup rather than in every session. A bare library name
@@ -209,6 +263,7 @@ mod tests {
             max_message_size: crate::protocol::DEFAULT_MAX_MESSAGE_SIZE,
             work_dir: std::env::temp_dir(),
             worker_program: PathBuf::from("/nonexistent"),
+            handshake: HandshakeLimits::default(),
         };
         let error = Server::bind(config).err().expect("refused");
         assert!(

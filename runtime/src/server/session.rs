@@ -6,7 +6,7 @@ use std::{
     net::{SocketAddr, TcpStream},
     os::unix::fs::PermissionsExt,
     path::Path,
-    time::{Duration, Instant},
+    time::Instant,
 };
 
 use tempfile::TempDir;
@@ -14,31 +14,46 @@ use tempfile::TempDir;
 use super::{
     Settings,
     handshake::{self, Admission},
+    pending::Pending,
     shutdown::LiveSessions,
     supervisor,
 };
 
-/// How long a new connection has to complete the handshake.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-
+/// Serves the connection `stream`, accepted at `accepted`, which counts as
+/// `pending` until its handshake ends.
 pub(super) fn serve(
     id: u64,
-    stream: TcpStream,
+    stream: &TcpStream,
     peer: SocketAddr,
+    accepted: Instant,
+    pending: Pending,
     settings: &Settings,
     live_sessions: &LiveSessions,
 ) {
     let span = tracing::info_span!("session", id, %peer);
     let _entered = span.enter();
-    if let Err(error) = set_timeouts(&stream, Some(HANDSHAKE_TIMEOUT)) {
+    // Replies are small and awaited one at a time: no Nagle delay.
+    if let Err(error) = stream.set_nodelay(true) {
         tracing::warn!(%error, "cannot configure the connection");
         return;
     }
-    match handshake::read_hello(&stream, settings.token.as_deref()) {
+    let deadline = accepted + settings.handshake.timeout;
+    let admission = handshake::read_hello(stream, settings.token.as_deref(), deadline);
+    if !pending.finish() {
+        tracing::info!("closed to make room for newer connections in their handshake");
+        handshake::refuse(
+            stream,
+            "too many connections are in their handshake with this server; this one was the oldest"
+                .to_owned(),
+            deadline,
+        );
+        return;
+    }
+    match admission {
         Admission::Admit => {}
         Admission::Refuse(reason) => {
             tracing::warn!(%reason, "refused");
-            handshake::refuse(&stream, reason);
+            handshake::refuse(stream, reason, deadline);
             return;
         }
         Admission::Drop(error) => {
@@ -48,28 +63,30 @@ pub(super) fn serve(
     }
     // The directory exists before the client is welcomed, so a client never
     // sees a session that could not store its binaries.
-    let directory = match create_private_directory(&settings.work_dir) {
+    let directory = match create_private_directory(&settings.work_dir, &settings.session_dir_prefix)
+    {
         Ok(directory) => directory,
         Err(error) => {
             tracing::error!(%error, work_dir = %settings.work_dir.display(), "cannot create a session directory");
             handshake::refuse(
-                &stream,
+                stream,
                 format!("the server cannot create a session directory: {error}"),
+                deadline,
             );
             return;
         }
     };
     live_sessions.add(id, directory.path().to_owned());
     let started = Instant::now();
-    let admitted = handshake::welcome(&stream, settings.max_message_size)
+    let admitted = handshake::welcome(stream, settings.max_message_size, deadline)
         .map_err(io::Error::other)
         // Requests may come at any pace and kernels run as long as they
         // need: no timeouts once the session is open.
-        .and_then(|()| set_timeouts(&stream, None));
+        .and_then(|()| clear_timeouts(stream));
     match admitted {
         Ok(()) => {
             tracing::info!(directory = %directory.path().display(), "session started");
-            supervisor::run(&stream, directory.path(), settings);
+            supervisor::run(stream, directory.path(), settings);
         }
         Err(error) => tracing::info!(%error, "the client left during the handshake"),
     }
@@ -81,17 +98,15 @@ pub(super) fn serve(
     tracing::info!(elapsed = ?started.elapsed(), "session ended");
 }
 
-fn set_timeouts(stream: &TcpStream, timeout: Option<Duration>) -> io::Result<()> {
-    stream.set_read_timeout(timeout)?;
-    stream.set_write_timeout(timeout)?;
-    // Replies are small and awaited one at a time: no Nagle delay.
-    stream.set_nodelay(true)
+fn clear_timeouts(stream: &TcpStream) -> io::Result<()> {
+    stream.set_read_timeout(None)?;
+    stream.set_write_timeout(None)
 }
 
 /// A directory only this user can enter, removed when the session ends.
-fn create_private_directory(work_dir: &Path) -> io::Result<TempDir> {
+fn create_private_directory(work_dir: &Path, prefix: &str) -> io::Result<TempDir> {
     tempfile::Builder::new()
-        .prefix("executor-session-")
+        .prefix(prefix)
         .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir_in(work_dir)
 }

@@ -1,8 +1,9 @@
 //! Stopping the server without leaving session directories behind: on
-//! SIGINT, SIGTERM or SIGHUP the live sessions' private directories are
-//! removed before the process exits. Workers need no help: each one is
-//! killed when its supervising thread ends (PR_SET_PDEATHSIG, set in
-//! `supervisor`).
+//! SIGINT, SIGTERM or SIGHUP the live sessions' private directories, then
+//! the server's lock file, are removed before the process exits. Workers
+//! need no help: each one is killed when its supervising thread ends
+//! (PR_SET_PDEATHSIG, set in `supervisor`). What a server killed by a signal
+//! it cannot catch leaves behind, the next server removes (`work_dir`).
 
 use std::{
     collections::HashMap,
@@ -11,6 +12,7 @@ use std::{
     sync::{Arc, Mutex, PoisonError},
 };
 
+use super::work_dir::WorkDirClaim;
 use crate::remote::signal_name;
 
 /// The private directories of the sessions being served, by session id.
@@ -48,7 +50,10 @@ impl LiveSessions {
 /// starts later) and starts a thread that waits for them, then cleans up and
 /// exits. Blocking them everywhere makes that thread the only one that ever
 /// sees them, so the cleanup runs in ordinary code, not in a signal handler.
-pub(super) fn exit_cleanly_on_termination(sessions: Arc<LiveSessions>) -> io::Result<()> {
+pub(super) fn exit_cleanly_on_termination(
+    sessions: Arc<LiveSessions>,
+    claim: Arc<WorkDirClaim>,
+) -> io::Result<()> {
     let signals = termination_signals()?;
     // SAFETY: `signals` is an initialized signal set; a null old-set pointer
     // is allowed.
@@ -68,6 +73,7 @@ pub(super) fn exit_cleanly_on_termination(sessions: Arc<LiveSessions>) -> io::Re
                         "stopping: removing the sessions' directories"
                     );
                     sessions.remove_all_directories();
+                    claim.release();
                     std::process::exit(0);
                 }
             }

@@ -33,10 +33,6 @@ use crate::{
     protocol::{self, OutputShape, ProtocolError, Request, Response},
 };
 
-/// The highest rank accepted for a launch's output: far above any real
-/// kernel's, low enough that a hostile value cannot exhaust memory.
-const MAX_OUTPUT_RANK: u64 = 1024;
-
 /// What the supervisor passes on the worker's command line.
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
@@ -56,6 +52,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     // Once mapped, the table needs no descriptor: it is closed here.
     let announcer = Announcer::attach(adopt_fd(config.status_fd)?.as_fd())
         .map_err(|error| ServerError::Worker(format!("cannot map the status table: {error}")))?;
+    die_of_memory_faults();
     let executor = match start_executor(&config.preload) {
         Ok(executor) => executor,
         Err(error) => {
@@ -90,6 +87,26 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     }
     .serve();
     Ok(())
+}
+
+/// Writes out what kernels printed with C's stdio, which buffers it (the
+/// worker's stdout is a pipe to the server's log): before the client hears
+/// back, so that a client that then stops the server, killing this worker,
+/// loses none of it.
+fn flush_kernel_output() {
+    // SAFETY: fflush with a null stream flushes every open C stream; nothing
+    // else is passed.
+    unsafe { libc::fflush(std::ptr::null_mut()) };
+}
+
+/// Lets a memory fault kill the worker by its own signal, which the
+/// supervisor reports: Rust's handler would turn a kernel's stack overflow
+/// into an abort (SIGABRT), as if the kernel had called `abort()`.
+fn die_of_memory_faults() {
+    for signal in [libc::SIGSEGV, libc::SIGBUS] {
+        // SAFETY: restores the default action of a signal; no memory involved.
+        unsafe { libc::signal(signal, libc::SIG_DFL) };
+    }
 }
 
 /// Takes ownership of a descriptor inherited from the supervisor.
@@ -161,10 +178,10 @@ impl Worker {
                 &mut self.spare_inputs,
             ) {
                 Ok(request) => request,
-                Err(ProtocolError::Malformed(reason)) => {
-                    // The frame was whole, so the next one can still be read.
+                Err(error @ (ProtocolError::Malformed(_) | ProtocolError::OverLimit(_))) => {
+                    // The frame was read whole, so the next one can still be read.
                     let failed = Response::Failed {
-                        message: format!("malformed request: {reason}"),
+                        message: format!("request refused: {error}"),
                     };
                     if self.reply(failed).is_err() {
                         return self.abandon();
@@ -190,6 +207,7 @@ impl Worker {
             };
             let closing = matches!(request, Request::Close);
             let response = self.handle(request);
+            flush_kernel_output();
             if self.reply(response).is_err() {
                 return self.abandon();
             }
@@ -456,10 +474,11 @@ fn check_launch(inputs: &[DenseBuffer], shapes: &[OutputShape]) -> Result<()> {
         }
     }
     for (index, shape) in shapes.iter().enumerate() {
-        if shape.rank > MAX_OUTPUT_RANK || usize::try_from(shape.element_size).is_err() {
+        // The rank was checked against the protocol's limit as it was read.
+        if usize::try_from(shape.element_size).is_err() {
             return Err(RuntimeError::BadArguments(format!(
-                "output {index} has rank {} (at most {MAX_OUTPUT_RANK}) and {}-byte elements",
-                shape.rank, shape.element_size
+                "output {index} has {}-byte elements",
+                shape.element_size
             )));
         }
     }

@@ -51,3 +51,43 @@ func.func @crash() attributes {llvm.emit_c_interface} {
   llvm.store volatile %c, %null : i32, !llvm.ptr
   return
 }
+
+// Recurses until the stack overflows: every call keeps 1 KiB of its frame live
+// across the next, so neither the frame nor the recursion can be optimized away.
+func.func @overflow() attributes {llvm.emit_c_interface} {
+  %zero = arith.constant 0 : i64
+  %0 = func.call @recurse(%zero) : (i64) -> i64
+  return
+}
+
+func.func @recurse(%depth: i64) -> i64 {
+  %one = arith.constant 1 : i64
+  %frame = llvm.alloca %one x !llvm.array<1024 x i8> : (i64) -> !llvm.ptr
+  llvm.store volatile %depth, %frame : i64, !llvm.ptr
+  %next = arith.addi %depth, %one : i64
+  %deeper = func.call @recurse(%next) : (i64) -> i64
+  %kept = llvm.load volatile %frame : !llvm.ptr -> i64
+  %sum = arith.addi %deeper, %kept : i64
+  return %sum : i64
+}
+
+// Calls abort().
+llvm.func @abort()
+func.func @aborts() attributes {llvm.emit_c_interface} {
+  llvm.call @abort() : () -> ()
+  return
+}
+
+// Never returns: sleeps a millisecond at a time, forever.
+llvm.func @usleep(i32) -> i32
+func.func @hang() attributes {llvm.emit_c_interface} {
+  %microseconds = arith.constant 1000 : i32
+  %forever = arith.constant true
+  scf.while : () -> () {
+    %0 = llvm.call @usleep(%microseconds) : (i32) -> i32
+    scf.condition(%forever)
+  } do {
+    scf.yield
+  }
+  return
+}

@@ -5,13 +5,18 @@ use std::{
     io::{IsTerminal, Write},
     path::PathBuf,
     process::ExitCode,
+    time::Duration,
 };
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser};
 use executor_runtime::{
     protocol::DEFAULT_MAX_MESSAGE_SIZE,
-    server::{DEFAULT_LISTEN_ADDRESS, Server, ServerConfig, WorkerConfig, run_worker},
+    server::{
+        DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS, DEFAULT_MAX_PENDING,
+        DEFAULT_MAX_PENDING_PER_PEER, HandshakeLimits, Server, ServerConfig, WorkerConfig,
+        run_worker,
+    },
 };
 use tracing_subscriber::EnvFilter;
 
@@ -53,7 +58,54 @@ struct Cli {
     work_dir: Option<PathBuf>,
 
     #[command(flatten)]
+    handshake: HandshakeArgs,
+
+    #[command(flatten)]
     worker: WorkerArgs,
+}
+
+/// What a connection may take of the server before it has authenticated
+/// (docs/protocol.md, "Handshake").
+#[derive(Args, Debug)]
+struct HandshakeArgs {
+    /// How long a new connection has to complete its whole handshake.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = DEFAULT_HANDSHAKE_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    handshake_timeout: u64,
+
+    /// The most connections in their handshake at once; one more closes the
+    /// oldest of them.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = DEFAULT_MAX_PENDING as u32,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    max_handshakes: u32,
+
+    /// The most connections in their handshake at once from one address (one
+    /// /64 for IPv6); one more closes that address's oldest.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = DEFAULT_MAX_PENDING_PER_PEER as u32,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    max_handshakes_per_peer: u32,
+}
+
+impl HandshakeArgs {
+    fn limits(&self) -> HandshakeLimits {
+        HandshakeLimits {
+            timeout: Duration::from_secs(self.handshake_timeout),
+            max_pending: self.max_handshakes as usize,
+            max_pending_per_peer: self.max_handshakes_per_peer as usize,
+        }
+    }
 }
 
 /// How the server starts a session's worker: this executable again.
@@ -129,6 +181,7 @@ fn run(cli: Cli) -> Result<()> {
         max_message_size: cli.max_message_size,
         work_dir: cli.work_dir.unwrap_or_else(std::env::temp_dir),
         worker_program: worker_program()?,
+        handshake: cli.handshake.limits(),
     };
     let server = Server::bind(config)?;
     let address = server.local_addr()?;

@@ -4,10 +4,17 @@
 
 use std::{
     io::{BufRead, BufReader, Write},
-    net::{TcpListener, TcpStream},
-    os::unix::fs::PermissionsExt,
+    net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream},
+    os::{
+        fd::{AsRawFd, FromRawFd},
+        unix::{fs::PermissionsExt, process::CommandExt},
+    },
     path::{Path, PathBuf},
     process::{Child, ChildStdout, Command, Stdio},
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
     thread::sleep,
     time::{Duration, Instant},
 };
@@ -19,33 +26,52 @@ use executor_runtime::{
     memref::{DenseBuffer, OwnedDescriptor},
     packed::{self, CallArguments},
     protocol::{
-        self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError,
-        Request, Response,
+        self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, OutputShape, PROTOCOL_VERSION,
+        ProtocolError, Request, Response,
     },
     remote::{ConnectOptions, RemoteExecutor},
 };
 use tempfile::TempDir;
 
-/// A server process of this test, killed when dropped.
+/// A server process of this test, killed (with SIGKILL) when dropped.
 struct Server {
     process: Child,
     _stdout: BufReader<ChildStdout>,
     address: String,
-    work_dir: TempDir,
+    work_dir: PathBuf,
+    /// The work directory, unless the test gave one.
+    _own_work_dir: Option<TempDir>,
 }
 
 impl Server {
     fn start(extra_args: &[&str]) -> Self {
+        Self::start_with(extra_args, |_| {})
+    }
+
+    /// [`Server::start`], with the command adjusted by `configure` first.
+    fn start_with(extra_args: &[&str], configure: impl FnOnce(&mut Command)) -> Self {
         let work_dir = tempfile::tempdir().unwrap();
-        let mut process = Command::new(env!("CARGO_BIN_EXE_executor-server"))
+        let mut server = Self::start_in(work_dir.path(), extra_args, configure);
+        server._own_work_dir = Some(work_dir);
+        server
+    }
+
+    /// A server with the work directory `work_dir`.
+    fn start_in(
+        work_dir: &Path,
+        extra_args: &[&str],
+        configure: impl FnOnce(&mut Command),
+    ) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_executor-server"));
+        command
             .args(["--listen", "127.0.0.1:0", "--work-dir"])
-            .arg(work_dir.path())
+            .arg(work_dir)
             .args(extra_args)
             .env("EXECUTOR_LOG", "error")
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("executor-server starts");
+            .stdout(Stdio::piped());
+        configure(&mut command);
+        let mut process = command.spawn().expect("executor-server starts");
         let mut stdout = BufReader::new(process.stdout.take().unwrap());
         let mut line = String::new();
         stdout.read_line(&mut line).unwrap();
@@ -59,7 +85,8 @@ impl Server {
             process,
             _stdout: stdout,
             address,
-            work_dir,
+            work_dir: work_dir.to_owned(),
+            _own_work_dir: None,
         }
     }
 
@@ -67,11 +94,31 @@ impl Server {
         RemoteExecutor::connect_with(&self.address, &ConnectOptions::default())
     }
 
+    /// The session directories in the work directory (of every server that
+    /// uses it), sorted.
     fn session_dirs(&self) -> Vec<PathBuf> {
-        std::fs::read_dir(self.work_dir.path())
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&self.work_dir)
             .unwrap()
             .map(|entry| entry.unwrap().path())
-            .collect()
+            .filter(|path| {
+                let name = path.file_name().unwrap().to_string_lossy();
+                name.starts_with("executor-session-")
+            })
+            .collect();
+        dirs.sort();
+        dirs
+    }
+
+    /// The lock files of the servers using the work directory.
+    fn lock_files(&self) -> usize {
+        std::fs::read_dir(&self.work_dir)
+            .unwrap()
+            .filter(|entry| {
+                let name = entry.as_ref().unwrap().file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("executor-server-") && name.ends_with(".lock")
+            })
+            .count()
     }
 
     /// Waits (a bounded time) until no session directory is left.
@@ -490,4 +537,303 @@ fn a_kernel_that_never_returns_does_not_outlive_its_client() {
     // The worker is killed a grace period after the client left.
     server.assert_sessions_cleaned_up();
     server.connect().unwrap().close().unwrap();
+}
+
+/// The peak resident memory of process `pid` (`VmHWM`), in KiB.
+fn peak_memory_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().strip_suffix("kB"))
+        .and_then(|kib| kib.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no VmHWM in /proc/{pid}/status"))
+}
+
+/// The processes whose parent is `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            // The parent is the 2nd field after the command, which ends at the last ')'.
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let fields = stat.rsplit_once(')')?.1;
+                    fields.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
+
+#[test]
+fn a_launch_frame_that_would_need_far_more_memory_than_its_size_is_refused() {
+    let server = Server::start(&[]);
+    let (mut stream, max_message_size) = server.raw_session();
+    // A round trip first, so that the worker has started and settled.
+    protocol::write_message(&mut stream, &Request::Await(1), max_message_size).unwrap();
+    let reply: Response = protocol::read_message(&mut stream, max_message_size).unwrap();
+    assert!(matches!(reply, Response::Failed { .. }), "{reply:?}");
+    let workers = children_of(server.process.id());
+    assert_eq!(workers.len(), 1, "one session, one worker: {workers:?}");
+    let before = peak_memory_kib(workers[0]);
+
+    // 60 KB: 20,000 outputs of rank 1024, 3 bytes each on the wire, each of
+    // which would be a 16 KiB descriptor in the worker.
+    let outputs = vec![
+        OutputShape {
+            rank: 1024,
+            element_size: 4,
+        };
+        20_000
+    ];
+    let launch = Request::Launch {
+        entry: "_mlir_ciface_f".into(),
+        object: "kernels.o".into(),
+        inputs: Vec::new(),
+        outputs,
+    };
+    protocol::write_message(&mut stream, &launch, max_message_size).unwrap();
+    match protocol::read_message(&mut stream, max_message_size).unwrap() {
+        Response::Failed { message } => assert!(
+            message.contains("20000 outputs") && message.contains("at most 4096"),
+            "{message}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let grown_kib = peak_memory_kib(workers[0]).saturating_sub(before);
+    assert!(
+        grown_kib < 16 * 1024,
+        "the worker grew by {grown_kib} KiB for a 60 KB frame"
+    );
+    // The session goes on.
+    protocol::write_message(&mut stream, &Request::Close, max_message_size).unwrap();
+    assert_eq!(
+        protocol::read_message::<Response>(&mut stream, max_message_size).unwrap(),
+        Response::Done
+    );
+}
+
+#[test]
+fn the_sessions_of_a_killed_server_are_removed_when_the_next_starts_but_a_live_ones_are_kept() {
+    let work_dir = tempfile::tempdir().unwrap();
+    let live = Server::start_in(work_dir.path(), &[], |_| {});
+    let live_session = live.connect().unwrap();
+    let live_dirs = live.session_dirs();
+    assert_eq!(live_dirs.len(), 1);
+
+    let mut killed = Server::start_in(work_dir.path(), &[], |_| {});
+    let orphaned = killed.connect().unwrap();
+    assert_eq!(killed.session_dirs().len(), 2);
+    // SIGKILL: no chance to clean up. Its session's directory stays behind.
+    killed.process.kill().unwrap();
+    killed.process.wait().unwrap();
+    drop(orphaned);
+    assert_eq!(live.session_dirs().len(), 2);
+    assert_eq!(live.lock_files(), 2);
+
+    // The next server removes it (before it says it listens), and nothing of
+    // the live server's.
+    let mut next = Server::start_in(work_dir.path(), &[], |_| {});
+    assert_eq!(next.session_dirs(), live_dirs);
+    assert_eq!(next.lock_files(), 2, "the live server's and the next's");
+    live_session.close().unwrap();
+    next.connect().unwrap().close().unwrap();
+    next.assert_sessions_cleaned_up();
+
+    // A server stopped by a signal it can catch removes its lock file itself.
+    // SAFETY: kill takes a process id and a signal number.
+    let signalled = unsafe { libc::kill(next.process.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(signalled, 0);
+    assert!(next.process.wait().unwrap().success());
+    assert_eq!(live.lock_files(), 1);
+}
+
+/// A connection to `address` from `source`, one of this machine's loopback
+/// addresses (127.0.0.0/8): how a test plays several peers.
+fn connect_from(source: Ipv4Addr, address: &str) -> TcpStream {
+    let to_sockaddr = |address: SocketAddrV4| libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: address.port().to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*address.ip()).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    let local = to_sockaddr(SocketAddrV4::new(source, 0));
+    let remote = to_sockaddr(address.parse().unwrap());
+    let length = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: socket takes no pointers; the descriptor it returns is new, and
+    // the stream owns it from here on.
+    let stream = unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+        assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+        TcpStream::from_raw_fd(fd)
+    };
+    // SAFETY: both addresses are initialized sockaddr_in of `length` bytes.
+    unsafe {
+        let local: *const libc::sockaddr = (&raw const local).cast();
+        let remote: *const libc::sockaddr = (&raw const remote).cast();
+        assert_eq!(
+            libc::bind(stream.as_raw_fd(), local, length),
+            0,
+            "bind to {source}: {}",
+            std::io::Error::last_os_error()
+        );
+        assert_eq!(
+            libc::connect(stream.as_raw_fd(), remote, length),
+            0,
+            "connect to {address}: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream
+}
+
+/// Sends `Hello` and reads the server's reply.
+fn say_hello(stream: &mut TcpStream) -> Result<HelloReply, ProtocolError> {
+    let hello = Hello {
+        protocol_version: PROTOCOL_VERSION,
+        token: None,
+    };
+    protocol::write_message(stream, &hello, HANDSHAKE_MAX_MESSAGE_SIZE)?;
+    protocol::read_message(stream, HANDSHAKE_MAX_MESSAGE_SIZE)
+}
+
+/// Reads the reply to a `Hello` the client never finished sending.
+fn unsolicited_reply(stream: &mut TcpStream) -> Result<HelloReply, ProtocolError> {
+    protocol::read_message(stream, HANDSHAKE_MAX_MESSAGE_SIZE)
+}
+
+#[test]
+fn a_hello_sent_a_byte_at_a_time_must_still_arrive_by_the_handshake_deadline() {
+    let server = Server::start(&["--handshake-timeout", "1"]);
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    // 27 bytes, one every 100 ms: each wait is far shorter than the deadline,
+    // all of them together far longer.
+    let hello = Hello {
+        protocol_version: PROTOCOL_VERSION,
+        token: Some("x".repeat(20)),
+    };
+    let frame = protocol::encode_frame(&hello, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
+    for byte in &frame {
+        if stream.write_all(std::slice::from_ref(byte)).is_err() {
+            break; // The server has closed the connection.
+        }
+        sleep(Duration::from_millis(100));
+    }
+    let reply = unsolicited_reply(&mut stream);
+    assert!(reply.is_err(), "closed, never welcomed: {reply:?}");
+    // Prompt clients are still served.
+    server.connect().unwrap().close().unwrap();
+}
+
+#[test]
+fn connections_in_their_handshake_are_capped_per_peer_and_in_all_by_closing_the_oldest() {
+    let server = Server::start(&[
+        "--handshake-timeout",
+        "600",
+        "--max-handshakes",
+        "6",
+        "--max-handshakes-per-peer",
+        "3",
+    ]);
+    let refused_for_room = |stream: &mut TcpStream| match unsolicited_reply(stream) {
+        Ok(HelloReply::Refused { reason }) => {
+            assert!(reason.contains("too many connections"), "{reason}")
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    let welcomed = |stream: &mut TcpStream| {
+        let reply = say_hello(stream);
+        assert!(matches!(reply, Ok(HelloReply::Welcome { .. })), "{reply:?}");
+    };
+
+    // A quiet peer's connection, then twenty of a noisy peer, none of which
+    // says anything: the noisy peer's connections made room among
+    // themselves, each closed with the reason, down to its last three...
+    let mut quiet = connect_from(Ipv4Addr::new(127, 0, 0, 2), &server.address);
+    let mut noisy: Vec<TcpStream> = (0..20)
+        .map(|_| connect_from(Ipv4Addr::new(127, 0, 0, 3), &server.address))
+        .collect();
+    for stream in &mut noisy[..17] {
+        refused_for_room(stream);
+    }
+    // ...and the quiet peer's connection, older than all of them, is still
+    // open: it completes its handshake, as do the noisy peer's last three.
+    welcomed(&mut quiet);
+    for stream in &mut noisy[17..] {
+        welcomed(stream);
+    }
+
+    // Six pending connections of two peers, then one of a third: the oldest
+    // of all makes room.
+    let mut full: Vec<TcpStream> = [4, 4, 4, 5, 5, 5, 6]
+        .into_iter()
+        .map(|host| connect_from(Ipv4Addr::new(127, 0, 0, host), &server.address))
+        .collect();
+    refused_for_room(&mut full[0]);
+    for stream in &mut full[1..] {
+        welcomed(stream);
+    }
+}
+
+#[test]
+fn connections_stuck_in_their_handshake_cannot_keep_a_client_out() {
+    // As in the report, but with 48 descriptors: 100 connections that never
+    // finish their Hello would take all of them.
+    let server = Server::start_with(
+        &["--max-handshakes", "8", "--max-handshakes-per-peer", "8"],
+        |command| {
+            let pre_exec = || {
+                let limit = libc::rlimit {
+                    rlim_cur: 48,
+                    rlim_max: 48,
+                };
+                // SAFETY: setrlimit reads the initialized `limit` and changes
+                // only this (forked) process's own limit.
+                if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            };
+            // SAFETY: the hook only makes a system call, which is allowed
+            // between fork and exec.
+            unsafe { command.pre_exec(pre_exec) };
+        },
+    );
+    // Each announces a 60,000-byte Hello, then sends it a byte every 200 ms,
+    // so that no read of the server ever waits long.
+    let stuck: Vec<TcpStream> = (0..100)
+        .map(|_| {
+            let mut stream = TcpStream::connect(&server.address).unwrap();
+            stream.write_all(&60_000u32.to_be_bytes()).unwrap();
+            stream
+        })
+        .collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    let dripping = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                for mut stream in &stuck {
+                    // A connection the server closed fails: no matter.
+                    let _ = stream.write_all(&[0]);
+                }
+                sleep(Duration::from_millis(200));
+            }
+        })
+    };
+    let served = server.connect().and_then(|session| session.close());
+    stop.store(true, Ordering::Relaxed);
+    dripping.join().unwrap();
+    served.unwrap();
 }
