@@ -49,8 +49,8 @@ pub const DEFAULT_LISTEN_ADDRESS: &str = "127.0.0.1:9000";
 
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// `host:port` to listen on; port 0 picks a free port.
-    pub listen: String,
+    /// The `host:port`s to listen on (at least one); port 0 picks a free port.
+    pub listen: Vec<String>,
     /// The file holding the token every client must present; required for a
     /// non-loopback `listen` address.
     pub token_file: Option<PathBuf>,
@@ -106,7 +106,8 @@ struct Settings {
 }
 
 pub struct Server {
-    listener: TcpListener,
+    /// One per listen address, in the order given.
+    listeners: Vec<TcpListener>,
     settings: Arc<Settings>,
     live_sessions: Arc<LiveSessions>,
     pending: Arc<PendingHandshakes>,
@@ -117,10 +118,18 @@ impl Server {
     /// Checks the configuration and binds the listening socket: a non-loopback
     /// address without a token file is refused before anything is bound.
     pub fn bind(config: ServerConfig) -> Result<Self, ServerError> {
-        let addresses = listen::resolve(&config.listen)?;
-        if !is_loopback_only(&addresses) && config.token_file.is_none() {
+        let resolved = config
+            .listen
+            .iter()
+            .map(|listen| Ok((listen, listen::resolve(listen)?)))
+            .collect::<Result<Vec<_>, ServerError>>()?;
+        if config.token_file.is_none()
+            && let Some((listen, _)) = resolved
+                .iter()
+                .find(|(_, addresses)| !is_loopback_only(addresses))
+        {
             return Err(ServerError::TokenRequired {
-                address: config.listen,
+                address: (*listen).clone(),
             });
         }
         let token = config.token_file.as_deref().map(token::load).transpose()?;
@@ -128,13 +137,18 @@ impl Server {
             check_preload(library)?;
         }
         check_work_dir(&config.work_dir)?;
-        let listener = TcpListener::bind(&addresses[..]).map_err(|reason| ServerError::Bind {
-            address: config.listen.clone(),
-            reason,
-        })?;
+        let listeners = resolved
+            .iter()
+            .map(|(listen, addresses)| {
+                TcpListener::bind(&addresses[..]).map_err(|reason| ServerError::Bind {
+                    address: (*listen).clone(),
+                    reason,
+                })
+            })
+            .collect::<Result<Vec<_>, ServerError>>()?;
         let claim = claim_work_dir(&config.work_dir)?;
         Ok(Self {
-            listener,
+            listeners,
             settings: Arc::new(Settings {
                 token,
                 preload: config.preload,
@@ -150,8 +164,9 @@ impl Server {
         })
     }
 
-    pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.listener.local_addr()
+    /// The address of each listener, in the order of the listen addresses.
+    pub fn local_addrs(&self) -> io::Result<Vec<SocketAddr>> {
+        self.listeners.iter().map(TcpListener::local_addr).collect()
     }
 
     /// On SIGINT, SIGTERM or SIGHUP, removes the live sessions' private
@@ -166,12 +181,45 @@ impl Server {
         )
     }
 
-    /// Accepts connections until the process ends, each on a thread of its own.
+    /// Accepts connections on every listener until the process ends, each
+    /// connection on a thread of its own.
     pub fn serve(self) -> Result<(), ServerError> {
-        let next_session_id = AtomicU64::new(1);
-        tracing::info!(address = %self.local_addr()?, "serving");
+        let next_session_id = Arc::new(AtomicU64::new(1));
+        let mut listeners = self.listeners;
+        let last = listeners.pop().expect("at least one listen address");
+        let shared = Arc::new(Accepting {
+            settings: self.settings,
+            live_sessions: self.live_sessions,
+            pending: self.pending,
+            next_session_id,
+        });
+        for listener in listeners {
+            let accepting = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name("accept".to_owned())
+                .spawn(move || accepting.accept_forever(&listener))
+                .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
+        }
+        shared.accept_forever(&last);
+        Ok(())
+    }
+}
+
+/// What every listener's accept loop shares.
+struct Accepting {
+    settings: Arc<Settings>,
+    live_sessions: Arc<LiveSessions>,
+    pending: Arc<PendingHandshakes>,
+    next_session_id: Arc<AtomicU64>,
+}
+
+impl Accepting {
+    fn accept_forever(&self, listener: &TcpListener) {
+        if let Ok(address) = listener.local_addr() {
+            tracing::info!(%address, "serving");
+        }
         loop {
-            let (stream, peer) = match self.listener.accept() {
+            let (stream, peer) = match listener.accept() {
                 Ok(accepted) => accepted,
                 Err(error) => {
                     // Out of file descriptors, a connection reset before it
@@ -182,7 +230,7 @@ impl Server {
                 }
             };
             let accepted = Instant::now();
-            let id = next_session_id.fetch_add(1, Ordering::Relaxed);
+            let id = self.next_session_id.fetch_add(1, Ordering::Relaxed);
             let stream = Arc::new(stream);
             let pending = self.pending.add(peer.ip(), Arc::clone(&stream));
             let settings = Arc::clone(&self.settings);
@@ -257,7 +305,7 @@ mod tests {
     fn a_non_loopback_address_needs_a_token_file() {
         // Refused before any socket is created: nothing is ever bound here.
         let config = ServerConfig {
-            listen: "0.0.0.0:0".to_owned(),
+            listen: vec!["0.0.0.0:0".to_owned()],
             token_file: None,
             preload: Vec::new(),
             max_message_size: crate::protocol::DEFAULT_MAX_MESSAGE_SIZE,

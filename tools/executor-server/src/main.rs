@@ -25,11 +25,12 @@ use tracing_subscriber::EnvFilter;
 #[derive(Parser, Debug)]
 #[command(name = "executor-server", version)]
 struct Cli {
-    /// The address to listen on. Port 0 picks a free port; the address is
-    /// printed as "listening on HOST:PORT". A non-loopback address
-    /// requires --token-file.
+    /// An address to listen on (repeatable, as catalyst-executor's --bind).
+    /// Port 0 picks a free port; each address is printed as "listening on
+    /// HOST:PORT", in the order given. A non-loopback address requires
+    /// --token-file.
     #[arg(long, value_name = "HOST:PORT", default_value = DEFAULT_LISTEN_ADDRESS)]
-    listen: String,
+    listen: Vec<String>,
 
     /// A file holding the token every client must present in the handshake
     /// (clients set EXECUTOR_TOKEN or EXECUTOR_TOKEN_FILE).
@@ -184,15 +185,17 @@ fn run(cli: Cli) -> Result<()> {
         handshake: cli.handshake.limits(),
     };
     let server = Server::bind(config)?;
-    let address = server.local_addr()?;
+    let addresses = server.local_addrs()?;
     // Before any thread starts: the signal mask set here is inherited by all.
     server
         .remove_sessions_on_termination()
         .context("cannot set up signal handling")?;
-    // Tests and scripts read this line to learn the port: exactly one line,
-    // flushed at once.
+    // Tests and scripts read these lines to learn the ports: one line per
+    // address, flushed at once.
     let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "listening on {address}")?;
+    for address in addresses {
+        writeln!(stdout, "listening on {address}")?;
+    }
     stdout.flush()?;
     drop(stdout);
     server.serve()?;

@@ -837,3 +837,23 @@ fn connections_stuck_in_their_handshake_cannot_keep_a_client_out() {
     dripping.join().unwrap();
     served.unwrap();
 }
+
+#[test]
+fn a_server_listens_on_every_listen_address_given() {
+    let work_dir = tempfile::tempdir().unwrap();
+    // The harness's own --listen comes first; a second one is added.
+    let mut server = Server::start_in(work_dir.path(), &["--listen", "127.0.0.2:0"], |_| {});
+    let mut line = String::new();
+    server._stdout.read_line(&mut line).unwrap();
+    let second = line
+        .trim_end()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected second line {line:?}"))
+        .to_owned();
+    assert!(second.starts_with("127.0.0.2:"), "{second}");
+    for address in [server.address.clone(), second] {
+        let session = RemoteExecutor::connect_with(&address, &ConnectOptions::default())
+            .unwrap_or_else(|error| panic!("{address}: {error}"));
+        session.close().unwrap();
+    }
+}
