@@ -1,13 +1,16 @@
 //===- ExecutorDialect.cpp - The executor dialect ---------------*- C++ -*-===//
 //
-// The generated definitions, plus the one rule of executor.call that relates
-// operands to results and so cannot be an ODS constraint.
+// The generated definitions, the one rule of executor.call that relates
+// operands to results and so cannot be an ODS constraint, and the verifier of
+// the dialect's discardable attributes (the dispatch form).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ExecutorDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -95,4 +98,111 @@ LogicalResult CallOp::verify() {
                               "(num_input_args) every result needs a static "
                               "shape";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The dispatch form's attributes
+//===----------------------------------------------------------------------===//
+
+/// `executor.target = {address = "..."}` on a named builtin.module nested in
+/// a module, and not inside another target module (its kernels are compiled
+/// as one object file, named after the module).
+static LogicalResult verifyTarget(Operation *op, Attribute value) {
+  StringRef name = ExecutorDialect::kTargetAttrName;
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    return op->emitError() << "'" << name
+                           << "' marks a builtin.module of kernels, not '"
+                           << op->getName() << "'";
+  if (!module.getSymName())
+    return op->emitError()
+           << "a target module needs a name (`module @name attributes {"
+           << name
+           << " = ...}`): kernel declarations refer to it and its object "
+              "file is named after it";
+  // Without a parent the module is being parsed or built on its own: a
+  // parsed top-level module is verified inside the parser's container, so
+  // a rule about the top level could not hold for it (executor-dispatch
+  // rejects a target module as the module it runs on).
+  Operation *parent = op->getParentOp();
+  if (parent && !isa<ModuleOp>(parent))
+    return op->emitError() << "a target module is nested directly in a "
+                              "builtin.module, not in '"
+                           << parent->getName() << "'";
+  for (Operation *ancestor = parent; ancestor;
+       ancestor = ancestor->getParentOp())
+    if (ancestor->hasAttr(name))
+      return op->emitError() << "a target module cannot be nested in another "
+                                "target module";
+  auto target = dyn_cast<DictionaryAttr>(value);
+  if (!target)
+    return op->emitError() << "'" << name
+                           << "' expects a dictionary {address = \"...\"}, "
+                              "got "
+                           << value;
+  StringRef addressKey = ExecutorDialect::kTargetAddressKey;
+  for (NamedAttribute entry : target)
+    if (entry.getName() != addressKey)
+      return op->emitError() << "'" << name << "' has no key '"
+                             << entry.getName().strref() << "' (its one key is '"
+                             << addressKey << "')";
+  auto address = target.getAs<StringAttr>(addressKey);
+  if (!address || address.getValue().empty())
+    return op->emitError() << "'" << name << "' needs a non-empty string '"
+                           << addressKey
+                           << "', the executor's address (as executor.open "
+                              "takes it), got "
+                           << value;
+  return success();
+}
+
+/// `executor.kernel = @module::@kernel` on a func.func declaration.
+static LogicalResult verifyKernel(Operation *op, Attribute value) {
+  StringRef name = ExecutorDialect::kKernelAttrName;
+  auto function = dyn_cast<func::FuncOp>(op);
+  if (!function)
+    return op->emitError() << "'" << name
+                           << "' marks a func.func declaration, not '"
+                           << op->getName() << "'";
+  if (!function.isExternal())
+    return op->emitError()
+           << "'" << name
+           << "' marks a declaration, but this function has a body: the "
+              "kernel's code lives in its target module";
+  auto reference = dyn_cast<SymbolRefAttr>(value);
+  if (!reference || reference.getNestedReferences().size() != 1)
+    return op->emitError() << "'" << name
+                           << "' expects a reference @module::@kernel to a "
+                              "kernel of a target module, got "
+                           << value;
+  return success();
+}
+
+/// `executor.async` (a unit attribute) on a func.call.
+static LogicalResult verifyAsync(Operation *op, Attribute value) {
+  StringRef name = ExecutorDialect::kAsyncAttrName;
+  if (!isa<func::CallOp>(op))
+    return op->emitError() << "'" << name
+                           << "' marks a func.call to a kernel, not '"
+                           << op->getName() << "'";
+  if (!isa<UnitAttr>(value))
+    return op->emitError() << "'" << name
+                           << "' is a unit attribute (no value), got "
+                           << value;
+  return success();
+}
+
+LogicalResult ExecutorDialect::verifyOperationAttribute(Operation *op,
+                                                        NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  if (name == kTargetAttrName)
+    return verifyTarget(op, attribute.getValue());
+  if (name == kKernelAttrName)
+    return verifyKernel(op, attribute.getValue());
+  if (name == kAsyncAttrName)
+    return verifyAsync(op, attribute.getValue());
+  return op->emitError() << "unknown attribute '" << name
+                         << "' of the executor dialect (it has '"
+                         << kTargetAttrName << "', '" << kKernelAttrName
+                         << "' and '" << kAsyncAttrName << "')";
 }

@@ -28,8 +28,31 @@ def Executor_Dialect : Dialect {
         : !executor.session, (memref<4xf32>, memref<4xf32>) -> memref<4xf32>
     executor.close %s : !executor.session
     ```
+
+    Three discardable attributes write a host and its kernels in one module,
+    the form `executor-dispatch` turns into the ops above:
+
+    - `executor.target = {address = "<address>"}` on a named `builtin.module`
+      nested in the host module marks it as kernels that run on the executor
+      at that address;
+    - `executor.kernel = @<module>::@<kernel>` on a private `func.func`
+      declaration of the host names the kernel its calls run;
+    - `executor.async` on a `func.call` to such a declaration (a `() -> ()`
+      kernel) starts it without waiting for it.
+
+    The dialect verifies where each appears and its form; an `executor.`
+    attribute of any other name is an error.
   }];
   let useDefaultTypePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The discardable attributes of the dispatch form (executor-dispatch,
+    /// passes/executor_dispatch.rs, spells the same names).
+    static constexpr ::llvm::StringLiteral kTargetAttrName = "executor.target";
+    static constexpr ::llvm::StringLiteral kTargetAddressKey = "address";
+    static constexpr ::llvm::StringLiteral kKernelAttrName = "executor.kernel";
+    static constexpr ::llvm::StringLiteral kAsyncAttrName = "executor.async";
+  }];
 }
 
 class Executor_Type<string name, string typeMnemonic> :
