@@ -32,6 +32,7 @@ const CPP_SOURCES: &[&str] = &[
     "cpp/ExecutorDialect.cpp",
     "cpp/BufferizableOpInterfaceImpl.cpp",
     "cpp/Passes.cpp",
+    "cpp/DispatchPass.cpp",
     "cpp/Bridge.cpp",
 ];
 

@@ -15,14 +15,17 @@ use melior::{
     },
 };
 use mlir_sys::{
-    mlirAffineMapIsIdentity, mlirComplexTypeGetElementType, mlirEmitError, mlirFloatTypeGetWidth,
-    mlirIdentifierStr, mlirIntegerTypeGetWidth, mlirMemRefTypeGetAffineMap,
+    mlirAffineMapIsIdentity, mlirAttributeIsAFlatSymbolRef, mlirAttributeIsASymbolRef,
+    mlirComplexTypeGetElementType, mlirEmitError, mlirFlatSymbolRefAttrGetValue,
+    mlirFloatTypeGetWidth, mlirIdentifierStr, mlirIntegerTypeGetWidth, mlirMemRefTypeGetAffineMap,
     mlirMemRefTypeGetMemorySpace, mlirOpOperandGetNextUse, mlirOpOperandGetOwner,
     mlirOpOperandIsNull, mlirOperationDestroy, mlirOperationGetName,
     mlirOperationSetAttributeByName, mlirShapedTypeGetDimSize, mlirShapedTypeGetElementType,
-    mlirShapedTypeGetRank, mlirStringAttrGet, mlirStringAttrGetValue, mlirTypeIsAComplex,
-    mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger, mlirTypeIsAVector,
-    mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith, mlirVectorTypeIsScalable,
+    mlirShapedTypeGetRank, mlirStringAttrGet, mlirStringAttrGetValue,
+    mlirSymbolRefAttrGetNestedReference, mlirSymbolRefAttrGetNumNestedReferences,
+    mlirSymbolRefAttrGetRootReference, mlirTypeIsAComplex, mlirTypeIsAFloat, mlirTypeIsAIndex,
+    mlirTypeIsAInteger, mlirTypeIsAVector, mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith,
+    mlirVectorTypeIsScalable,
 };
 
 /// Runs `body` with the context that owns `operation`.
@@ -240,4 +243,55 @@ pub fn is_default_memory_space(attribute: Option<Attribute<'_>>) -> bool {
         melior::ir::attribute::IntegerAttribute::try_from(attribute)
             .is_ok_and(|integer| integer.value() == 0)
     })
+}
+
+/// A string attribute holding `bytes`, typed as one.
+pub fn string_attribute_typed<'c>(context: &'c Context, bytes: &[u8]) -> StringAttribute<'c> {
+    StringAttribute::try_from(string_attribute(context, bytes))
+        .expect("mlirStringAttrGet makes a string attribute")
+}
+
+/// The symbols a symbol reference names, outermost first (`@a::@b` is
+/// `[a, b]`, a flat `@a` is `[a]`), or None for another attribute.
+pub fn symbol_reference_path<'c>(attribute: Attribute<'c>) -> Option<Vec<&'c [u8]>> {
+    let raw = attribute.to_raw();
+    // SAFETY: the accessors are called on a symbol reference only; its strings
+    // are owned by the context, which lives for 'c.
+    unsafe {
+        if !mlirAttributeIsASymbolRef(raw) {
+            return None;
+        }
+        let mut path = vec![string_ref_bytes(mlirSymbolRefAttrGetRootReference(raw))];
+        for index in 0..mlirSymbolRefAttrGetNumNestedReferences(raw) {
+            let nested = mlirSymbolRefAttrGetNestedReference(raw, index);
+            path.push(string_ref_bytes(mlirFlatSymbolRefAttrGetValue(nested)));
+        }
+        Some(path)
+    }
+}
+
+/// The symbol a flat symbol reference (`@a`) names, or None for another
+/// attribute.
+pub fn flat_symbol_reference<'c>(attribute: Attribute<'c>) -> Option<&'c [u8]> {
+    let raw = attribute.to_raw();
+    // SAFETY: the value is read from a flat symbol reference only; its string
+    // is owned by the context, which lives for 'c.
+    unsafe {
+        mlirAttributeIsAFlatSymbolRef(raw)
+            .then(|| string_ref_bytes(mlirFlatSymbolRefAttrGetValue(raw)))
+    }
+}
+
+/// The bytes of a string owned by an MLIR context.
+///
+/// # Safety
+///
+/// `string` points into storage that lives for 'c.
+unsafe fn string_ref_bytes<'c>(string: mlir_sys::MlirStringRef) -> &'c [u8] {
+    if string.length == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller guarantees the storage lives for 'c.
+        unsafe { std::slice::from_raw_parts(string.data.cast(), string.length) }
+    }
 }

@@ -2,11 +2,14 @@
 
 mod control_flow;
 pub mod convert_executor_to_llvm;
+mod dispatch_plan;
+pub mod executor_dispatch;
 mod executor_ops;
 mod handle_types;
 mod ir;
 mod llvm_builder;
 mod module_symbols;
+mod object_file;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 

@@ -214,7 +214,7 @@ pub fn table_body<'c, 'a>(table: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a
 }
 
 /// The symbol name of `operation`, if it defines one.
-fn symbol_name<'c>(operation: OperationRef<'c, '_>) -> Option<&'c [u8]> {
+pub fn symbol_name<'c>(operation: OperationRef<'c, '_>) -> Option<&'c [u8]> {
     let attribute = operation.attribute("sym_name").ok()?;
     StringAttribute::try_from(attribute)
         .ok()

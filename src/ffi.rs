@@ -1,13 +1,19 @@
 //! The C entry points of `cpp/Bridge.cpp`, and safe wrappers over them.
 
-use std::ffi::{CString, c_char, c_int};
+use std::{
+    ffi::{CString, OsStr, c_char, c_int, c_void},
+    os::unix::ffi::OsStrExt,
+    path::Path,
+};
 
 use melior::{
     Context,
     dialect::{DialectHandle, DialectRegistry},
     ir::{OperationRef, Type, TypeLike},
 };
-use mlir_sys::{MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirType};
+use mlir_sys::{
+    MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirStringRef, MlirType,
+};
 
 use crate::passes;
 
@@ -18,8 +24,22 @@ struct PassImplementations {
     convert_executor_to_llvm: extern "C" fn(MlirOperation, u32) -> bool,
 }
 
+/// One run of executor-dispatch as `cpp/DispatchPass.cpp` hands it over
+/// (`ExecutorDispatchRun` there).
+#[repr(C)]
+struct DispatchRun {
+    object_dir: MlirStringRef,
+    kernel_lowering: MlirStringRef,
+    setup_function: MlirStringRef,
+    pass: *mut c_void,
+    lower_kernels: unsafe extern "C" fn(*mut c_void, MlirOperation) -> bool,
+}
+
 unsafe extern "C" {
     fn mlirGetDialectHandle__executor__() -> MlirDialectHandle;
+    fn executorSetDispatchImplementation(
+        implementation: extern "C" fn(MlirOperation, *const DispatchRun) -> bool,
+    );
     fn executorRegisterPasses(implementations: PassImplementations);
     fn executorRegisterDialect(registry: MlirDialectRegistry);
     fn executorIsIsolatedFromAbove(operation: MlirOperation) -> bool;
@@ -103,7 +123,10 @@ pub fn register_passes() {
     };
     // SAFETY: the implementations are plain functions that live as long as the
     // process; the C++ side only stores them.
-    unsafe { executorRegisterPasses(implementations) }
+    unsafe {
+        executorRegisterPasses(implementations);
+        executorSetDispatchImplementation(executor_dispatch);
+    }
 }
 
 extern "C" fn convert_executor_to_llvm(module: MlirOperation, entry_convention: u32) -> bool {
@@ -111,6 +134,44 @@ extern "C" fn convert_executor_to_llvm(module: MlirOperation, entry_convention: 
     // pass owns for the duration of the call.
     let module = unsafe { OperationRef::from_raw(module) };
     passes::convert_executor_to_llvm::run(module, entry_convention)
+}
+
+extern "C" fn executor_dispatch(module: MlirOperation, run: *const DispatchRun) -> bool {
+    // SAFETY: MLIR calls this from the pass's runOnOperation with the module
+    // the pass owns and a pointer to the run's description, both valid for
+    // the duration of the call; the strings point into the pass's options.
+    let (module, run) = unsafe { (OperationRef::from_raw(module), &*run) };
+    // SAFETY: as above: the option strings outlive this call.
+    let [object_dir, kernel_lowering, setup_function] =
+        [run.object_dir, run.kernel_lowering, run.setup_function]
+            .map(|string| unsafe { string_ref_bytes(string) });
+    let lower_kernels = |target: OperationRef<'_, '_>| {
+        // SAFETY: the shell's callback runs kernel-lowering on `target`, an op
+        // nested in the module the pass is running on, as a dynamic pipeline
+        // of the running pass (`run.pass`, live for this call).
+        unsafe { (run.lower_kernels)(run.pass, target.to_raw()) }
+    };
+    let options = passes::executor_dispatch::Options {
+        object_dir: Path::new(OsStr::from_bytes(object_dir)),
+        kernel_lowering: &String::from_utf8_lossy(kernel_lowering),
+        setup_function: (!setup_function.is_empty()).then_some(setup_function),
+        lower_kernels: &lower_kernels,
+    };
+    passes::executor_dispatch::run(module, &options)
+}
+
+/// The bytes of a string handed over by C++.
+///
+/// # Safety
+///
+/// `string` points at `length` readable bytes (or is empty) for 'a.
+unsafe fn string_ref_bytes<'a>(string: MlirStringRef) -> &'a [u8] {
+    if string.length == 0 {
+        &[]
+    } else {
+        // SAFETY: guaranteed by the caller.
+        unsafe { std::slice::from_raw_parts(string.data.cast(), string.length) }
+    }
 }
 
 /// Runs mlir-opt's driver on the command line `args` with the dialects of

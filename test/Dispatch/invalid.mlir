@@ -1,0 +1,207 @@
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: executor-opt %s -split-input-file -verify-diagnostics \
+// RUN:   --pass-pipeline='builtin.module(executor-dispatch{object-dir=%t/objects})'
+// RUN: not ls %t/objects
+
+// One case per rule executor-dispatch checks before it changes anything
+// (every case fails before a module is compiled: no object is written).
+
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
+  }
+  func.func private @k(memref<4xf32>) attributes {executor.kernel = @nowhere::@k}
+  func.func @f(%a: memref<4xf32>) {
+    // expected-error @+1 {{no kernel @nowhere::@k for @k: this module has no target module @nowhere (a module marked executor.target)}}
+    call @k(%a) : (memref<4xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
+  }
+  func.func private @k(memref<4xf32>) attributes {executor.kernel = @kernels::@k}
+  func.func @f(%a: memref<4xf32>) {
+    // expected-error @+1 {{no kernel @kernels::@k for @k: the target module has no symbol @k}}
+    call @k(%a) : (memref<4xf32>) -> ()
+    // expected-error @+1 {{no kernel @kernels::@k for @k: the target module has no symbol @k}}
+    call @k(%a) : (memref<4xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// An uncalled declaration with no kernel is an error at the declaration.
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
+  }
+  // expected-error @+1 {{no kernel @kernels::@k for @k: the target module has no symbol @k}}
+  func.func private @k(memref<4xf32>) attributes {executor.kernel = @kernels::@k}
+}
+
+// -----
+
+// Only modules marked executor.target hold kernels.
+module {
+  module @plain {
+    func.func @k(%a: memref<4xf32>) {
+      return
+    }
+  }
+  module @kernels attributes {executor.target = {address = "local"}} {
+  }
+  // expected-error @+1 {{no kernel @plain::@k for @k: this module has no target module @plain (a module marked executor.target)}}
+  func.func private @k(memref<4xf32>) attributes {executor.kernel = @plain::@k}
+}
+
+// -----
+
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
+    func.func @k(%a: memref<4xf32>) {
+      return
+    }
+  }
+  func.func private @k(memref<?xf32>) attributes {executor.kernel = @kernels::@k}
+  func.func @f(%a: memref<?xf32>) {
+    // expected-error @+1 {{the kernel @kernels::@k has type (memref<4xf32>) -> () but its declaration @k has type (memref<?xf32>) -> ()}}
+    call @k(%a) : (memref<?xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
+    func.func private @k(%a: memref<4xf32>) {
+      return
+    }
+  }
+  func.func private @k(memref<4xf32>) attributes {executor.kernel = @kernels::@k}
+  func.func @f(%a: memref<4xf32>) {
+    // expected-error @+1 {{the kernel @kernels::@k of @k is not public, so its object file would not export it}}
+    call @k(%a) : (memref<4xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
+    func.func private @k(memref<4xf32>)
+  }
+  func.func private @k(memref<4xf32>) attributes {executor.kernel = @kernels::@k}
+  func.func @f(%a: memref<4xf32>) {
+    // expected-error @+1 {{the kernel @kernels::@k of @k is not a func.func with a body}}
+    call @k(%a) : (memref<4xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
+    func.func @k(%a: tensor<4xf32>) -> tensor<4xf32> {
+      return %a : tensor<4xf32>
+    }
+  }
+  func.func private @k(tensor<4xf32>) -> tensor<4xf32> attributes {executor.kernel = @kernels::@k}
+  func.func @f(%a: tensor<4xf32>) {
+    // expected-error @+1 {{the kernel @kernels::@k has an operand of type tensor<4xf32>: executor.launch passes memrefs only}}
+    %r = call @k(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    return
+  }
+}
+
+// -----
+
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
+    func.func @k(%a: memref<4xf32>) -> memref<4xf32> {
+      return %a : memref<4xf32>
+    }
+  }
+  func.func private @k(memref<4xf32>) -> memref<4xf32> attributes {executor.kernel = @kernels::@k}
+  func.func @f(%a: memref<4xf32>) {
+    // expected-error @+1 {{an executor.async call starts a () -> () kernel without waiting for it, so it has no operands or results; this one has 1 and 1}}
+    %r = call @k(%a) {executor.async} : (memref<4xf32>) -> memref<4xf32>
+    return
+  }
+}
+
+// -----
+
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
+    func.func @k() {
+      return
+    }
+  }
+  func.func private @k() attributes {executor.kernel = @kernels::@k}
+  func.func @f(%n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-error @+1 {{an executor.async call is in the entry block of its function, so that its executor.await can be placed before every return}}
+      func.call @k() {executor.async} : () -> ()
+    }
+    return
+  }
+}
+
+// -----
+
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
+    func.func @k() {
+      return
+    }
+  }
+  func.func private @k() attributes {executor.kernel = @kernels::@k}
+  func.func @f() -> (() -> ()) {
+    // expected-error @+1 {{func.constant uses the kernel declaration @k; only func.call runs a kernel}}
+    %k = constant @k : () -> ()
+    return %k : () -> ()
+  }
+}
+
+// -----
+
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
+    func.func @k() {
+      return
+    }
+  }
+  func.func private @k() attributes {executor.kernel = @kernels::@k}
+  llvm.func @not_a_func_func() {
+    // expected-error @+1 {{a kernel is called from a func.func of the module, not from 'llvm.func'}}
+    func.call @k() : () -> ()
+    llvm.return
+  }
+}
+
+
+// -----
+
+module {
+  module @plain {
+    // expected-error @+1 {{executor-dispatch compiles the target modules directly inside the module it runs on; this one is nested deeper}}
+    module @kernels attributes {executor.target = {address = "local"}} {
+    }
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{the object file of a target module is named after it, and @.. is not a file name}}
+  module @".." attributes {executor.target = {address = "local"}} {
+  }
+}
