@@ -4,6 +4,7 @@
 CARGO ?= cargo
 BIN := target/release
 EXECUTOR_OPT := $(BIN)/executor-opt
+EXECUTOR_RUN := $(BIN)/executor-run
 # The LLVM/MLIR prefix that .cargo/config.toml names (or $EXECUTOR_LLVM_PREFIX).
 LLVM_PREFIX := $(shell bash scripts/llvm-prefix)
 $(if $(LLVM_PREFIX),,$(error scripts/llvm-prefix found no LLVM prefix))
@@ -12,9 +13,14 @@ LLVM_LIB := $(LLVM_PREFIX)/lib
 # Host code down to the LLVM dialect: bufferize (Catalyst's stage), lower the
 # executor ops, then the upstream conversions.
 LOWERING := builtin.module(one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},executor-llvm-lowering-stage)
-# Kernels (func, scf, arith, memref) down to the LLVM dialect.
+# Kernels (func, scf, arith, memref) down to the LLVM dialect (what
+# executor-dispatch's kernel-lowering does by default).
 KERNEL_LOWERING := builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-arith-to-llvm,finalize-memref-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)
 DEMO := target/demo
+# A module in the dispatch form (kernels in nested executor.target modules)
+# becomes executor ops, its kernels object files under $(DEMO)/dispatch; a
+# module without target modules is left as it is.
+DISPATCH := executor-dispatch{object-dir=$(DEMO)/dispatch}
 RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,$(LLVM_LIB)/libmlir_c_runner_utils.so,$(LLVM_LIB)/libmlir_runner_utils.so
 
 # The plugin built for Catalyst's own `catalyst` CLI (`make catalyst`,
@@ -53,8 +59,10 @@ lint: deps
 
 # Round-trips and verifies every example (custom form, generic form re-parsed,
 # bytecode re-parsed: all three prints must agree) and shows the runtime calls
-# it lowers to; then compiles examples/kernels.mlir to an object file, lowers
-# examples/host.mlir and runs it on the embedded executor.
+# it lowers to (after executor-dispatch); then compiles examples/kernels.mlir
+# to an object file, lowers examples/host.mlir and runs it on the embedded
+# executor; then runs examples/saxpy-dispatch.mlir, the same program in one
+# file, in one command.
 demo: build
 	@set -e; for f in examples/*.mlir; do \
 	  echo "== $$f"; \
@@ -65,7 +73,8 @@ demo: build
 	  cmp -s $(BIN)/demo.custom.mlir $(BIN)/demo.bytecode.mlir; \
 	  cat $(BIN)/demo.custom.mlir; \
 	  echo "== $$f: verified; custom, generic and bytecode round trips agree"; \
-	  $(EXECUTOR_OPT) $$f --pass-pipeline='$(LOWERING)' | $(LLVM_BIN)/mlir-translate --mlir-to-llvmir > $(BIN)/demo.ll; \
+	  $(EXECUTOR_OPT) $$f --pass-pipeline='builtin.module($(DISPATCH))' \
+	    | $(EXECUTOR_OPT) --pass-pipeline='$(LOWERING)' | $(LLVM_BIN)/mlir-translate --mlir-to-llvmir > $(BIN)/demo.ll; \
 	  echo "== $$f lowered to LLVM IR ($(BIN)/demo.ll): its runtime calls"; \
 	  grep -E 'call .*@__catalyst__executor__' $(BIN)/demo.ll | sed 's/^ *//' || true; \
 	done
@@ -75,6 +84,8 @@ demo: build
 	$(EXECUTOR_OPT) examples/host.mlir --pass-pipeline='$(LOWERING)' > $(DEMO)/host.llvm.mlir
 	@echo "== running examples/host.mlir on the embedded executor: saxpy(2, [0..7], 100) ="
 	$(LLVM_BIN)/mlir-runner $(DEMO)/host.llvm.mlir -e main -entry-point-result=void -shared-libs=$(RUNNER_LIBS)
+	@echo "== running examples/saxpy-dispatch.mlir (host and kernels in one file) in one command: saxpy(2, [0..7], 100) ="
+	$(EXECUTOR_RUN) examples/saxpy-dispatch.mlir
 
 # Compile-time and run-time cost against upstream MLIR baselines, measured in one
 # run (not part of `make test`): regenerates docs/performance.md and the plots in
