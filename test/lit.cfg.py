@@ -37,7 +37,7 @@ runtime_lib = os.path.join(project_bin, "libexecutor_runtime.so")
 config.substitutions.append(("%runtime_lib", runtime_lib))
 # `cargo test` does not build the cdylibs: a missing artifact is an error, never
 # a silently skipped test. `make test` builds everything first.
-for artifact in ["executor-opt", "executor-server", "libexecutor_plugin.so", "libexecutor_runtime.so"]:
+for artifact in ["executor-opt", "executor-run", "executor-server", "libexecutor_plugin.so", "libexecutor_runtime.so"]:
     if not os.path.exists(os.path.join(project_bin, artifact)):
         lit_config.fatal(f"{os.path.join(project_bin, artifact)} is missing: run `cargo build --release` first (make test does)")
 llvm_lib = config.llvm_lib_dir
@@ -97,6 +97,7 @@ llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
     [
         ToolSubst("executor-opt", command=os.path.join(project_bin, "executor-opt"), unresolved="fatal"),
+        ToolSubst("executor-run", command=os.path.join(project_bin, "executor-run"), unresolved="fatal"),
         # Upstream's mlir-opt, spelled out so a test can never pick up another one.
         ToolSubst("mlir-opt", command=os.path.join(llvm_bin, "mlir-opt"), unresolved="fatal"),
         ToolSubst("mlir-translate", command=os.path.join(llvm_bin, "mlir-translate"), unresolved="fatal"),

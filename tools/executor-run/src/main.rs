@@ -194,7 +194,7 @@ fn run(arguments: &Arguments) -> Result<()> {
             println!("{value}");
             Ok(())
         }
-        None => bail!("the execution engine cannot run @{entry}"),
+        None => bail!("the execution engine cannot link @{entry} (the JIT's errors above say why)"),
     }
 }
 
