@@ -4,6 +4,16 @@
 // RUN: llvm-nm %t/objects/more.o | FileCheck %s --check-prefix=MORE-O
 // RUN: llvm-nm %t/objects/remote.o | FileCheck %s --check-prefix=REMOTE-O
 
+// The objects go to the current directory by default, and a relative
+// object-dir is made absolute: the host may run from anywhere.
+// RUN: mkdir -p %t/cwd && cd %t/cwd && executor-opt %s --pass-pipeline='builtin.module(executor-dispatch)' \
+// RUN:   | FileCheck %s --check-prefix=CWD
+// RUN: ls %t/cwd/kernels.o %t/cwd/more.o %t/cwd/remote.o
+// RUN: cd %t && executor-opt %s --pass-pipeline='builtin.module(executor-dispatch{object-dir=relative/dir})' \
+// RUN:   | FileCheck %s --check-prefix=RELATIVE
+// CWD:      executor.send_binary %{{.*}}("/{{.*}}/cwd/kernels.o")
+// RELATIVE: executor.send_binary %{{.*}}("/{{.*}}/relative/dir/kernels.o")
+
 // executor-dispatch on a host with three target modules, two of them at one
 // address: each function that calls kernels opens each address it uses once
 // and sends each object it uses once, at its start; every call becomes a
