@@ -362,6 +362,23 @@ impl<'c, 'a> Host<'c, 'a> {
         {
             self.functions[function].uses.calls_indirectly = true;
         }
+        if is_call && operation.has_attribute(ASYNC_ATTRIBUTE) {
+            let callee = operation
+                .attribute("callee")
+                .ok()
+                .and_then(ir::flat_symbol_reference);
+            if let Some(callee) = callee.filter(|callee| !symbols.declarations.contains_key(callee))
+            {
+                // It would run as an ordinary, synchronous call.
+                errors.at(
+                    operation,
+                    format!(
+                        "{ASYNC_ATTRIBUTE} marks a call to a kernel declaration ({KERNEL_ATTRIBUTE}); @{} is not one",
+                        lossy(callee)
+                    ),
+                );
+            }
+        }
         for (name, attribute) in operation.attributes() {
             let Some(symbol) = ir::flat_symbol_reference(attribute) else {
                 continue;

@@ -98,8 +98,9 @@ def ExecutorDispatchPass : Pass<"executor-dispatch", "::mlir::ModuleOp"> {
     Errors, at the op, before anything is changed: a declaration whose kernel
     does not exist, is not a public function with a body, or has another type;
     kernel operands or results that are not memrefs (`executor.launch` passes
-    memrefs); an `executor.async` call with operands or results, or outside
-    the entry block of its function; a kernel call outside a `func.func` of the
+    memrefs); an `executor.async` call with operands or results, outside the
+    entry block of its function, or to a function that is not a kernel
+    declaration; a kernel call outside a `func.func` of the
     module or inside an op isolated from above; a kernel declaration used by
     anything but `func.call`; a `setup-function` that names no function.
 

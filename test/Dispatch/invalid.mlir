@@ -159,6 +159,19 @@ module {
 
 module {
   module @kernels attributes {executor.target = {address = "local"}} {
+  }
+  func.func private @host_function()
+  func.func @f() {
+    // expected-error @+1 {{executor.async marks a call to a kernel declaration (executor.kernel); @host_function is not one}}
+    call @host_function() {executor.async} : () -> ()
+    return
+  }
+}
+
+// -----
+
+module {
+  module @kernels attributes {executor.target = {address = "local"}} {
     func.func @k() {
       return
     }
