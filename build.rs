@@ -8,6 +8,9 @@
 //! the C++ is compiled with that binary's settings (ABI-breaking checks on, no
 //! RTTI). That binary has no MLIR C API; what works there is in docs/catalyst.md.
 
+#[path = "build/catalyst.rs"]
+mod catalyst;
+
 use std::{
     env,
     error::Error,
@@ -187,7 +190,9 @@ fn compile_cpp(prefix: &Path, out_dir: &Path, host: Host) -> Result<(), Box<dyn 
     if host == Host::Catalyst {
         // Searched before LLVM's own headers (an -I, which comes before every
         // -isystem directory).
-        build.include(abi_breaking_checks_on(prefix, out_dir)?);
+        let include = abi_breaking_checks_on(prefix, out_dir)?;
+        catalyst::op_asm_printer_as_in_catalyst(prefix, &include)?;
+        build.include(include);
         // Catalyst's LLVM is built without RTTI, so it exports no typeinfo
         // for the MLIR classes ours derive from.
         build.flag("-fno-rtti");
