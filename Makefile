@@ -25,8 +25,10 @@ RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,$(LLVM_LIB)/libmlir_c_runner_utils.
 
 # The plugin built for Catalyst's own `catalyst` CLI (`make catalyst`,
 # docs/catalyst.md): its own target directory, so it never replaces the plugin
-# for Debian's mlir-opt.
-CATALYST_PLUGIN_BUILD := EXECUTOR_MLIR_HOST=catalyst $(CARGO) build --release -p executor_plugin --target-dir target/catalyst/build
+# for Debian's mlir-opt. Its passes run executor-opt, which they look for next
+# to the plugin: a link to this tree's.
+CATALYST_PLUGIN_BUILD := EXECUTOR_MLIR_HOST=catalyst $(CARGO) build --release -p executor_plugin --target-dir target/catalyst/build \
+	&& ln -sfn ../../../release/executor-opt target/catalyst/build/release/executor-opt
 
 .PHONY: all deps build test lint demo bench catalyst clean
 
@@ -48,8 +50,9 @@ test: deps
 	$(CARGO) test --release
 
 # Fetches the `catalyst` CLI of pennylane-catalyst 0.15.0 into target/catalyst/
-# and builds the plugin for it (target/catalyst/build/release/).
-catalyst: deps
+# and builds the plugin for it (target/catalyst/build/release/), and the
+# executor-opt its passes run.
+catalyst: build
 	@bash scripts/catalyst.sh
 	$(CATALYST_PLUGIN_BUILD)
 

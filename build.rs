@@ -193,6 +193,7 @@ fn compile_cpp(prefix: &Path, out_dir: &Path, host: Host) -> Result<(), Box<dyn 
         let include = abi_breaking_checks_on(prefix, out_dir)?;
         catalyst::op_asm_printer_as_in_catalyst(prefix, &include)?;
         build.include(include);
+        build.files(catalyst::CPP_SOURCES);
         // Catalyst's LLVM is built without RTTI, so it exports no typeinfo
         // for the MLIR classes ours derive from.
         build.flag("-fno-rtti");

@@ -1,8 +1,13 @@
 //! What the build of the Catalyst plugin (`EXECUTOR_MLIR_HOST=catalyst`) adds to
 //! the root build script: the header the `catalyst` binary's LLVM lays out
-//! differently from the 22.1.8 headers this project builds with. docs/catalyst.md has the evidence.
+//! differently from the 22.1.8 headers this project builds with, and the C++
+//! that only the Catalyst plugin compiles. docs/catalyst.md has the evidence.
 
 use std::{error::Error, fs, path::Path};
+
+/// C++ compiled into the Catalyst plugin only: the passes that run
+/// executor-opt in a child process.
+pub const CPP_SOURCES: &[&str] = &["cpp/catalyst/OutOfProcessPasses.cpp"];
 
 /// The three declarations that sit in a different class in the two LLVMs.
 const MOVED: [&str; 3] = [

@@ -1,7 +1,8 @@
 //! The plugin finds the libMLIR.so it shares with mlir-opt in LLVM 22's lib
 //! directory (already loaded by mlir-opt; the rpath serves other hosts). Built
 //! for a Catalyst host (`EXECUTOR_MLIR_HOST=catalyst`, see the root build.rs)
-//! it links no libMLIR and offers the dialect only (`cfg(catalyst_host)`).
+//! it links no libMLIR and registers the out-of-process passes
+//! (`cfg(catalyst_host)`).
 
 fn main() {
     let prefix = std::env::var("EXECUTOR_LLVM_PREFIX").expect(".cargo/config.toml sets it");

@@ -7,8 +7,9 @@
 //! Rust `#[no_mangle]` symbols; they register through the same code as
 //! `executor-opt` (`executor_mlir::registration`).
 //!
-//! Built for a Catalyst host (`make catalyst`), the same entry points offer
-//! the dialect only: docs/catalyst.md says why.
+//! Built for a Catalyst host (`make catalyst`), the pass entry point registers
+//! passes that run this project's passes in executor-opt, in a child process:
+//! docs/catalyst.md says why.
 
 use std::{
     ffi::{c_char, c_void},
@@ -84,11 +85,15 @@ extern "C" fn register_passes() {
 
 /// The passes are Rust on the MLIR C API, which a Catalyst host lacks and
 /// which Debian ships built for another ABI; their C++ options also clash with
-/// that LLVM's layout. docs/catalyst.md has the evidence.
+/// that LLVM's layout (docs/catalyst.md). In their place the Catalyst plugin
+/// registers option-free C++ passes of the same names that run them in
+/// executor-opt, in a child process (cpp/catalyst/OutOfProcessPasses.cpp).
 #[cfg(catalyst_host)]
 extern "C" fn register_passes() {
-    eprintln!(
-        "executor_plugin: this build is for Catalyst, where the executor passes \
-         cannot run; it provides the dialect only (see docs/catalyst.md)"
-    );
+    unsafe extern "C" {
+        fn executorRegisterOutOfProcessPasses();
+    }
+    // SAFETY: called by the host on its pass registry's thread, like every
+    // registration; the function takes nothing and registers once.
+    unsafe { executorRegisterOutOfProcessPasses() }
 }
