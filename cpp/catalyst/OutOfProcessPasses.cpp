@@ -33,6 +33,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -46,6 +47,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -83,6 +85,8 @@ struct Variant {
   std::string argument;
   std::string description;
   std::string childPipeline;
+  /// Whether the pipeline changes only modules with executor ops or types.
+  bool onlyExecutor;
 };
 
 //===----------------------------------------------------------------------===//
@@ -418,6 +422,46 @@ std::vector<ChildDiagnostic> parseDiagnostics(llvm::StringRef errors) {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// Whether anything in `module` is of the executor dialect: an op, or a
+/// session or token type at any depth of a value's type or of an attribute
+/// (a function's type). convert-executor-to-llvm leaves any other module as it
+/// is (test/Conversion/ExecutorToLLVM/no-executor-ops.mlir), so the plugin
+/// need not run executor-opt for it.
+bool mentionsExecutor(ModuleOp module) {
+  llvm::DenseSet<const void *> seen;
+  bool found = false;
+  std::function<void(Type)> visitType;
+  std::function<void(Attribute)> visitAttribute = [&](Attribute attribute) {
+    if (found || !attribute || !seen.insert(attribute.getAsOpaquePointer()).second)
+      return;
+    attribute.walkImmediateSubElements(visitAttribute, visitType);
+  };
+  visitType = [&](Type type) {
+    if (found || !type || !seen.insert(type.getAsOpaquePointer()).second)
+      return;
+    if (llvm::isa<catalyst::executor::SessionType,
+                  catalyst::executor::TokenType>(type)) {
+      found = true;
+      return;
+    }
+    type.walkImmediateSubElements(visitAttribute, visitType);
+  };
+  module->walk([&](Operation *op) {
+    if (op->getName().getDialectNamespace() ==
+        catalyst::executor::ExecutorDialect::getDialectNamespace())
+      found = true;
+    for (Type type : op->getResultTypes())
+      visitType(type);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          visitType(argument.getType());
+    visitAttribute(op->getAttrDictionary());
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
 struct OutOfProcessPass
     : public PassWrapper<OutOfProcessPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OutOfProcessPass)
@@ -447,6 +491,10 @@ struct OutOfProcessPass
 void OutOfProcessPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *context = module.getContext();
+  // A pipeline such as Catalyst's runs the pass on every program; most have
+  // nothing for it, and a child process costs tens of milliseconds.
+  if (variant.onlyExecutor && !mentionsExecutor(module))
+    return markAllAnalysesPreserved();
 
   std::string failure;
   std::optional<std::string> program = findExecutorOpt(failure);
@@ -623,7 +671,8 @@ std::vector<Variant> variants() {
                    "Lower executor ops to LLVM-dialect calls into the executor "
                    "runtime ABI, by executor-opt in a child process" +
                        how,
-                   withOptions("convert-executor-to-llvm", options)});
+                   withOptions("convert-executor-to-llvm", options),
+                   /*onlyExecutor=*/true});
     for (bool generic : {false, true}) {
       std::vector<std::string> stageOptions = options;
       if (generic)
@@ -634,7 +683,8 @@ std::vector<Variant> variants() {
            "Lower a host module of func, scf, cf, arith, memref and executor "
            "ops to the LLVM dialect, by executor-opt in a child process" +
                how + (generic ? " (use-generic-functions=true)" : ""),
-           withOptions("executor-llvm-lowering-stage", stageOptions)});
+           withOptions("executor-llvm-lowering-stage", stageOptions),
+           /*onlyExecutor=*/false});
     }
   }
   return all;

@@ -80,6 +80,28 @@
 // RUN:   --load-pass-plugin=%catalyst_plugin %t/fine.mlir --pass-pipeline='builtin.module(convert-executor-to-llvm)' 2>&1 | FileCheck %s --check-prefix=UNREADABLE
 // UNREADABLE: catalyst_module:0:0: error: executor-opt cannot read the module Catalyst printed, at line 3: custom op 'x' is unknown
 
+// convert-executor-to-llvm leaves a module without executor ops or types as
+// it is, so the plugin does not run the child for one: the failing child is
+// not noticed there. A session type anywhere, even only in a declaration's
+// type, does run it; the lowering stage always runs it.
+// RUN: env EXECUTOR_OPT=%S/Inputs/fake-executor-opt.sh FAKE_EXECUTOR_OPT=fail %catalyst_opt --load-dialect-plugin=%catalyst_plugin \
+// RUN:   --load-pass-plugin=%catalyst_plugin %t/no-executor.mlir --pass-pipeline='builtin.module(convert-executor-to-llvm)' | FileCheck %s --check-prefix=SKIPPED
+// SKIPPED: func.func @no_executor(%arg0: memref<4xf32>) -> memref<4xf32> {
+// RUN: not env EXECUTOR_OPT=%S/Inputs/fake-executor-opt.sh FAKE_EXECUTOR_OPT=fail %catalyst_opt --load-dialect-plugin=%catalyst_plugin \
+// RUN:   --load-pass-plugin=%catalyst_plugin %t/declaration.mlir --pass-pipeline='builtin.module(convert-executor-to-llvm)' 2>&1 | FileCheck %s --check-prefix=FAIL
+// RUN: not env EXECUTOR_OPT=%S/Inputs/fake-executor-opt.sh FAKE_EXECUTOR_OPT=fail %catalyst_opt --load-dialect-plugin=%catalyst_plugin \
+// RUN:   --load-pass-plugin=%catalyst_plugin %t/no-executor.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=STAGE-FAIL
+// STAGE-FAIL: error: executor-llvm-lowering-stage: {{.*}}fake-executor-opt.sh failed with exit status 3
+
+//--- no-executor.mlir
+func.func @no_executor(%m: memref<4xf32>) -> memref<4xf32> {
+  return %m : memref<4xf32>
+}
+
+//--- declaration.mlir
+func.func private @takes_a_token_in_a_tuple(tuple<i32, !executor.token>)
+
 //--- unlowerable.mlir
 func.func @call_on_memref_in_memory_space_1(%s: !executor.session, %x: memref<4xf32, 1>) {
   executor.call %s("fill")(%x) : !executor.session, (memref<4xf32, 1>) -> ()
