@@ -191,7 +191,7 @@ fn compile_cpp(prefix: &Path, out_dir: &Path, host: Host) -> Result<(), Box<dyn 
         // Searched before LLVM's own headers (an -I, which comes before every
         // -isystem directory).
         let include = abi_breaking_checks_on(prefix, out_dir)?;
-        catalyst::op_asm_printer_as_in_catalyst(prefix, &include)?;
+        catalyst::headers_as_in_catalyst(prefix, &include)?;
         build.include(include);
         build.files(catalyst::CPP_SOURCES);
         // Catalyst's LLVM is built without RTTI, so it exports no typeinfo
