@@ -2,13 +2,13 @@
 //
 // The `catalyst` CLI of pennylane-catalyst 0.15.0 cannot run this project's
 // passes in its own process: they are Rust on the MLIR C API, which that binary
-// lacks, and a pass with options built against LLVM 22.1.8's headers crashes
-// it (docs/catalyst.md). The passes registered here have no options and no
-// Rust: each prints the module it runs on in generic form, has this project's
+// lacks (docs/catalyst.md). The passes registered here are C++ without Rust:
+// each prints the module it runs on in generic form, has this project's
 // executor-opt run the real pass on it in a child process, and replaces the
-// module's contents with the module executor-opt prints back. One pass is
-// registered per option value users need (`convert-executor-to-llvm-catalyst-
-// pyface` for `convert-executor-to-llvm{entry-convention=catalyst-pyface}`).
+// module's contents with the module executor-opt prints back. They have no
+// options; one pass is registered per option value users need
+// (`convert-executor-to-llvm-catalyst-pyface` for
+// `convert-executor-to-llvm{entry-convention=catalyst-pyface}`).
 //
 // Diagnostics come back as text. Before printing, every op and block argument
 // gets a location of its own (`executor-op:<n>:1`), so that executor-opt names

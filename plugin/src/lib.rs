@@ -84,10 +84,10 @@ extern "C" fn register_passes() {
 }
 
 /// The passes are Rust on the MLIR C API, which a Catalyst host lacks and
-/// which Debian ships built for another ABI; their C++ options also clash with
-/// that LLVM's layout (docs/catalyst.md). In their place the Catalyst plugin
-/// registers option-free C++ passes of the same names that run them in
-/// executor-opt, in a child process (cpp/catalyst/OutOfProcessPasses.cpp).
+/// which Debian ships built for another ABI (docs/catalyst.md). In their place
+/// the Catalyst plugin registers option-free C++ passes of the same names (and
+/// one per option value) that run them in executor-opt, in a child process
+/// (cpp/catalyst/OutOfProcessPasses.cpp).
 #[cfg(catalyst_host)]
 extern "C" fn register_passes() {
     unsafe extern "C" {
