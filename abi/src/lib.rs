@@ -9,6 +9,7 @@
 //! The crate has no dependencies, so the compiler's build script, the pass and
 //! the runtime all link the same definitions.
 
+pub mod address;
 pub mod call_buffer;
 pub mod descriptor;
 mod entry;
