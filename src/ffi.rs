@@ -1,13 +1,19 @@
 //! The C entry points of `cpp/Bridge.cpp`, and safe wrappers over them.
 
-use std::ffi::{CString, c_char, c_int};
+use std::{
+    collections::HashSet,
+    ffi::{CString, c_char, c_int, c_void},
+};
 
 use melior::{
     Context,
     dialect::{DialectHandle, DialectRegistry},
-    ir::{OperationRef, Type, TypeLike},
+    ir::{Location, OperationRef, Type, TypeLike},
 };
-use mlir_sys::{MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirType};
+use mlir_sys::{
+    MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirLocation, MlirOperation,
+    MlirStringRef, MlirType,
+};
 
 use crate::passes;
 
@@ -27,6 +33,34 @@ unsafe extern "C" {
     fn executorSessionTypeGet(context: MlirContext) -> MlirType;
     fn executorTokenTypeGet(context: MlirContext) -> MlirType;
     fn executorTypeNestsHandle(value_type: MlirType) -> bool;
+    fn executorEmitDiagnostic(
+        location: MlirLocation,
+        severity: c_int,
+        message: *const c_char,
+        note_count: isize,
+        note_locations: *const MlirLocation,
+        note_messages: *const *const c_char,
+    );
+    fn executorDominanceCreate(root: MlirOperation) -> *mut c_void;
+    fn executorDominanceDestroy(dominance: *mut c_void);
+    fn executorDominanceProperlyDominates(
+        dominance: *mut c_void,
+        a: MlirOperation,
+        b: MlirOperation,
+    ) -> bool;
+    fn executorIsMemoryEffectFree(operation: MlirOperation) -> bool;
+    fn executorMayUseSessions(operation: MlirOperation) -> bool;
+    fn executorSuccessorOperands(
+        operation: MlirOperation,
+        successor: isize,
+        start: *mut isize,
+        count: *mut isize,
+    ) -> bool;
+    fn executorNonCallSymbolUses(
+        root: MlirOperation,
+        callback: unsafe extern "C" fn(name: MlirStringRef, user_data: *mut c_void),
+        user_data: *mut c_void,
+    );
     fn executorOptMain(
         argc: c_int,
         argv: *mut *mut c_char,
@@ -92,6 +126,140 @@ pub fn token_type(context: &Context) -> Type<'_> {
 pub fn type_nests_handle(value_type: Type<'_>) -> bool {
     // SAFETY: the type is live; the walk only reads it.
     unsafe { executorTypeNestsHandle(value_type.to_raw()) }
+}
+
+/// How severe a diagnostic is (the values `executorEmitDiagnostic` takes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error = 0,
+    Warning = 1,
+    Remark = 2,
+}
+
+/// Reports `message` at `location` through the context's diagnostic handlers,
+/// with a note per entry of `notes` attached (printed by mlir-opt, matched by
+/// `-verify-diagnostics` as expected-error/warning/remark and expected-note).
+pub fn emit_diagnostic(
+    location: Location<'_>,
+    severity: Severity,
+    message: &str,
+    notes: &[(Location<'_>, String)],
+) {
+    let text = |text: &str| CString::new(text.replace('\0', " ")).unwrap_or_default();
+    let message = text(message);
+    let note_texts: Vec<CString> = notes.iter().map(|(_, note)| text(note)).collect();
+    let note_pointers: Vec<*const c_char> = note_texts.iter().map(|note| note.as_ptr()).collect();
+    let note_locations: Vec<MlirLocation> = notes
+        .iter()
+        .map(|(location, _)| location.to_raw())
+        .collect();
+    // SAFETY: the locations are live; the strings are NUL-terminated and
+    // outlive the call, which copies them; both arrays hold `notes.len()`
+    // entries.
+    unsafe {
+        executorEmitDiagnostic(
+            location.to_raw(),
+            severity as c_int,
+            message.as_ptr(),
+            notes.len() as isize,
+            note_locations.as_ptr(),
+            note_pointers.as_ptr(),
+        )
+    }
+}
+
+/// MLIR's dominance information for the ops under a root op, which must stay
+/// alive (and its regions unchanged) while this is used.
+pub struct Dominance {
+    raw: *mut c_void,
+}
+
+impl Dominance {
+    pub fn new(root: OperationRef<'_, '_>) -> Self {
+        // SAFETY: the root is live; the C++ side allocates the analysis, which
+        // `Drop` frees.
+        Self {
+            raw: unsafe { executorDominanceCreate(root.to_raw()) },
+        }
+    }
+
+    /// Whether `a` properly dominates `b`: every path to `b` runs `a` first
+    /// and `a`'s results are visible at `b`.
+    pub fn properly_dominates(&self, a: OperationRef<'_, '_>, b: OperationRef<'_, '_>) -> bool {
+        // SAFETY: `raw` is the live analysis made in `new`; the ops are live
+        // and under its root, as the caller uses it.
+        unsafe { executorDominanceProperlyDominates(self.raw, a.to_raw(), b.to_raw()) }
+    }
+}
+
+impl Drop for Dominance {
+    fn drop(&mut self) {
+        // SAFETY: `raw` was made by executorDominanceCreate and is freed once.
+        unsafe { executorDominanceDestroy(self.raw) }
+    }
+}
+
+/// Whether `operation` has no memory effects, its regions included.
+pub fn is_memory_effect_free(operation: OperationRef<'_, '_>) -> bool {
+    // SAFETY: the operation is live; the query only reads its interfaces.
+    unsafe { executorIsMemoryEffectFree(operation.to_raw()) }
+}
+
+/// Whether `operation` (its regions included) may read or change executor
+/// sessions, by its memory effects: an effect on the `executor.sessions`
+/// resource, or effects MLIR does not know (a call). Ops for which this is
+/// false commute with the executor ops.
+pub fn may_use_sessions(operation: OperationRef<'_, '_>) -> bool {
+    // SAFETY: the operation is live; the query only reads its interfaces.
+    unsafe { executorMayUseSessions(operation.to_raw()) }
+}
+
+/// The range of `operation`'s operands it forwards to its successor
+/// `successor` as that block's arguments; None when it is not a branch op
+/// that MLIR can describe so.
+pub fn successor_operands(
+    operation: OperationRef<'_, '_>,
+    successor: usize,
+) -> Option<std::ops::Range<usize>> {
+    let (mut start, mut count) = (0isize, 0isize);
+    // SAFETY: the operation is live and `successor` is below its successor
+    // count (callers iterate over them); the outputs are plain integers.
+    let known = unsafe {
+        executorSuccessorOperands(
+            operation.to_raw(),
+            successor as isize,
+            &mut start,
+            &mut count,
+        )
+    };
+    let start = usize::try_from(start).ok()?;
+    let count = usize::try_from(count).ok()?;
+    known.then_some(start..start + count)
+}
+
+/// The leaf names of the symbol references under `root` that are not the
+/// callee of a `func.call` (`func.constant`, other dialects' references):
+/// functions that may be called in ways a walk over `func.call` misses.
+pub fn non_call_symbol_uses(root: OperationRef<'_, '_>) -> HashSet<Vec<u8>> {
+    unsafe extern "C" fn collect(name: MlirStringRef, user_data: *mut c_void) {
+        // SAFETY: `user_data` is the set passed below, alive and not
+        // otherwise borrowed during the walk; `name` points at `length`
+        // bytes of an interned string.
+        unsafe {
+            let names = &mut *user_data.cast::<HashSet<Vec<u8>>>();
+            let bytes = if name.length == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(name.data.cast::<u8>(), name.length)
+            };
+            names.insert(bytes.to_vec());
+        }
+    }
+    let mut names = HashSet::new();
+    // SAFETY: the root is live; the walk only reads the IR and calls
+    // `collect` with the set, which outlives the call.
+    unsafe { executorNonCallSymbolUses(root.to_raw(), collect, (&raw mut names).cast::<c_void>()) }
+    names
 }
 
 /// Puts this project's passes (td/ExecutorPasses.td) into MLIR's global pass
