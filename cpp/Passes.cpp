@@ -27,6 +27,7 @@ extern "C" {
 typedef struct ExecutorPassImplementations {
   bool (*convertExecutorToLLVM)(MlirOperation module,
                                 uint32_t entryConvention);
+  bool (*verifySessions)(MlirOperation module);
 } ExecutorPassImplementations;
 
 /// Registers every pass of td/ExecutorPasses.td and the named pipeline
@@ -38,6 +39,7 @@ void executorRegisterPasses(ExecutorPassImplementations implementations);
 namespace catalyst::executor {
 #define GEN_PASS_DECL
 #define GEN_PASS_DEF_CONVERTEXECUTORTOLLVMPASS
+#define GEN_PASS_DEF_VERIFYSESSIONSPASS
 #define GEN_PASS_REGISTRATION
 #include "ExecutorPasses.h.inc"
 
@@ -56,6 +58,18 @@ struct ConvertExecutorToLLVMPass
   }
 };
 
+struct VerifySessionsPass
+    : impl::VerifySessionsPassBase<VerifySessionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (!rustPasses.verifySessions(wrap(getOperation().getOperation())))
+      signalPassFailure();
+    // Nothing is changed.
+    markAllAnalysesPreserved();
+  }
+};
+
 struct LoweringStageOptions
     : public mlir::PassPipelineOptions<LoweringStageOptions> {
   Option<bool> useGenericFunctions{
@@ -69,6 +83,11 @@ struct LoweringStageOptions
       llvm::cl::desc("convert-executor-to-llvm's entry-convention"),
       llvm::cl::init(EXECUTOR_ENTRY_CONVENTION_DEFAULT),
       llvm::cl::values(EXECUTOR_ENTRY_CONVENTION_VALUES)};
+  Option<bool> verifySessions{
+      *this, "verify-sessions",
+      llvm::cl::desc("Run executor-verify-sessions first: its errors stop the "
+                     "lowering"),
+      llvm::cl::init(true)};
 };
 
 /// The upstream part of Catalyst's LLVM-dialect stage, with
@@ -82,6 +101,8 @@ void buildLoweringStage(mlir::OpPassManager &pm,
       llvm::report_fatal_error("executor-llvm-lowering-stage: cannot build '" +
                                llvm::Twine(pipeline) + "'");
   };
+  if (options.verifySessions)
+    pm.addPass(createVerifySessionsPass());
   parse(llvm::formatv("convert-scf-to-cf,"
                       "finalize-memref-to-llvm{{use-generic-functions={0}},"
                       "convert-index-to-llvm",
@@ -105,7 +126,8 @@ void executorRegisterPasses(ExecutorPassImplementations implementations) {
     mlir::PassPipelineRegistration<catalyst::executor::LoweringStageOptions>(
         "executor-llvm-lowering-stage",
         "Lower a host module of func, scf, cf, arith, memref and executor ops "
-        "to the LLVM dialect, as Catalyst's LLVM-dialect stage does",
+        "to the LLVM dialect, as Catalyst's LLVM-dialect stage does, after "
+        "checking its sessions with executor-verify-sessions",
         catalyst::executor::buildLoweringStage);
   });
 }

@@ -7,6 +7,8 @@ mod handle_types;
 mod ir;
 mod llvm_builder;
 mod module_symbols;
+mod session_analysis;
+pub mod verify_sessions;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 

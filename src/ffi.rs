@@ -22,6 +22,7 @@ use crate::passes;
 #[repr(C)]
 struct PassImplementations {
     convert_executor_to_llvm: extern "C" fn(MlirOperation, u32) -> bool,
+    verify_sessions: extern "C" fn(MlirOperation) -> bool,
 }
 
 unsafe extern "C" {
@@ -268,6 +269,7 @@ pub fn non_call_symbol_uses(root: OperationRef<'_, '_>) -> HashSet<Vec<u8>> {
 pub fn register_passes() {
     let implementations = PassImplementations {
         convert_executor_to_llvm,
+        verify_sessions,
     };
     // SAFETY: the implementations are plain functions that live as long as the
     // process; the C++ side only stores them.
@@ -279,6 +281,12 @@ extern "C" fn convert_executor_to_llvm(module: MlirOperation, entry_convention: 
     // pass owns for the duration of the call.
     let module = unsafe { OperationRef::from_raw(module) };
     passes::convert_executor_to_llvm::run(module, entry_convention)
+}
+
+extern "C" fn verify_sessions(module: MlirOperation) -> bool {
+    // SAFETY: as in `convert_executor_to_llvm`.
+    let module = unsafe { OperationRef::from_raw(module) };
+    passes::verify_sessions::run(module)
 }
 
 /// Runs mlir-opt's driver on the command line `args` with the dialects of

@@ -44,4 +44,47 @@ def ConvertExecutorToLLVMPass : Pass<"convert-executor-to-llvm", "::mlir::Module
   ];
 }
 
+def VerifySessionsPass : Pass<"executor-verify-sessions", "::mlir::ModuleOp"> {
+  let summary = "Check how sessions and tokens are used: ops after close, lost or twice-awaited launches, objects never sent, redundant sends";
+  let description = [{
+    A forward dataflow analysis of every `func.func` in the module that
+    reports, at the op and with notes at the ops that explain it:
+
+    - an op on a session that is closed on a path reaching it: an error when
+      it is closed on every path, a warning when on some;
+    - an `executor.await` of a token that is already awaited, or whose
+      session is closed (the runtime forgets its launches): an error when on
+      every path, a warning when on some;
+    - an `executor.launch_async` whose token reaches a `func.return` that does
+      not return it, or the `executor.close` of its session, or the
+      launch_async itself again, without being awaited on some path: a
+      warning (the launch is lost: nothing waits for it);
+    - an `executor.launch` or `executor.launch_async` whose `object` was not
+      sent on its session on some path reaching it: a warning;
+    - an `executor.send_binary` of a path already sent on its session on
+      every path reaching it: a remark (it is redundant; the runtime does not
+      load a path twice).
+
+    The analysis follows `scf.if`, `scf.for`, `scf.while`, `scf.index_switch`,
+    `scf.execute_region` and `cf` branches, and `func.call`s to functions of
+    the module, analysing a callee once per distinct state of what it can
+    reach (at most 16 per function; beyond that, or through recursion, the
+    call's effects become unknown). `executor.open` is idempotent per address
+    in the runtime, so two opens of the same address while one is open give
+    the same session, and closing one closes both: the analysis keys sessions
+    by address (as the runtime parses it: `local` and `local:` are one).
+
+    Not reported, because not knowable: sessions and tokens passed in from
+    outside the module (arguments of a public function), produced by an op the
+    analysis does not model, or passed to one (from then on). The analysis is
+    path-insensitive: "on some path" counts every path of the control flow,
+    including ones no input takes. It assumes that a function called from
+    outside the module starts with no session open, and that code outside the
+    module touches only the sessions and tokens passed to it.
+
+    Errors fail the pass; warnings and remarks do not.
+    `executor-llvm-lowering-stage` runs this pass first.
+  }];
+}
+
 #endif // EXECUTOR_PASSES_TD
