@@ -10,7 +10,9 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
 #include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -28,6 +30,8 @@ typedef struct ExecutorPassImplementations {
   bool (*convertExecutorToLLVM)(MlirOperation module,
                                 uint32_t entryConvention);
   bool (*verifySessions)(MlirOperation module);
+  bool (*optimizeExecutor)(MlirOperation module, bool reuseSessions,
+                           uint32_t entryConvention);
 } ExecutorPassImplementations;
 
 /// Registers every pass of td/ExecutorPasses.td and the named pipeline
@@ -40,6 +44,7 @@ namespace catalyst::executor {
 #define GEN_PASS_DECL
 #define GEN_PASS_DEF_CONVERTEXECUTORTOLLVMPASS
 #define GEN_PASS_DEF_VERIFYSESSIONSPASS
+#define GEN_PASS_DEF_OPTIMIZEEXECUTORPASS
 #define GEN_PASS_REGISTRATION
 #include "ExecutorPasses.h.inc"
 
@@ -67,6 +72,18 @@ struct VerifySessionsPass
       signalPassFailure();
     // Nothing is changed.
     markAllAnalysesPreserved();
+  }
+};
+
+struct OptimizeExecutorPass
+    : impl::OptimizeExecutorPassBase<OptimizeExecutorPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (!rustPasses.optimizeExecutor(
+            wrap(getOperation().getOperation()), reuseSessions,
+            static_cast<uint32_t>(entryConvention.getValue())))
+      signalPassFailure();
   }
 };
 

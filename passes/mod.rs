@@ -7,6 +7,7 @@ mod handle_types;
 mod ir;
 mod llvm_builder;
 mod module_symbols;
+pub mod optimize_executor;
 mod session_analysis;
 pub mod verify_sessions;
 

@@ -23,6 +23,7 @@ use crate::passes;
 struct PassImplementations {
     convert_executor_to_llvm: extern "C" fn(MlirOperation, u32) -> bool,
     verify_sessions: extern "C" fn(MlirOperation) -> bool,
+    optimize_executor: extern "C" fn(MlirOperation, bool, u32) -> bool,
 }
 
 unsafe extern "C" {
@@ -270,6 +271,7 @@ pub fn register_passes() {
     let implementations = PassImplementations {
         convert_executor_to_llvm,
         verify_sessions,
+        optimize_executor,
     };
     // SAFETY: the implementations are plain functions that live as long as the
     // process; the C++ side only stores them.
@@ -287,6 +289,16 @@ extern "C" fn verify_sessions(module: MlirOperation) -> bool {
     // SAFETY: as in `convert_executor_to_llvm`.
     let module = unsafe { OperationRef::from_raw(module) };
     passes::verify_sessions::run(module)
+}
+
+extern "C" fn optimize_executor(
+    module: MlirOperation,
+    reuse_sessions: bool,
+    entry_convention: u32,
+) -> bool {
+    // SAFETY: as in `convert_executor_to_llvm`.
+    let module = unsafe { OperationRef::from_raw(module) };
+    passes::optimize_executor::run(module, reuse_sessions, entry_convention)
 }
 
 /// Runs mlir-opt's driver on the command line `args` with the dialects of
