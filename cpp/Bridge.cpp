@@ -190,13 +190,35 @@ void executorNonCallSymbolUses(MlirOperation root,
                                void (*callback)(MlirStringRef name,
                                                 void *userData),
                                void *userData) {
+  auto report = [&](mlir::SymbolRefAttr reference) {
+    callback(wrap(reference.getLeafReference().getValue()), userData);
+  };
+  auto visit = [&](mlir::Attribute attribute) {
+    if (!attribute)
+      return;
+    if (auto reference = llvm::dyn_cast<mlir::SymbolRefAttr>(attribute))
+      return report(reference);
+    // Most attributes hold no other attribute: not worth a walk.
+    if (llvm::isa<mlir::IntegerAttr, mlir::FloatAttr, mlir::StringAttr,
+                  mlir::UnitAttr, mlir::TypeAttr, mlir::DenseElementsAttr,
+                  mlir::DenseArrayAttr>(attribute))
+      return;
+    attribute.walk([&](mlir::SymbolRefAttr reference) { report(reference); });
+  };
   unwrap(root)->walk([&](mlir::Operation *op) {
     auto call = llvm::dyn_cast<mlir::func::CallOp>(op);
-    op->getAttrDictionary().walk([&](mlir::SymbolRefAttr reference) {
-      if (call && reference == call.getCalleeAttr())
-        return;
-      callback(wrap(reference.getLeafReference().getValue()), userData);
-    });
+    // Inherent attributes are read from the op's properties one by one:
+    // getAttrDictionary() would build a dictionary per op.
+    if (std::optional<mlir::RegisteredOperationName> info =
+            op->getRegisteredInfo()) {
+      for (mlir::StringAttr name : info->getAttributeNames()) {
+        std::optional<mlir::Attribute> inherent = op->getInherentAttr(name);
+        if (inherent && !(call && *inherent == call.getCalleeAttr()))
+          visit(*inherent);
+      }
+    }
+    for (mlir::NamedAttribute named : op->getDiscardableAttrs())
+      visit(named.getValue());
   });
 }
 

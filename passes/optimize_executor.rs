@@ -27,7 +27,7 @@ use melior::{
 use super::{
     executor_ops::ExecutorOp,
     ir,
-    session_analysis::{self, OpId, SessionFacts, session_status::OPEN},
+    session_analysis::{self, Fact, OpId, SessionFacts, session_status::OPEN},
 };
 use crate::{dialect::executor, ffi};
 
@@ -90,14 +90,15 @@ fn rewrite<'c, 'a>(
     let mut plan = Plan::default();
     let dominance = ffi::Dominance::new(module);
     for (id, op, fact) in facts.ops() {
-        if let Some(send) = fact.and_then(|fact| fact.send.as_ref())
+        if let Some(send) = fact.and_then(Fact::send)
             && send.redundant
         {
             plan.erase.insert(id);
         }
-        if let Some(open) = fact.and_then(|fact| fact.open.as_ref())
+        if let Some(open) = fact.and_then(Fact::open)
             && let Some(earlier) = open
                 .same_session
+                .ids()
                 .iter()
                 .find(|earlier| dominance.properly_dominates(facts.op(**earlier), op))
         {
@@ -113,7 +114,7 @@ fn rewrite<'c, 'a>(
     }
     drop(dominance);
     for (_, op, fact) in facts.ops() {
-        if let Some(back_edge) = fact.and_then(|fact| fact.back_edge.as_ref()) {
+        if let Some(back_edge) = fact.and_then(Fact::back_edge) {
             hoist_from_loop(facts, op, back_edge, &mut plan);
         }
     }
@@ -261,7 +262,10 @@ fn hoist_from_loop<'c, 'a>(
                     || defining_op(send.anchor(session))
                         .and_then(|definer| facts.id(definer))
                         .is_some_and(|definer| hoisted.contains(&definer));
-                let opens = fact.session.as_ref().and_then(|use_| use_.opens.as_ref());
+                let opens = fact
+                    .session
+                    .as_ref()
+                    .and_then(|use_| use_.opens.candidates());
                 if !available || !opens.is_some_and(|opens| opens.iter().all(stays_open)) {
                     break;
                 }
@@ -297,7 +301,7 @@ fn defined_outside(value: Value<'_, '_>, loop_op: OperationRef<'_, '_>) -> bool 
 fn keep_sessions_across_iterations<'c>(context: &'c Context, facts: &SessionFacts<'c, '_>) -> bool {
     let mut changed = false;
     for (_, op, fact) in facts.ops() {
-        if fact.is_some_and(|fact| fact.back_edge.is_some())
+        if fact.is_some_and(|fact| fact.back_edge().is_some())
             && ir::operation_name(op) == "scf.for"
             && let Some(pattern) = session_per_iteration(facts, op)
         {
@@ -362,13 +366,10 @@ fn session_per_iteration<'c, 'a>(
     });
     let open_id = facts.id(open)?;
     let close_fact = facts.fact(close)?;
-    let closes_it_alone = close_fact.session.as_ref().is_some_and(|use_| {
-        use_.status == OPEN
-            && use_
-                .opens
-                .as_ref()
-                .is_some_and(|opens| opens.len() == 1 && opens.contains(&open_id))
-    });
+    let closes_it_alone = close_fact
+        .session
+        .as_ref()
+        .is_some_and(|use_| use_.status == OPEN && use_.opens.candidates() == Some(&[open_id][..]));
     (only_executor_users && closes_it_alone && !close_fact.outstanding)
         .then_some(SessionPerIteration { open, sends, close })
 }

@@ -93,7 +93,7 @@ fn reports<'c, 'a>(facts: &SessionFacts<'c, 'a>) -> Vec<Report<'c, 'a>> {
                 object_not_sent(facts, op, &executor_op, fact, &mut reports)
             }
             ExecutorOp::SendBinary(send) => {
-                if let Some(use_) = fact.send.as_ref().filter(|send| send.redundant) {
+                if let Some(use_) = fact.send().filter(|send| send.redundant) {
                     let path = send.binary_path().map(|path| text(ir::string_bytes(path)));
                     reports.push(Report {
                         at: op,
@@ -164,7 +164,7 @@ fn object_not_sent<'c, 'a>(
     fact: &Fact,
     reports: &mut Vec<Report<'c, 'a>>,
 ) {
-    let (Some(session), Some(object)) = (&fact.session, &fact.object) else {
+    let (Some(session), Some(object)) = (&fact.session, fact.object()) else {
         return;
     };
     // Only about sessions known to be open: a closed one is reported as such,
@@ -181,7 +181,7 @@ fn object_not_sent<'c, 'a>(
         return;
     };
     let paths = if object.some { "every" } else { "any" };
-    let opens: Vec<OpId> = session.opens.iter().flatten().copied().collect();
+    let opens = session.opens.candidates().unwrap_or_default();
     reports.push(Report {
         at: op,
         severity: Severity::Warning,
@@ -191,7 +191,7 @@ fn object_not_sent<'c, 'a>(
             text(ir::string_bytes(kernel)),
             text(ir::string_bytes(object_path)),
         ),
-        notes: notes(facts, &opens, "the session is opened here"),
+        notes: notes(facts, opens, "the session is opened here"),
     });
 }
 
@@ -201,7 +201,7 @@ fn awaited_badly<'c, 'a>(
     fact: &Fact,
     reports: &mut Vec<Report<'c, 'a>>,
 ) {
-    let Some(wait) = &fact.wait else {
+    let Some(wait) = fact.wait() else {
         return;
     };
     if let Some((severity, paths)) = how_often(wait.status, bits::AWAITED) {

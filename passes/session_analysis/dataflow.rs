@@ -4,7 +4,7 @@
 //! and calls (analyse the callee in the caller's context).
 
 use std::{
-    collections::{BTreeMap, BTreeSet, HashMap},
+    collections::{BTreeMap, BTreeSet},
     rc::Rc,
 };
 
@@ -14,8 +14,9 @@ use melior::ir::{
 };
 
 use super::{
-    Analyzer, CONTEXT_LIMIT, ContextKey, ContextResult, Reach,
-    facts::{AwaitUse, Fact, ObjectUse, OpenUse, SendUse, SessionUse},
+    Analyzer, CONTEXT_LIMIT, ContextKey, ContextResult, Kind, Reach,
+    facts::{AwaitUse, Detail, Fact, ObjectUse, OpenUse, SendUse, SessionUse},
+    fast_hash::FastMap,
     lattice::{
         AddressId, Handle, OpId, Ops, Origin, PathId, Sent, Session, State, Token, join_all,
         status::{CLOSED, OPEN, UNKNOWN},
@@ -33,8 +34,12 @@ use crate::{
 /// One analysis of a function in one calling context.
 struct Run {
     origins: Rc<OriginMap>,
-    /// The facts of this context: each op's last visit.
-    facts: HashMap<OpId, Fact>,
+    /// The id of the function's first tracked op: its ops are numbered
+    /// consecutively.
+    first_op: OpId,
+    /// The facts of this context, by op id from `first_op`: each op's last
+    /// visit.
+    facts: Vec<Option<Fact>>,
     /// A session of unknown origin was closed (here or in a callee).
     closes_unknown: bool,
 }
@@ -43,13 +48,22 @@ impl Run {
     fn origin(&self, value: Result<Value<'_, '_>, melior::Error>) -> Origin {
         value.map_or(Origin::Unknown, |value| self.origins.of(value))
     }
+
+    /// Records `fact` as what holds at `op` (its latest visit).
+    fn record(&mut self, op: OpId, fact: Fact) {
+        self.facts[(op - self.first_op) as usize] = Some(fact);
+    }
 }
 
-/// Which part of a caller's state a callee can reach: the sessions of some
-/// addresses, their handles, and some tokens; or all of it.
+/// Which part of a caller's state a callee can reach or change: the
+/// sessions of some addresses and their handles that may be open, the stale
+/// handles and the tokens it is passed, and the pending tokens of those
+/// sessions; or all of it. A stale handle or a settled token (awaited, or
+/// ended by a close) is only reachable as a value, and nothing changes it.
 enum Relevance {
     Some {
         addresses: BTreeSet<AddressId>,
+        params: BTreeSet<OpId>,
         tokens: BTreeSet<OpId>,
     },
     All,
@@ -59,6 +73,13 @@ impl Relevance {
     fn address(&self, address: &AddressId) -> bool {
         match self {
             Self::Some { addresses, .. } => addresses.contains(address),
+            Self::All => true,
+        }
+    }
+
+    fn param(&self, op: &OpId) -> bool {
+        match self {
+            Self::Some { params, .. } => params.contains(op),
             Self::All => true,
         }
     }
@@ -87,15 +108,17 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         };
         self.contexts[function] += 1;
         self.on_stack[function] += 1;
+        let ops = program.functions[function].ops.clone();
         let mut run = Run {
             origins: self.origins(key.function, key.params.clone()),
-            facts: HashMap::new(),
+            first_op: ops.start,
+            facts: vec![None; ops.len()],
             closes_unknown: false,
         };
         let exits = self.solve_region(&mut run, body, key.entry.clone());
         let mut exit: Option<State> = None;
         for (terminator, mut state) in exits {
-            if ir::operation_name(terminator) != "func.return" {
+            if program.kinds.of(terminator) != Kind::FuncReturn {
                 continue;
             }
             let returned: BTreeSet<OpId> = terminator
@@ -117,8 +140,14 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 .filter(|(op, token)| made_here(op) && is_lost(token))
                 .map(|(op, _)| *op)
                 .collect();
-            if let Some(id) = program.ids.get(&op_key(terminator)) {
-                run.facts.entry(*id).or_default().lost = lost;
+            if let Some(&id) = program.ids.get(&op_key(terminator)) {
+                run.record(
+                    id,
+                    Fact {
+                        lost,
+                        ..Fact::default()
+                    },
+                );
             }
             state.tokens.retain(|op, _| !made_here(op));
             state.handles.retain(|op, _| !made_here(op));
@@ -129,12 +158,15 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             }
         }
         self.on_stack[function] -= 1;
-        for (op, fact) in run.facts {
-            match self.facts.get_mut(&op) {
-                Some(merged) => merged.merge(&fact),
-                None => {
-                    self.facts.insert(op, fact);
-                }
+        for (fact, merged) in run
+            .facts
+            .into_iter()
+            .zip(&mut self.facts[ops.start as usize..])
+        {
+            match (fact, merged) {
+                (Some(fact), Some(merged)) => merged.merge(&fact),
+                (Some(fact), slot @ None) => *slot = Some(fact),
+                (None, _) => {}
             }
         }
         let result = Rc::new(ContextResult {
@@ -170,7 +202,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             };
         }
         let mut blocks = Vec::new();
-        let mut indices = HashMap::new();
+        let mut indices = FastMap::default();
         let mut block = Some(first);
         while let Some(current) = block {
             indices.insert(current.to_raw().ptr as usize, blocks.len());
@@ -240,20 +272,20 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
     /// Updates `state` for `op`; false when execution does not continue
     /// after it.
     fn transfer(&mut self, run: &mut Run, op: OperationRef<'c, 'a>, state: &mut State) -> bool {
-        if let Some(executor_op) = ExecutorOp::of(op) {
-            self.transfer_executor(run, &executor_op, state);
-            return true;
-        }
-        match ir::operation_name(op) {
-            "func.call" => self.transfer_call(run, op, state),
-            "scf.for" => self.transfer_for(run, op, state),
-            "scf.while" => self.transfer_while(run, op, state),
-            "scf.if" | "scf.index_switch" | "scf.execute_region" => {
-                self.transfer_alternatives(run, op, state)
+        match self.program.kinds.of(op) {
+            Kind::Executor => {
+                if let Some(executor_op) = ExecutorOp::of(op) {
+                    self.transfer_executor(run, &executor_op, state);
+                }
+                true
             }
+            Kind::FuncCall => self.transfer_call(run, op, state),
+            Kind::ScfFor => self.transfer_for(run, op, state),
+            Kind::ScfWhile => self.transfer_while(run, op, state),
+            Kind::ScfAlternatives => self.transfer_alternatives(run, op, state),
             // They only pass values on, which the origins account for.
-            "func.return" | "scf.yield" | "scf.condition" | "arith.select" => true,
-            _ => {
+            Kind::FuncReturn | Kind::Forward | Kind::Select => true,
+            Kind::FuncFunc | Kind::Other => {
                 self.transfer_unmodeled(run, op, state);
                 true
             }
@@ -281,7 +313,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 fact.session = Some(self.session_use(state, &session));
                 if let Ok(object) = launch.object() {
                     let object = self.path_id(ir::string_bytes(object));
-                    fact.object = Some(self.object_use(state, &session, object));
+                    fact.detail = Detail::Object(self.object_use(state, &session, object));
                 }
             }
             ExecutorOp::LaunchAsync(launch) => {
@@ -289,7 +321,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 fact.session = Some(self.session_use(state, &session));
                 if let Ok(object) = launch.object() {
                     let object = self.path_id(ir::string_bytes(object));
-                    fact.object = Some(self.object_use(state, &session, object));
+                    fact.detail = Detail::Object(self.object_use(state, &session, object));
                 }
                 // Launching again while the previous launch's token is still
                 // pending drops it, unless a loop carries it on.
@@ -329,7 +361,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 }
             }
         }
-        run.facts.insert(id, fact);
+        run.record(id, fact);
     }
 
     fn path_id(&mut self, bytes: &[u8]) -> PathId {
@@ -356,7 +388,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             return SessionUse {
                 status: UNKNOWN,
                 closed_by: Ops::default(),
-                opens: None,
+                opens: Origin::Unknown,
             };
         };
         let mut bits = 0;
@@ -373,7 +405,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         SessionUse {
             status: bits,
             closed_by,
-            opens: Some(handles.iter().copied().collect()),
+            opens: *session,
         }
     }
 
@@ -383,15 +415,16 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         let Some(address) = self.address_of(id) else {
             return;
         };
-        fact.open = Some(OpenUse {
-            same_session: state
-                .handles
-                .iter()
-                .filter(|(op, handle)| {
-                    **op != id && handle.address == address && handle.status == OPEN
-                })
-                .map(|(op, _)| *op)
-                .collect(),
+        fact.detail = Detail::Open(OpenUse {
+            same_session: Ops::first_of(
+                state
+                    .handles
+                    .iter()
+                    .filter(|(op, handle)| {
+                        **op != id && handle.address == address && handle.status == OPEN
+                    })
+                    .map(|(op, _)| *op),
+            ),
         });
         let session = state.session_mut(address);
         if session.status == OPEN {
@@ -416,7 +449,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
 
     fn send(&self, id: OpId, session: &Origin, path: PathId, state: &mut State, fact: &mut Fact) {
         let Some(handles) = session.candidates() else {
-            fact.send = Some(SendUse {
+            fact.detail = Detail::Send(SendUse {
                 redundant: false,
                 sent_by: Ops::default(),
             });
@@ -438,7 +471,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 sent_by.union(&sent.by);
             }
         }
-        fact.send = Some(SendUse {
+        fact.detail = Detail::Send(SendUse {
             redundant: redundant && addresses.len() == handles.len(),
             sent_by,
         });
@@ -497,7 +530,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
 
     fn wait(&self, id: OpId, tokens: &Origin, state: &mut State, fact: &mut Fact) {
         let Some(launches) = tokens.candidates() else {
-            fact.wait = Some(AwaitUse {
+            fact.detail = Detail::Wait(AwaitUse {
                 status: token::UNKNOWN,
                 awaited_by: Ops::default(),
                 ended_by: Ops::default(),
@@ -519,7 +552,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 None => wait.status |= token::UNKNOWN,
             }
         }
-        fact.wait = Some(wait);
+        fact.detail = Detail::Wait(wait);
         let strong = launches.len() == 1;
         for launch in launches {
             if let Some(token) = state.tokens.get_mut(launch) {
@@ -625,7 +658,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             return true;
         };
         // Marks the call as reached.
-        run.facts.insert(id, Fact::default());
+        run.record(id, Fact::default());
         let Some(&callee) = program.callees.get(&id) else {
             self.transfer_unmodeled(run, op, state);
             return true;
@@ -678,8 +711,10 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         };
         let mut addresses = reached.clone();
         let mut tokens = BTreeSet::new();
+        let mut passed = BTreeSet::new();
         for param in params.iter().flatten() {
             for op in param.candidates().unwrap_or_default() {
+                passed.insert(*op);
                 if let Some(address) = self.address_of(*op) {
                     addresses.insert(address);
                 } else if let Some(token) = state.tokens.get(op) {
@@ -696,14 +731,19 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 .map(|(address, _)| *address),
         );
         for (op, token) in &state.tokens {
-            if self
-                .token_addresses(token)
-                .is_some_and(|on| !on.is_disjoint(&addresses))
+            if token.status & (token::PENDING | token::UNKNOWN) != 0
+                && self
+                    .token_addresses(token)
+                    .is_some_and(|on| !on.is_disjoint(&addresses))
             {
                 tokens.insert(*op);
             }
         }
-        Relevance::Some { addresses, tokens }
+        Relevance::Some {
+            addresses,
+            params: passed,
+            tokens,
+        }
     }
 
     fn transfer_for(&mut self, run: &mut Run, op: OperationRef<'c, 'a>, state: &mut State) -> bool {
@@ -797,10 +837,10 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                         statuses.extend(back.handles.iter().map(|(op, h)| (*op, h.status)));
                         statuses.extend(back.stale.keys().map(|op| (*op, CLOSED)));
                     }
-                    run.facts.insert(
+                    run.record(
                         id,
                         Fact {
-                            back_edge: Some(statuses),
+                            detail: Detail::BackEdge(statuses),
                             ..Fact::default()
                         },
                     );
@@ -954,8 +994,8 @@ fn project(state: &State, relevance: &Relevance) -> State {
         stale: state
             .stale
             .iter()
-            .filter(|(_, (address, _))| relevance.address(address))
-            .map(|(op, stale)| (*op, stale.clone()))
+            .filter(|(op, _)| relevance.param(op))
+            .map(|(op, stale)| (*op, *stale))
             .collect(),
         sessions: state
             .sessions
@@ -981,9 +1021,7 @@ fn merge_back(state: &mut State, relevance: &Relevance, exit: &State) {
     state
         .handles
         .retain(|_, handle| !relevance.address(&handle.address));
-    state
-        .stale
-        .retain(|_, (address, _)| !relevance.address(address));
+    state.stale.retain(|op, _| !relevance.param(op));
     state
         .sessions
         .retain(|address, _| !relevance.address(address));
@@ -995,7 +1033,7 @@ fn merge_back(state: &mut State, relevance: &Relevance, exit: &State) {
     );
     state
         .stale
-        .extend(exit.stale.iter().map(|(op, stale)| (*op, stale.clone())));
+        .extend(exit.stale.iter().map(|(op, stale)| (*op, *stale)));
     state.sessions.extend(
         exit.sessions
             .iter()

@@ -4,23 +4,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::lattice::{OpId, Ops, status, token};
+use super::lattice::{OpId, Ops, Origin, status, token};
 
 /// The facts of one op. Within one calling context an op's facts are those
 /// of its last visit (the analysis visits ops in loops until nothing
-/// changes, and states only grow); across contexts they are merged.
+/// changes, and states only grow); across contexts they are merged. Kept
+/// small: there is one per executor op, copied once per context.
 #[derive(Clone, Debug, Default)]
 pub struct Fact {
     /// The session an op uses.
     pub session: Option<SessionUse>,
-    /// The object an `executor.launch` or `executor.launch_async` runs.
-    pub object: Option<ObjectUse>,
-    /// The path an `executor.send_binary` sends.
-    pub send: Option<SendUse>,
-    /// An `executor.open`.
-    pub open: Option<OpenUse>,
-    /// The token an `executor.await` waits for.
-    pub wait: Option<AwaitUse>,
+    /// What is particular to the kind of op.
+    pub detail: Detail,
     /// Tokens (their `executor.launch_async`) that are still pending on some
     /// path where this op drops them: a `func.return` that does not return
     /// them, the `executor.close` of their session, or the launch itself
@@ -29,9 +24,23 @@ pub struct Fact {
     /// At an `executor.close`: a launch_async on its session may still be
     /// running (not awaited, or unknown).
     pub outstanding: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub enum Detail {
+    #[default]
+    None,
+    /// The object an `executor.launch` or `executor.launch_async` runs.
+    Object(ObjectUse),
+    /// The path an `executor.send_binary` sends.
+    Send(SendUse),
+    /// An `executor.open`.
+    Open(OpenUse),
+    /// The token an `executor.await` waits for.
+    Wait(AwaitUse),
     /// At an `scf.for` or `scf.while`: the status of each handle at the end
     /// of an iteration (where the loop goes back to its start).
-    pub back_edge: Option<BTreeMap<OpId, u8>>,
+    BackEdge(BTreeMap<OpId, u8>),
 }
 
 /// The session an op uses.
@@ -41,8 +50,8 @@ pub struct SessionUse {
     /// of unknown origin).
     pub status: u8,
     pub closed_by: Ops,
-    /// The `executor.open`s it may come from; None when unknown.
-    pub opens: Option<BTreeSet<OpId>>,
+    /// The `executor.open`s it may come from.
+    pub opens: Origin,
 }
 
 #[derive(Clone, Debug)]
@@ -66,8 +75,9 @@ pub struct SendUse {
 #[derive(Clone, Debug)]
 pub struct OpenUse {
     /// Other opens of the same address whose handle is open on every path
-    /// reaching this one: the runtime returns their session here.
-    pub same_session: BTreeSet<OpId>,
+    /// reaching this one (some of them): the runtime returns their session
+    /// here.
+    pub same_session: Ops,
 }
 
 #[derive(Clone, Debug)]
@@ -79,47 +89,84 @@ pub struct AwaitUse {
 }
 
 impl Fact {
+    pub fn object(&self) -> Option<&ObjectUse> {
+        match &self.detail {
+            Detail::Object(object) => Some(object),
+            _ => None,
+        }
+    }
+
+    pub fn send(&self) -> Option<&SendUse> {
+        match &self.detail {
+            Detail::Send(send) => Some(send),
+            _ => None,
+        }
+    }
+
+    pub fn open(&self) -> Option<&OpenUse> {
+        match &self.detail {
+            Detail::Open(open) => Some(open),
+            _ => None,
+        }
+    }
+
+    pub fn wait(&self) -> Option<&AwaitUse> {
+        match &self.detail {
+            Detail::Wait(wait) => Some(wait),
+            _ => None,
+        }
+    }
+
+    pub fn back_edge(&self) -> Option<&BTreeMap<OpId, u8>> {
+        match &self.detail {
+            Detail::BackEdge(statuses) => Some(statuses),
+            _ => None,
+        }
+    }
+
     /// Merges the facts of the same op from another calling context.
     pub fn merge(&mut self, other: &Fact) {
-        merge_option(&mut self.session, &other.session, |mine, theirs| {
-            mine.status |= theirs.status;
-            mine.closed_by.union(&theirs.closed_by);
-            mine.opens = match (mine.opens.take(), &theirs.opens) {
-                (Some(mut opens), Some(more)) => {
-                    opens.extend(more);
-                    Some(opens)
+        match (&mut self.session, &other.session) {
+            (Some(mine), Some(theirs)) => {
+                mine.status |= theirs.status;
+                mine.closed_by.union(&theirs.closed_by);
+                mine.opens = mine.opens.join(&theirs.opens);
+            }
+            (mine @ None, Some(theirs)) => *mine = Some(theirs.clone()),
+            _ => {}
+        }
+        match (&mut self.detail, &other.detail) {
+            (Detail::Object(mine), Detail::Object(theirs)) => {
+                mine.every &= theirs.every;
+                mine.some |= theirs.some;
+                mine.unknown |= theirs.unknown;
+            }
+            (Detail::Send(mine), Detail::Send(theirs)) => {
+                mine.redundant &= theirs.redundant;
+                mine.sent_by.union(&theirs.sent_by);
+            }
+            (Detail::Open(mine), Detail::Open(theirs)) => {
+                mine.same_session.intersect(&theirs.same_session);
+            }
+            (Detail::Wait(mine), Detail::Wait(theirs)) => {
+                mine.status |= theirs.status;
+                mine.awaited_by.union(&theirs.awaited_by);
+                mine.ended_by.union(&theirs.ended_by);
+            }
+            (Detail::BackEdge(mine), Detail::BackEdge(theirs)) => {
+                for (op, bits) in mine.iter_mut() {
+                    *bits |= theirs.get(op).copied().unwrap_or(status::UNKNOWN);
                 }
-                _ => None,
-            };
-        });
-        merge_option(&mut self.object, &other.object, |mine, theirs| {
-            mine.every &= theirs.every;
-            mine.some |= theirs.some;
-            mine.unknown |= theirs.unknown;
-        });
-        merge_option(&mut self.send, &other.send, |mine, theirs| {
-            mine.redundant &= theirs.redundant;
-            mine.sent_by.union(&theirs.sent_by);
-        });
-        merge_option(&mut self.open, &other.open, |mine, theirs| {
-            mine.same_session
-                .retain(|op| theirs.same_session.contains(op));
-        });
-        merge_option(&mut self.wait, &other.wait, |mine, theirs| {
-            mine.status |= theirs.status;
-            mine.awaited_by.union(&theirs.awaited_by);
-            mine.ended_by.union(&theirs.ended_by);
-        });
+                for (op, bits) in theirs {
+                    mine.entry(*op).or_insert(bits | status::UNKNOWN);
+                }
+            }
+            // One context may not have got as far into the op as another.
+            (mine @ Detail::None, theirs) => *mine = theirs.clone(),
+            _ => {}
+        }
         self.lost.extend(&other.lost);
         self.outstanding |= other.outstanding;
-        merge_option(&mut self.back_edge, &other.back_edge, |mine, theirs| {
-            for (op, bits) in mine.iter_mut() {
-                *bits |= theirs.get(op).copied().unwrap_or(status::UNKNOWN);
-            }
-            for (op, bits) in theirs {
-                mine.entry(*op).or_insert(bits | status::UNKNOWN);
-            }
-        });
     }
 
     /// Adds what an unanalysed calling context may bring: anything. Reports
@@ -127,36 +174,23 @@ impl Fact {
     pub fn degrade(&mut self) {
         if let Some(session) = &mut self.session {
             session.status |= status::UNKNOWN;
-            session.opens = None;
+            session.opens = Origin::Unknown;
         }
-        if let Some(object) = &mut self.object {
-            object.every = false;
-            object.unknown = true;
-        }
-        if let Some(send) = &mut self.send {
-            send.redundant = false;
-        }
-        if let Some(open) = &mut self.open {
-            open.same_session.clear();
-        }
-        if let Some(wait) = &mut self.wait {
-            wait.status |= token::UNKNOWN;
+        match &mut self.detail {
+            Detail::None => {}
+            Detail::Object(object) => {
+                object.every = false;
+                object.unknown = true;
+            }
+            Detail::Send(send) => send.redundant = false,
+            Detail::Open(open) => open.same_session = Ops::default(),
+            Detail::Wait(wait) => wait.status |= token::UNKNOWN,
+            Detail::BackEdge(statuses) => {
+                statuses
+                    .values_mut()
+                    .for_each(|bits| *bits |= status::UNKNOWN);
+            }
         }
         self.outstanding = true;
-        if let Some(back_edge) = &mut self.back_edge {
-            back_edge
-                .values_mut()
-                .for_each(|bits| *bits |= status::UNKNOWN);
-        }
-    }
-}
-
-/// Merges two optional facts: one context may not have reached the part of
-/// the op the other did (a fact is filled as far as the op's transfer got).
-fn merge_option<T: Clone>(mine: &mut Option<T>, theirs: &Option<T>, merge: impl Fn(&mut T, &T)) {
-    match (mine.as_mut(), theirs) {
-        (Some(mine), Some(theirs)) => merge(mine, theirs),
-        (None, Some(theirs)) => *mine = Some(theirs.clone()),
-        _ => {}
     }
 }

@@ -35,69 +35,132 @@ pub mod token {
     pub const UNKNOWN: u8 = 8;
 }
 
-/// How many ops a note set keeps: enough to point at the culprits, small
-/// enough to keep states cheap to copy and compare.
-const NOTE_LIMIT: usize = 4;
+/// How many ops a set of ops holds: the notes of a diagnostic (enough to
+/// point at the culprits) and the ops a value may come from (beyond that it
+/// counts as unknown). Small enough to live inline, so that states and facts
+/// are copied and compared without allocating.
+const OPS_LIMIT: usize = 4;
 
-/// A few ops to attach notes at (the closes that closed a session, ...),
-/// sorted, at most [`NOTE_LIMIT`].
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Ops(Vec<OpId>);
+/// A few ops, sorted, at most [`OPS_LIMIT`], held inline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ops {
+    len: u8,
+    /// The ops, then zeros (so that equal sets compare and hash equal).
+    ops: [OpId; OPS_LIMIT],
+}
 
 impl Ops {
     pub fn one(op: OpId) -> Self {
-        Self(vec![op])
+        let mut ops = [0; OPS_LIMIT];
+        ops[0] = op;
+        Self { len: 1, ops }
     }
 
     pub fn ids(&self) -> &[OpId] {
-        &self.0
+        &self.ops[..self.len as usize]
     }
 
-    pub fn union(&mut self, other: &Self) {
-        if other.0.iter().all(|op| self.0.binary_search(op).is_ok()) {
-            return;
+    /// The sorted union of both, however many ops that is.
+    fn merged(&self, other: &Self) -> ([OpId; 2 * OPS_LIMIT], usize) {
+        let mut all = [0; 2 * OPS_LIMIT];
+        let (mut mine, mut theirs, mut len) = (self.ids().iter(), other.ids().iter(), 0);
+        let (mut a, mut b) = (mine.next(), theirs.next());
+        while a.is_some() || b.is_some() {
+            let next = match (a, b) {
+                (Some(x), Some(y)) if x == y => {
+                    (a, b) = (mine.next(), theirs.next());
+                    *x
+                }
+                (Some(x), Some(y)) if x < y => {
+                    a = mine.next();
+                    *x
+                }
+                (Some(x), None) => {
+                    a = mine.next();
+                    *x
+                }
+                (_, Some(y)) => {
+                    b = theirs.next();
+                    *y
+                }
+                (None, None) => unreachable!("the loop runs while one is left"),
+            };
+            all[len] = next;
+            len += 1;
         }
-        self.0.extend_from_slice(&other.0);
-        self.0.sort_unstable();
-        self.0.dedup();
-        self.0.truncate(NOTE_LIMIT);
+        (all, len)
+    }
+
+    fn from_sorted(ops: &[OpId]) -> Self {
+        let mut inline = [0; OPS_LIMIT];
+        inline[..ops.len()].copy_from_slice(ops);
+        Self {
+            len: ops.len() as u8,
+            ops: inline,
+        }
+    }
+
+    /// Adds `other`'s ops, keeping the first [`OPS_LIMIT`] (notes need not
+    /// name every culprit).
+    pub fn union(&mut self, other: &Self) {
+        let (all, len) = self.merged(other);
+        *self = Self::from_sorted(&all[..len.min(OPS_LIMIT)]);
     }
 
     pub fn with(mut self, op: OpId) -> Self {
         self.union(&Self::one(op));
         self
     }
-}
 
-/// How many ops a value may come from before it counts as unknown.
-const ORIGIN_LIMIT: usize = 4;
+    /// Keeps the ops `other` has too.
+    pub fn intersect(&mut self, other: &Self) {
+        let mut kept = [0; OPS_LIMIT];
+        let mut len = 0;
+        for op in self.ids() {
+            if other.ids().binary_search(op).is_ok() {
+                kept[len] = *op;
+                len += 1;
+            }
+        }
+        *self = Self::from_sorted(&kept[..len]);
+    }
+
+    /// The first [`OPS_LIMIT`] of `ops`, which are sorted.
+    pub fn first_of(ops: impl Iterator<Item = OpId>) -> Self {
+        let mut first = [0; OPS_LIMIT];
+        let mut len = 0;
+        for op in ops.take(OPS_LIMIT) {
+            first[len] = op;
+            len += 1;
+        }
+        Self::from_sorted(&first[..len])
+    }
+}
 
 /// Where a session or token value comes from: one of a few
 /// `executor.open`s (`executor.launch_async`s), or unknown (an argument from
 /// outside the module, the result of an op the analysis does not model).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Origin {
-    /// Sorted, not empty, at most [`ORIGIN_LIMIT`].
-    Ops(Vec<OpId>),
+    /// Not empty.
+    Ops(Ops),
     Unknown,
 }
 
 impl Origin {
     pub fn op(op: OpId) -> Self {
-        Self::Ops(vec![op])
+        Self::Ops(Ops::one(op))
     }
 
+    /// Either's ops; unknown beyond [`OPS_LIMIT`] of them.
     pub fn join(&self, other: &Self) -> Self {
         match (self, other) {
             (Self::Ops(a), Self::Ops(b)) => {
-                let mut ops = a.clone();
-                ops.extend_from_slice(b);
-                ops.sort_unstable();
-                ops.dedup();
-                if ops.len() > ORIGIN_LIMIT {
+                let (all, len) = a.merged(b);
+                if len > OPS_LIMIT {
                     Self::Unknown
                 } else {
-                    Self::Ops(ops)
+                    Self::Ops(Ops::from_sorted(&all[..len]))
                 }
             }
             _ => Self::Unknown,
@@ -107,7 +170,7 @@ impl Origin {
     /// The ops it may come from; None when unknown.
     pub fn candidates(&self) -> Option<&[OpId]> {
         match self {
-            Self::Ops(ops) => Some(ops),
+            Self::Ops(ops) => Some(ops.ids()),
             Self::Unknown => None,
         }
     }
@@ -175,7 +238,7 @@ impl Session {
         for (path, theirs) in &other.sent {
             self.sent.entry(*path).or_insert_with(|| Sent {
                 every: false,
-                by: theirs.by.clone(),
+                by: theirs.by,
             });
         }
     }
@@ -255,7 +318,7 @@ impl State {
             } else if let Some((_, mine)) = self.stale.get_mut(op) {
                 mine.union(closed_by);
             } else {
-                self.stale.insert(*op, (*address, closed_by.clone()));
+                self.stale.insert(*op, (*address, *closed_by));
             }
         }
         for (op, theirs) in &other.handles {
@@ -360,10 +423,10 @@ mod tests {
     #[test]
     fn origins_of_too_many_ops_are_unknown() {
         let mut origin = Origin::op(0);
-        for op in 1..ORIGIN_LIMIT as OpId {
+        for op in 1..OPS_LIMIT as OpId {
             origin = origin.join(&Origin::op(op));
         }
-        assert_eq!(origin.candidates().map(<[_]>::len), Some(ORIGIN_LIMIT));
+        assert_eq!(origin.candidates().map(<[_]>::len), Some(OPS_LIMIT));
         assert_eq!(origin.join(&Origin::op(99)), Origin::Unknown);
         assert_eq!(Origin::op(5).join(&Origin::op(5)), Origin::op(5));
     }

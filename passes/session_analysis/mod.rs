@@ -27,21 +27,23 @@
 
 mod dataflow;
 mod facts;
+mod fast_hash;
 mod lattice;
 mod origins;
 
-use std::{
-    collections::{BTreeSet, HashMap, HashSet},
-    rc::Rc,
-};
+use std::{collections::BTreeSet, rc::Rc};
 
-use melior::ir::{
-    BlockLike, OperationRef, RegionLike, RegionRef, Type, Value, ValueLike,
-    attribute::{IntegerAttribute, StringAttribute},
-    operation::{OperationLike, OperationResult},
+use melior::{
+    Context,
+    ir::{
+        BlockLike, Identifier, OperationRef, RegionLike, RegionRef, Type, Value, ValueLike,
+        attribute::{IntegerAttribute, StringAttribute},
+        operation::{OperationLike, OperationResult},
+    },
 };
 
 pub use facts::Fact;
+use fast_hash::{FastMap, FastSet};
 use lattice::{AddressId, Origin, State};
 pub use lattice::{OpId, status as session_status, token as token_status};
 
@@ -59,7 +61,8 @@ pub const CONTEXT_LIMIT: u32 = 16;
 /// The facts of the analysis of one module, and the ops they are about.
 pub struct SessionFacts<'c, 'a> {
     program: Program<'c, 'a>,
-    facts: HashMap<OpId, Fact>,
+    /// By op id; None for ops no analysis reached.
+    facts: Vec<Option<Fact>>,
 }
 
 impl<'c, 'a> SessionFacts<'c, 'a> {
@@ -70,8 +73,9 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
         self.program
             .ops
             .iter()
+            .zip(&self.facts)
             .enumerate()
-            .map(|(id, op)| (id as OpId, *op, self.facts.get(&(id as OpId))))
+            .map(|(id, (op, fact))| (id as OpId, *op, fact.as_ref()))
     }
 
     pub fn op(&self, id: OpId) -> OperationRef<'c, 'a> {
@@ -83,7 +87,7 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
     }
 
     pub fn fact(&self, op: OperationRef<'_, '_>) -> Option<&Fact> {
-        self.facts.get(&self.id(op)?)
+        self.facts.get(self.id(op)? as usize)?.as_ref()
     }
 
     /// Whether the module holds an executor op at all.
@@ -98,7 +102,7 @@ pub fn analyze<'c, 'a>(module: OperationRef<'c, 'a>) -> SessionFacts<'c, 'a> {
     if !program.has_executor_ops {
         return SessionFacts {
             program,
-            facts: HashMap::new(),
+            facts: Vec::new(),
         };
     }
     let mut analyzer = Analyzer::new(&program);
@@ -165,24 +169,94 @@ fn value_key(value: Value<'_, '_>) -> usize {
 struct Program<'c, 'a> {
     session_type: Type<'c>,
     token_type: Type<'c>,
+    kinds: Kinds,
     has_executor_ops: bool,
     /// The tracked ops, by id, in the order of the module.
     ops: Vec<OperationRef<'c, 'a>>,
-    ids: HashMap<usize, OpId>,
+    ids: FastMap<usize, OpId>,
     /// The function each tracked op belongs to (None outside functions).
     op_functions: Vec<Option<FuncId>>,
     functions: Vec<Function<'c, 'a>>,
     /// The callee of each `func.call` with a body in the module, by call id.
-    callees: HashMap<OpId, FuncId>,
+    callees: FastMap<OpId, FuncId>,
     /// The address of each `executor.open`, by its id.
-    open_addresses: HashMap<OpId, AddressId>,
+    open_addresses: FastMap<OpId, AddressId>,
     /// Ops with regions holding what the analysis must see but does not
     /// analyse inside such an op: an executor op, a call, a use of a handle.
-    busy: HashSet<usize>,
+    busy: FastSet<usize>,
+}
+
+/// The ops the analysis tells apart.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    /// An op of the executor dialect (read through `ExecutorOp`).
+    Executor,
+    FuncFunc,
+    FuncCall,
+    FuncReturn,
+    ScfFor,
+    ScfWhile,
+    /// `scf.if`, `scf.index_switch`, `scf.execute_region`: one of their
+    /// regions runs, once.
+    ScfAlternatives,
+    /// `scf.yield`, `scf.condition`: they only pass values on.
+    Forward,
+    Select,
+    Other,
+}
+
+/// The kind of an op, told by its name's interned identifier (a pointer
+/// comparison, not a string one: the analysis asks for every op).
+struct Kinds {
+    by_name: FastMap<usize, Kind>,
+}
+
+impl Kinds {
+    fn new(context: &Context) -> Self {
+        let named = [
+            ("executor.open", Kind::Executor),
+            ("executor.send_binary", Kind::Executor),
+            ("executor.launch", Kind::Executor),
+            ("executor.launch_async", Kind::Executor),
+            ("executor.await", Kind::Executor),
+            ("executor.call", Kind::Executor),
+            ("executor.close", Kind::Executor),
+            ("func.func", Kind::FuncFunc),
+            ("func.call", Kind::FuncCall),
+            ("func.return", Kind::FuncReturn),
+            ("scf.for", Kind::ScfFor),
+            ("scf.while", Kind::ScfWhile),
+            ("scf.if", Kind::ScfAlternatives),
+            ("scf.index_switch", Kind::ScfAlternatives),
+            ("scf.execute_region", Kind::ScfAlternatives),
+            ("scf.yield", Kind::Forward),
+            ("scf.condition", Kind::Forward),
+            ("arith.select", Kind::Select),
+        ];
+        Self {
+            by_name: named
+                .into_iter()
+                .map(|(name, kind)| (identifier_key(Identifier::new(context, name)), kind))
+                .collect(),
+        }
+    }
+
+    fn of(&self, op: OperationRef<'_, '_>) -> Kind {
+        self.by_name
+            .get(&identifier_key(op.name()))
+            .copied()
+            .unwrap_or(Kind::Other)
+    }
+}
+
+fn identifier_key(identifier: Identifier<'_>) -> usize {
+    identifier.to_raw().ptr as usize
 }
 
 struct Function<'c, 'a> {
     body: Option<RegionRef<'c, 'a>>,
+    /// The ids of its tracked ops (consecutive: ops are numbered in order).
+    ops: std::ops::Range<OpId>,
     /// Which arguments are sessions or tokens.
     handle_params: Vec<bool>,
     callable_from_outside: bool,
@@ -201,7 +275,7 @@ struct Function<'c, 'a> {
 /// Byte strings (addresses, paths) by small integer ids.
 #[derive(Default)]
 struct Interner {
-    ids: HashMap<Vec<u8>, u32>,
+    ids: FastMap<Vec<u8>, u32>,
 }
 
 impl Interner {
@@ -229,22 +303,23 @@ fn address_key(bytes: &[u8]) -> Vec<u8> {
 }
 
 impl<'c, 'a> Program<'c, 'a> {
-    fn new(module: OperationRef<'c, 'a>, context: &'c melior::Context) -> Self {
+    fn new(module: OperationRef<'c, 'a>, context: &'c Context) -> Self {
         let mut program = Self {
             session_type: dialect::session_type(context),
             token_type: dialect::token_type(context),
+            kinds: Kinds::new(context),
             has_executor_ops: false,
             ops: Vec::new(),
-            ids: HashMap::new(),
+            ids: FastMap::default(),
             op_functions: Vec::new(),
             functions: Vec::new(),
-            callees: HashMap::new(),
-            open_addresses: HashMap::new(),
-            busy: HashSet::new(),
+            callees: FastMap::default(),
+            open_addresses: FastMap::default(),
+            busy: FastSet::default(),
         };
         let mut walk = Walk {
             addresses: Interner::default(),
-            function_names: HashMap::new(),
+            function_names: FastMap::default(),
             calls: Vec::new(),
             ancestors: Vec::new(),
         };
@@ -298,11 +373,12 @@ impl<'c, 'a> Program<'c, 'a> {
         table: Option<usize>,
         function: Option<FuncId>,
     ) {
-        let name = ir::operation_name(op);
+        let kind = self.kinds.of(op);
         let mut function = function;
         let mut uses_handles = false;
-        match name {
-            "func.func" => {
+        let mut produces_handle = false;
+        match kind {
+            Kind::FuncFunc => {
                 let id = self.functions.len() as FuncId;
                 let body = op
                     .region(0)
@@ -322,8 +398,10 @@ impl<'c, 'a> Program<'c, 'a> {
                     .ok()
                     .and_then(|visibility| StringAttribute::try_from(visibility).ok())
                     .is_none_or(|visibility| ir::string_bytes(visibility) == b"public");
+                let first = self.ops.len() as OpId;
                 self.functions.push(Function {
                     body,
+                    ops: first..first,
                     handle_params,
                     callable_from_outside: public,
                     origin_ops: Vec::new(),
@@ -338,7 +416,7 @@ impl<'c, 'a> Program<'c, 'a> {
                 function = Some(id);
                 walk.ancestors.clear();
             }
-            "func.call" => {
+            Kind::FuncCall => {
                 let id = self.track(op, function);
                 if let (Some(table), Some(callee)) = (
                     table,
@@ -348,18 +426,22 @@ impl<'c, 'a> Program<'c, 'a> {
                 }
                 uses_handles = true;
             }
-            "func.return" | "scf.for" | "scf.while" => {
+            Kind::FuncReturn | Kind::ScfFor | Kind::ScfWhile => {
                 self.track(op, function);
-                if name == "func.return"
+                if kind == Kind::FuncReturn
                     && let Some(function) = function
                 {
                     self.functions[function as usize].returns.push(op);
                 }
             }
-            _ => {
+            Kind::Executor => {
                 if let Some(executor_op) = ExecutorOp::of(op) {
                     self.has_executor_ops = true;
                     uses_handles = true;
+                    produces_handle = matches!(
+                        executor_op,
+                        ExecutorOp::Open(_) | ExecutorOp::LaunchAsync(_)
+                    );
                     let id = self.track(op, function);
                     if let ExecutorOp::Open(open) = &executor_op
                         && let Ok(address) = open.address()
@@ -372,20 +454,26 @@ impl<'c, 'a> Program<'c, 'a> {
                     }
                 }
             }
+            Kind::ScfAlternatives | Kind::Forward | Kind::Select | Kind::Other => {}
         }
         if let Some(function) = function
-            && name != "func.func"
+            && kind != Kind::FuncFunc
         {
-            let carries_handles = op.results().any(|result| self.is_handle(result.r#type()))
-                || op.successor_count() > 0
-                || op.region_count() > 0;
-            if carries_handles {
+            let makes_handles = match kind {
+                // Of the executor ops, open and launch_async.
+                Kind::Executor => produces_handle,
+                _ => op.results().any(|result| self.is_handle(result.r#type())),
+            };
+            if makes_handles || op.successor_count() > 0 || op.region_count() > 0 {
                 self.functions[function as usize].origin_ops.push(op);
             }
-            uses_handles |= op
-                .operands()
-                .any(|operand| self.is_handle(operand.r#type()));
-            if uses_handles {
+            // Only ops nested in another op of the function can make it busy.
+            if !walk.ancestors.is_empty()
+                && (uses_handles
+                    || op
+                        .operands()
+                        .any(|operand| self.is_handle(operand.r#type())))
+            {
                 for ancestor in walk.ancestors.iter().rev() {
                     if !self.busy.insert(*ancestor) {
                         break;
@@ -402,7 +490,7 @@ impl<'c, 'a> Program<'c, 'a> {
         } else {
             table
         };
-        let nested_in_function = function.is_some() && name != "func.func";
+        let nested_in_function = function.is_some() && kind != Kind::FuncFunc;
         if nested_in_function {
             walk.ancestors.push(op_key(op));
         }
@@ -420,6 +508,11 @@ impl<'c, 'a> Program<'c, 'a> {
         if nested_in_function {
             walk.ancestors.pop();
         }
+        if kind == Kind::FuncFunc
+            && let Some(function) = function
+        {
+            self.functions[function as usize].ops.end = self.ops.len() as OpId;
+        }
     }
 }
 
@@ -427,7 +520,7 @@ impl<'c, 'a> Program<'c, 'a> {
 struct Walk {
     addresses: Interner,
     /// Functions by symbol table and name.
-    function_names: HashMap<(usize, Vec<u8>), FuncId>,
+    function_names: FastMap<(usize, Vec<u8>), FuncId>,
     /// Each `func.call` with its symbol table and callee name.
     calls: Vec<(OpId, usize, Vec<u8>)>,
     /// The ops with regions around the op being visited, inside its function.
@@ -471,15 +564,16 @@ enum Reach {
 /// the facts merged over them.
 struct Analyzer<'p, 'c, 'a> {
     program: &'p Program<'c, 'a>,
-    memo: HashMap<ContextKey, Rc<ContextResult>>,
-    origin_memo: HashMap<(FuncId, Vec<Option<Origin>>), Rc<origins::OriginMap>>,
-    origins_in_progress: HashSet<(FuncId, Vec<Option<Origin>>)>,
-    reach: HashMap<FuncId, Reach>,
+    memo: FastMap<ContextKey, Rc<ContextResult>>,
+    origin_memo: FastMap<(FuncId, Vec<Option<Origin>>), Rc<origins::OriginMap>>,
+    origins_in_progress: FastSet<(FuncId, Vec<Option<Origin>>)>,
+    reach: FastMap<FuncId, Reach>,
     contexts: Vec<u32>,
     on_stack: Vec<u32>,
     /// Functions called in a context the analysis did not analyse.
-    unanalysed: HashSet<FuncId>,
-    facts: HashMap<OpId, Fact>,
+    unanalysed: FastSet<FuncId>,
+    /// By op id, merged over the contexts analysed so far.
+    facts: Vec<Option<Fact>>,
     paths: Interner,
 }
 
@@ -487,14 +581,14 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
     fn new(program: &'p Program<'c, 'a>) -> Self {
         Self {
             program,
-            memo: HashMap::new(),
-            origin_memo: HashMap::new(),
-            origins_in_progress: HashSet::new(),
-            reach: HashMap::new(),
+            memo: FastMap::default(),
+            origin_memo: FastMap::default(),
+            origins_in_progress: FastSet::default(),
+            reach: FastMap::default(),
             contexts: vec![0; program.functions.len()],
             on_stack: vec![0; program.functions.len()],
-            unanalysed: HashSet::new(),
-            facts: HashMap::new(),
+            unanalysed: FastSet::default(),
+            facts: vec![None; program.ops.len()],
             paths: Interner::default(),
         }
     }
@@ -525,14 +619,17 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
 
     /// The facts, merged over every context, with those of functions called
     /// in unanalysed contexts (and of everything they call) degraded.
-    fn finish(mut self) -> HashMap<OpId, Fact> {
+    fn finish(mut self) -> Vec<Option<Fact>> {
         let program = self.program;
         // A call the analysis never reached (inside an op it does not model,
         // or unreachable) calls its callee in a context it did not analyse.
         for (call, callee) in &program.callees {
-            if !self.facts.contains_key(call) {
+            if self.facts[*call as usize].is_none() {
                 self.unanalysed.insert(*callee);
             }
+        }
+        if self.unanalysed.is_empty() {
+            return self.facts;
         }
         let mut pending: Vec<FuncId> = self.unanalysed.iter().copied().collect();
         while let Some(function) = pending.pop() {
@@ -542,8 +639,10 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
                 }
             }
         }
-        for (op, fact) in &mut self.facts {
-            if program.op_functions[*op as usize].is_some_and(|f| self.unanalysed.contains(&f)) {
+        for (fact, function) in self.facts.iter_mut().zip(&program.op_functions) {
+            if let Some(fact) = fact
+                && function.is_some_and(|function| self.unanalysed.contains(&function))
+            {
                 fact.degrade();
             }
         }

@@ -9,28 +9,32 @@
 //! so it is computed once per function and argument origins, before the
 //! dataflow, by iterating over the function's ops until nothing changes.
 
-use std::{
-    collections::{HashMap, HashSet},
-    rc::Rc,
+use std::rc::Rc;
+
+use melior::ir::{
+    BlockLike, BlockRef, OperationRef, RegionLike, RegionRef, Value, ValueLike,
+    operation::OperationLike,
 };
 
-use melior::ir::operation::OperationLike;
-use melior::ir::{BlockLike, BlockRef, OperationRef, RegionLike, RegionRef, Value, ValueLike};
-
-use super::{Analyzer, FuncId, Origin, lattice::OpId, value_key};
-use crate::{ffi, passes::ir};
+use super::{
+    Analyzer, FuncId, Kind, Origin,
+    fast_hash::{FastMap, FastSet},
+    lattice::OpId,
+    value_key,
+};
+use crate::ffi;
 
 /// The origins of the session and token values of one function.
 #[derive(Default)]
 pub struct OriginMap {
-    values: HashMap<usize, Origin>,
+    values: FastMap<usize, Origin>,
     /// The origin of each result of the function (None for results that are
     /// not sessions or tokens, or that no return gives).
     pub results: Vec<Option<Origin>>,
     /// Tokens whose value is carried to a later iteration of a loop (through a
     /// loop's block arguments or a branch): launching again does not lose the
     /// previous launch, whose token is still held.
-    pub carried: HashSet<OpId>,
+    pub carried: FastSet<OpId>,
 }
 
 impl OriginMap {
@@ -67,7 +71,7 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
         let joined = match self.map.values.get(&key) {
             Some(current) if current == origin => return,
             Some(current) => current.join(origin),
-            None => origin.clone(),
+            None => *origin,
         };
         if self.map.values.get(&key) != Some(&joined) {
             self.map.values.insert(key, joined);
@@ -87,7 +91,7 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
             return;
         }
         if let Some(Origin::Ops(ops)) = self.get(value) {
-            self.map.carried.extend(ops);
+            self.map.carried.extend(ops.ids());
         }
     }
 
@@ -99,14 +103,15 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
 
     fn visit(&mut self, op: OperationRef<'c, 'a>) {
         let program = self.analyzer.program;
-        match ir::operation_name(op) {
-            "executor.open" | "executor.launch_async" => {
+        match program.kinds.of(op) {
+            // executor.open and executor.launch_async: their handle.
+            Kind::Executor => {
                 if let (Some(id), Ok(result)) = (program.ids.get(&super::op_key(op)), op.result(0))
                 {
                     self.give(result.into(), &Origin::op(*id));
                 }
             }
-            "arith.select" => {
+            Kind::Select => {
                 if let (Ok(result), Ok(on_true), Ok(on_false)) =
                     (op.result(0), op.operand(1), op.operand(2))
                 {
@@ -114,12 +119,12 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
                     self.forward(on_false, result.into());
                 }
             }
-            "func.call" => self.visit_call(op),
-            "scf.for" => self.visit_for(op),
-            "scf.while" => self.visit_while(op),
-            "scf.if" | "scf.index_switch" | "scf.execute_region" => {
+            Kind::FuncCall => self.visit_call(op),
+            Kind::ScfFor => self.visit_for(op),
+            Kind::ScfWhile => self.visit_while(op),
+            Kind::ScfAlternatives => {
                 for region in op.regions() {
-                    for terminator in yields(region) {
+                    for terminator in self.yields(region) {
                         for (operand, result) in terminator.operands().zip(op.results()) {
                             self.forward(operand, result.into());
                         }
@@ -142,6 +147,20 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
                 }
             }
         }
+    }
+
+    /// The `scf.yield`s that end a region's blocks.
+    fn yields(&self, region: RegionRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+        let kinds = &self.analyzer.program.kinds;
+        let mut found = Vec::new();
+        for_each_block(region, |block| {
+            if let Some(terminator) = block.terminator()
+                && kinds.of(terminator) == Kind::Forward
+            {
+                found.push(terminator);
+            }
+        });
+        found
     }
 
     fn visit_successor(&mut self, op: OperationRef<'c, 'a>, successor: usize) {
@@ -266,19 +285,6 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
             }
         }
     }
-}
-
-/// The `scf.yield`s that end a region's blocks.
-fn yields<'c, 'a>(region: RegionRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    let mut found = Vec::new();
-    for_each_block(region, |block| {
-        if let Some(terminator) = block.terminator()
-            && ir::operation_name(terminator) == "scf.yield"
-        {
-            found.push(terminator);
-        }
-    });
-    found
 }
 
 fn for_each_block<'c, 'a>(region: RegionRef<'c, 'a>, mut visit: impl FnMut(BlockRef<'c, 'a>)) {
