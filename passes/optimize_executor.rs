@@ -18,16 +18,17 @@ use melior::{
         scf,
     },
     ir::{
-        Block, BlockLike, BlockRef, OperationRef, Region, RegionLike, Type, Value, ValueLike,
+        Block, BlockLike, BlockRef, Identifier, OperationRef, Region, RegionLike, Type, Value,
+        ValueLike,
         attribute::StringAttribute,
-        operation::{OperationLike, OperationResult},
+        operation::{OperationBuilder, OperationLike, OperationResult},
     },
 };
 
 use super::{
     executor_ops::ExecutorOp,
     ir,
-    session_analysis::{self, Fact, OpId, SessionFacts, session_status::OPEN},
+    session_analysis::{self, ExecutorKind, Fact, Kind, OpId, SessionFacts, session_status::OPEN},
 };
 use crate::{dialect::executor, ffi};
 
@@ -76,8 +77,8 @@ struct Plan<'c, 'a> {
     reuse: Vec<(OpId, OpId)>,
     /// Ops to move right before a loop, in order.
     hoist: Vec<(OperationRef<'c, 'a>, OperationRef<'c, 'a>)>,
-    /// launch_async + await pairs, and the kernel name of their launch.
-    make_synchronous: Vec<(OperationRef<'c, 'a>, OperationRef<'c, 'a>, Vec<u8>)>,
+    /// launch_async + await pairs.
+    make_synchronous: Vec<AwaitedAtOnce<'c, 'a>>,
 }
 
 /// One round of the default rules; returns whether an op was hoisted.
@@ -89,7 +90,7 @@ fn rewrite<'c, 'a>(
 ) -> bool {
     let mut plan = Plan::default();
     let dominance = ffi::Dominance::new(module);
-    for (id, op, fact) in facts.ops() {
+    for (id, op, kind, fact) in facts.ops() {
         if let Some(send) = fact.and_then(Fact::send)
             && send.redundant
         {
@@ -106,14 +107,15 @@ fn rewrite<'c, 'a>(
             plan.reuse.push((id, *earlier));
         }
         if convention == EntryConvention::MlirCInterface
+            && kind == Kind::Executor(ExecutorKind::LaunchAsync)
             && let Some(ExecutorOp::LaunchAsync(launch)) = ExecutorOp::of(op)
-            && let Some((wait, kernel)) = awaited_at_once(&launch, op)
+            && let Some(pair) = awaited_at_once(&launch)
         {
-            plan.make_synchronous.push((op, wait, kernel));
+            plan.make_synchronous.push(pair);
         }
     }
     drop(dominance);
-    for (_, op, fact) in facts.ops() {
+    for (_, op, _, fact) in facts.ops() {
         if let Some(back_edge) = fact.and_then(Fact::back_edge) {
             hoist_from_loop(facts, op, back_edge, &mut plan);
         }
@@ -132,8 +134,9 @@ fn rewrite<'c, 'a>(
             ir::replace_all_uses(old.into(), new.into());
         }
     }
-    for (launch, wait, kernel) in &plan.make_synchronous {
-        make_synchronous(context, *launch, *wait, kernel);
+    let launches = SynchronousLaunches::new(context);
+    for pair in &plan.make_synchronous {
+        launches.replace(pair);
     }
     for (op, loop_op) in &plan.hoist {
         ir::move_before(*op, *loop_op);
@@ -144,13 +147,23 @@ fn rewrite<'c, 'a>(
     !plan.hoist.is_empty()
 }
 
+/// A launch_async awaited at once, with what its synchronous launch needs.
+struct AwaitedAtOnce<'c, 'a> {
+    launch: OperationRef<'c, 'a>,
+    wait: OperationRef<'c, 'a>,
+    session: Value<'c, 'a>,
+    object: StringAttribute<'c>,
+    /// `K` of `_mlir_ciface_K`.
+    kernel: Vec<u8>,
+}
+
 /// Rule 4's precondition: `launch` runs `_mlir_ciface_K` and its token's
 /// only use is an `executor.await` later in the same block with only ops
-/// without memory effects between. Returns the await and `K`.
+/// without memory effects between.
 fn awaited_at_once<'c, 'a>(
     launch: &super::executor_ops::Borrowed<'c, 'a, executor::LaunchAsyncOperation<'c>>,
-    op: OperationRef<'c, 'a>,
-) -> Option<(OperationRef<'c, 'a>, Vec<u8>)> {
+) -> Option<AwaitedAtOnce<'c, 'a>> {
+    let op = launch.operation();
     let callee = ir::string_bytes(launch.kernel_callee().ok()?);
     let kernel = callee.strip_prefix(EntryConvention::MlirCInterface.prefix().as_bytes())?;
     if kernel.is_empty() {
@@ -166,7 +179,13 @@ fn awaited_at_once<'c, 'a>(
     let mut between = op.next_in_block();
     while let Some(current) = between {
         if current == wait {
-            return Some((wait, kernel.to_vec()));
+            return Some(AwaitedAtOnce {
+                launch: op,
+                wait,
+                session: launch.anchor(launch.session().ok()?),
+                object: launch.object().ok()?,
+                kernel: kernel.to_vec(),
+            });
         }
         if !ffi::is_memory_effect_free(current) {
             return None;
@@ -176,41 +195,49 @@ fn awaited_at_once<'c, 'a>(
     None
 }
 
-/// Replaces `launch` (a launch_async of `_mlir_ciface_K`) and its `wait` by
-/// `executor.launch %s("K", object)()`, which runs the same symbol the same
-/// way, at the launch's place.
-fn make_synchronous<'c>(
+/// Builds the `executor.launch`es that replace awaited-at-once
+/// launch_asyncs, with melior's `OperationBuilder` and the attribute names
+/// made once: the generated builder (`executor::launch`) makes both names
+/// again for every op, a uniquing lookup each, which matters when thousands
+/// of launches are rewritten.
+struct SynchronousLaunches<'c> {
     context: &'c Context,
-    launch: OperationRef<'c, '_>,
-    wait: OperationRef<'c, '_>,
-    kernel: &[u8],
-) {
-    let (Some(block), Ok(session), Ok(object)) = (
-        launch.block(),
-        launch.operand(0),
-        launch.attribute("object"),
-    ) else {
-        return;
-    };
-    let Ok(object) = StringAttribute::try_from(object) else {
-        return;
-    };
-    let kernel = StringAttribute::try_from(ir::string_attribute(context, kernel));
-    let Ok(kernel) = kernel else {
-        return;
-    };
-    let synchronous = executor::launch(
-        context,
-        &[],
-        session,
-        &[],
-        kernel,
-        object,
-        launch.location(),
-    );
-    block.insert_operation_before(launch, synchronous.into());
-    ir::erase(wait);
-    ir::erase(launch);
+    kernel_callee: Identifier<'c>,
+    object: Identifier<'c>,
+}
+
+impl<'c> SynchronousLaunches<'c> {
+    fn new(context: &'c Context) -> Self {
+        Self {
+            context,
+            kernel_callee: Identifier::new(context, "kernel_callee"),
+            object: Identifier::new(context, "object"),
+        }
+    }
+
+    /// Replaces `launch` (a launch_async of `_mlir_ciface_K`) and its `wait`
+    /// by `executor.launch %s("K", object)()`, which runs the same symbol the
+    /// same way, at the launch's place.
+    fn replace(&self, launch: &AwaitedAtOnce<'c, '_>) {
+        let Some(block) = launch.launch.block() else {
+            return;
+        };
+        let kernel = ir::string_attribute(self.context, &launch.kernel);
+        let synchronous =
+            OperationBuilder::new(executor::LaunchOperation::name(), launch.launch.location())
+                .add_operands(&[launch.session])
+                .add_attributes(&[
+                    (self.kernel_callee, kernel),
+                    (self.object, launch.object.into()),
+                ])
+                .build();
+        let Ok(synchronous) = synchronous else {
+            return;
+        };
+        block.insert_operation_before(launch.launch, synchronous);
+        ir::erase(launch.wait);
+        ir::erase(launch.launch);
+    }
 }
 
 /// Rule 3: the opens and sends at the start of `loop_op`'s body (of an
@@ -300,9 +327,9 @@ fn defined_outside(value: Value<'_, '_>, loop_op: OperationRef<'_, '_>) -> bool 
 /// whether it changed anything.
 fn keep_sessions_across_iterations<'c>(context: &'c Context, facts: &SessionFacts<'c, '_>) -> bool {
     let mut changed = false;
-    for (_, op, fact) in facts.ops() {
-        if fact.is_some_and(|fact| fact.back_edge().is_some())
-            && ir::operation_name(op) == "scf.for"
+    for (_, op, kind, fact) in facts.ops() {
+        if kind == Kind::ScfFor
+            && fact.is_some_and(|fact| fact.back_edge().is_some())
             && let Some(pattern) = session_per_iteration(facts, op)
         {
             keep_session(context, op, &pattern);

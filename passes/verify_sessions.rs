@@ -11,7 +11,7 @@ use melior::ir::{OperationRef, operation::OperationLike};
 use super::{
     executor_ops::ExecutorOp,
     ir,
-    session_analysis::{self, Fact, OpId, SessionFacts},
+    session_analysis::{self, ExecutorKind, Fact, Kind, OpId, SessionFacts},
 };
 use crate::ffi::{self, Severity};
 
@@ -73,53 +73,39 @@ fn how_often(bits: u8, bad: u8) -> Option<(Severity, &'static str)> {
 fn reports<'c, 'a>(facts: &SessionFacts<'c, 'a>) -> Vec<Report<'c, 'a>> {
     let mut reports = Vec::new();
     // The ops where each lost launch's token is dropped, by launch.
-    let mut lost: BTreeMap<OpId, Vec<OpId>> = BTreeMap::new();
-    for (id, _, fact) in facts.ops() {
+    let mut lost: BTreeMap<OpId, Vec<(OpId, Kind)>> = BTreeMap::new();
+    for (id, _, kind, fact) in facts.ops() {
         for launch in fact.map(|fact| &fact.lost).into_iter().flatten() {
-            lost.entry(*launch).or_default().push(id);
+            lost.entry(*launch).or_default().push((id, kind));
         }
     }
-    for (id, op, fact) in facts.ops() {
-        let Some(fact) = fact else {
+    // Each check looks at the facts first: the op is read (through its
+    // generated wrapper) only for a report.
+    for (id, op, kind, fact) in facts.ops() {
+        let (Kind::Executor(executor_kind), Some(fact)) = (kind, fact) else {
             continue;
         };
-        let Some(executor_op) = ExecutorOp::of(op) else {
-            continue;
-        };
-        let name = ir::operation_name(op);
-        closed_session(facts, op, name, fact, &mut reports);
-        match &executor_op {
-            ExecutorOp::Launch(_) | ExecutorOp::LaunchAsync(_) => {
-                object_not_sent(facts, op, &executor_op, fact, &mut reports)
+        closed_session(facts, op, executor_kind, fact, &mut reports);
+        match executor_kind {
+            ExecutorKind::Launch | ExecutorKind::LaunchAsync => {
+                object_not_sent(facts, op, fact, &mut reports)
             }
-            ExecutorOp::SendBinary(send) => {
-                if let Some(use_) = fact.send().filter(|send| send.redundant) {
-                    let path = send.binary_path().map(|path| text(ir::string_bytes(path)));
-                    reports.push(Report {
-                        at: op,
-                        severity: Severity::Remark,
-                        message: format!(
-                            "executor.send_binary of \"{}\" is redundant: it is sent on this session on every path reaching here",
-                            path.unwrap_or_default()
-                        ),
-                        notes: notes(facts, use_.sent_by.ids(), "it is sent here"),
-                    });
-                }
-            }
-            ExecutorOp::Await(_) => awaited_badly(facts, op, fact, &mut reports),
+            ExecutorKind::SendBinary => redundant_send(facts, op, fact, &mut reports),
+            ExecutorKind::Await => awaited_badly(facts, op, fact, &mut reports),
             _ => {}
         }
         if let Some(drops) = lost.get(&id) {
-            let mut notes = Vec::new();
-            for drop in drops {
-                let at = facts.op(*drop);
-                let why = match ir::operation_name(at) {
-                    "func.return" => "the function returns here without awaiting it",
-                    "executor.close" => "its session is closed here",
-                    _ => "it is launched again here",
-                };
-                notes.push((at, why.to_owned()));
-            }
+            let notes = drops
+                .iter()
+                .map(|(drop, drop_kind)| {
+                    let why = match drop_kind {
+                        Kind::FuncReturn => "the function returns here without awaiting it",
+                        Kind::Executor(ExecutorKind::Close) => "its session is closed here",
+                        _ => "it is launched again here",
+                    };
+                    (facts.op(*drop), why.to_owned())
+                })
+                .collect();
             reports.push(Report {
                 at: op,
                 severity: Severity::Warning,
@@ -131,10 +117,34 @@ fn reports<'c, 'a>(facts: &SessionFacts<'c, 'a>) -> Vec<Report<'c, 'a>> {
     reports
 }
 
+fn redundant_send<'c, 'a>(
+    facts: &SessionFacts<'c, 'a>,
+    op: OperationRef<'c, 'a>,
+    fact: &Fact,
+    reports: &mut Vec<Report<'c, 'a>>,
+) {
+    let Some(send_use) = fact.send().filter(|send| send.redundant) else {
+        return;
+    };
+    let Some(ExecutorOp::SendBinary(send)) = ExecutorOp::of(op) else {
+        return;
+    };
+    let path = send.binary_path().map(|path| text(ir::string_bytes(path)));
+    reports.push(Report {
+        at: op,
+        severity: Severity::Remark,
+        message: format!(
+            "executor.send_binary of \"{}\" is redundant: it is sent on this session on every path reaching here",
+            path.unwrap_or_default()
+        ),
+        notes: notes(facts, send_use.sent_by.ids(), "it is sent here"),
+    });
+}
+
 fn closed_session<'c, 'a>(
     facts: &SessionFacts<'c, 'a>,
     op: OperationRef<'c, 'a>,
-    name: &str,
+    kind: ExecutorKind,
     fact: &Fact,
     reports: &mut Vec<Report<'c, 'a>>,
 ) {
@@ -144,10 +154,13 @@ fn closed_session<'c, 'a>(
     let Some((severity, paths)) = how_often(session.status, bits::CLOSED) else {
         return;
     };
-    let message = if name == "executor.close" {
+    let message = if kind == ExecutorKind::Close {
         format!("executor.close of a session that is already closed on {paths} path reaching it")
     } else {
-        format!("{name} on a session that is closed on {paths} path reaching it")
+        format!(
+            "{} on a session that is closed on {paths} path reaching it",
+            ir::operation_name(op)
+        )
     };
     reports.push(Report {
         at: op,
@@ -160,7 +173,6 @@ fn closed_session<'c, 'a>(
 fn object_not_sent<'c, 'a>(
     facts: &SessionFacts<'c, 'a>,
     op: OperationRef<'c, 'a>,
-    launch: &ExecutorOp<'c, 'a>,
     fact: &Fact,
     reports: &mut Vec<Report<'c, 'a>>,
 ) {
@@ -172,9 +184,9 @@ fn object_not_sent<'c, 'a>(
     if session.status != bits::OPEN || object.unknown || object.every {
         return;
     }
-    let (kernel, object_path) = match launch {
-        ExecutorOp::Launch(launch) => (launch.kernel_callee(), launch.object()),
-        ExecutorOp::LaunchAsync(launch) => (launch.kernel_callee(), launch.object()),
+    let (kernel, object_path) = match ExecutorOp::of(op) {
+        Some(ExecutorOp::Launch(launch)) => (launch.kernel_callee(), launch.object()),
+        Some(ExecutorOp::LaunchAsync(launch)) => (launch.kernel_callee(), launch.object()),
         _ => return,
     };
     let (Ok(kernel), Ok(object_path)) = (kernel, object_path) else {

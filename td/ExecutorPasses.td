@@ -107,10 +107,10 @@ def OptimizeExecutorPass : Pass<"executor-optimize", "::mlir::ModuleOp"> {
        calling context, and that session is open there. The runtime does not
        load a path twice, so the send does nothing.
     3. Hoist a loop-invariant open or send. An `executor.open`, or an
-       `executor.send_binary` on a session defined outside the loop, that is
-       in the body block of an `scf.for` (or the `before` block of an
-       `scf.while`) and preceded there only by ops that do not touch
-       executor sessions (by their memory effects: none on
+       `executor.send_binary` on a session defined outside the loop (or by an
+       open hoisted with it), that is in the body block of an `scf.for` (or
+       the `before` block of an `scf.while`) and preceded there only by ops
+       that do not touch executor sessions (by their memory effects: none on
        `executor.sessions`, and none unknown, as a call's are) or by ops
        hoisted with it, moves before the loop when:
        - the loop runs at least once: an `scf.for` with constant bounds
@@ -141,17 +141,22 @@ def OptimizeExecutorPass : Pass<"executor-optimize", "::mlir::ModuleOp"> {
     sends binaries on it, uses it and closes it last (first and last among
     the ops that touch executor sessions, as in rule 3) keeps one session for
     the whole loop: the open and the sends move before the loop and the
-    close after it. It requires that the
-    session is used only by executor ops in the loop, is open at the close
-    on every path in every calling context (nothing else in the loop closes
-    it), and that no launch_async on it is still running at the close. A loop
-    that may run zero times is wrapped in `scf.if` (lb < ub) so that it still
-    contacts no executor then; one that never runs is left alone. Kernels
-    then see the global state of their object carried from one iteration to
-    the next instead of freshly loaded, and binaries are loaded once.
+    close after it. It requires that the session is used only by executor
+    ops in the loop, is open at the close on every path in every calling
+    context (nothing else in the loop closes it), and that no launch_async
+    on it is still running at the close. A loop that may run zero times is
+    wrapped in `scf.if` (lb < ub) so that it still contacts no executor then;
+    one that never runs is left alone. Kernels then see the global state of
+    their object carried from one iteration to the next instead of freshly
+    loaded, and binaries are loaded once.
 
-    The pass repeats until nothing changes, so that an op hoisted out of an
-    inner loop can leave the outer one too.
+    The rewrites rely on what the analysis assumes (see
+    executor-verify-sessions): a function called from outside the module
+    starts with no session open, and code outside the module touches only
+    the sessions and tokens passed to it; anything the analysis cannot follow
+    makes the facts a rule needs unknown, and the rule does not fire. The
+    pass repeats, at most 8 times, while ops are hoisted, so that an op
+    hoisted out of an inner loop can leave the outer one too.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
   let options = [

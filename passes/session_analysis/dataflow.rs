@@ -273,7 +273,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
     /// after it.
     fn transfer(&mut self, run: &mut Run, op: OperationRef<'c, 'a>, state: &mut State) -> bool {
         match self.program.kinds.of(op) {
-            Kind::Executor => {
+            Kind::Executor(_) => {
                 if let Some(executor_op) = ExecutorOp::of(op) {
                     self.transfer_executor(run, &executor_op, state);
                 }

@@ -69,13 +69,21 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
     /// The tracked ops (executor ops, calls, returns and loops) with their
     /// facts, in the order they appear in the module; ops no analysis
     /// reached have none.
-    pub fn ops(&self) -> impl Iterator<Item = (OpId, OperationRef<'c, 'a>, Option<&Fact>)> + '_ {
+    pub fn ops(
+        &self,
+    ) -> impl Iterator<Item = (OpId, OperationRef<'c, 'a>, Kind, Option<&Fact>)> + '_ {
+        let facts = self
+            .facts
+            .iter()
+            .map(Option::as_ref)
+            .chain(std::iter::repeat(None));
         self.program
             .ops
             .iter()
-            .zip(&self.facts)
+            .zip(&self.program.op_kinds)
+            .zip(facts)
             .enumerate()
-            .map(|(id, (op, fact))| (id as OpId, *op, fact.as_ref()))
+            .map(|(id, ((op, kind), fact))| (id as OpId, *op, *kind, fact))
     }
 
     pub fn op(&self, id: OpId) -> OperationRef<'c, 'a> {
@@ -173,6 +181,7 @@ struct Program<'c, 'a> {
     has_executor_ops: bool,
     /// The tracked ops, by id, in the order of the module.
     ops: Vec<OperationRef<'c, 'a>>,
+    op_kinds: Vec<Kind>,
     ids: FastMap<usize, OpId>,
     /// The function each tracked op belongs to (None outside functions).
     op_functions: Vec<Option<FuncId>>,
@@ -188,9 +197,9 @@ struct Program<'c, 'a> {
 
 /// The ops the analysis tells apart.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Kind {
+pub enum Kind {
     /// An op of the executor dialect (read through `ExecutorOp`).
-    Executor,
+    Executor(ExecutorKind),
     FuncFunc,
     FuncCall,
     FuncReturn,
@@ -205,6 +214,18 @@ enum Kind {
     Other,
 }
 
+/// Which op of the executor dialect.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ExecutorKind {
+    Open,
+    SendBinary,
+    Launch,
+    LaunchAsync,
+    Await,
+    Call,
+    Close,
+}
+
 /// The kind of an op, told by its name's interned identifier (a pointer
 /// comparison, not a string one: the analysis asks for every op).
 struct Kinds {
@@ -214,13 +235,19 @@ struct Kinds {
 impl Kinds {
     fn new(context: &Context) -> Self {
         let named = [
-            ("executor.open", Kind::Executor),
-            ("executor.send_binary", Kind::Executor),
-            ("executor.launch", Kind::Executor),
-            ("executor.launch_async", Kind::Executor),
-            ("executor.await", Kind::Executor),
-            ("executor.call", Kind::Executor),
-            ("executor.close", Kind::Executor),
+            ("executor.open", Kind::Executor(ExecutorKind::Open)),
+            (
+                "executor.send_binary",
+                Kind::Executor(ExecutorKind::SendBinary),
+            ),
+            ("executor.launch", Kind::Executor(ExecutorKind::Launch)),
+            (
+                "executor.launch_async",
+                Kind::Executor(ExecutorKind::LaunchAsync),
+            ),
+            ("executor.await", Kind::Executor(ExecutorKind::Await)),
+            ("executor.call", Kind::Executor(ExecutorKind::Call)),
+            ("executor.close", Kind::Executor(ExecutorKind::Close)),
             ("func.func", Kind::FuncFunc),
             ("func.call", Kind::FuncCall),
             ("func.return", Kind::FuncReturn),
@@ -310,6 +337,7 @@ impl<'c, 'a> Program<'c, 'a> {
             kinds: Kinds::new(context),
             has_executor_ops: false,
             ops: Vec::new(),
+            op_kinds: Vec::new(),
             ids: FastMap::default(),
             op_functions: Vec::new(),
             functions: Vec::new(),
@@ -356,9 +384,10 @@ impl<'c, 'a> Program<'c, 'a> {
         value_type == self.session_type || value_type == self.token_type
     }
 
-    fn track(&mut self, op: OperationRef<'c, 'a>, function: Option<FuncId>) -> OpId {
+    fn track(&mut self, op: OperationRef<'c, 'a>, kind: Kind, function: Option<FuncId>) -> OpId {
         let id = self.ops.len() as OpId;
         self.ops.push(op);
+        self.op_kinds.push(kind);
         self.ids.insert(op_key(op), id);
         self.op_functions.push(function);
         id
@@ -417,7 +446,7 @@ impl<'c, 'a> Program<'c, 'a> {
                 walk.ancestors.clear();
             }
             Kind::FuncCall => {
-                let id = self.track(op, function);
+                let id = self.track(op, kind, function);
                 if let (Some(table), Some(callee)) = (
                     table,
                     op.attribute("callee").ok().and_then(ir::flat_symbol_bytes),
@@ -427,30 +456,30 @@ impl<'c, 'a> Program<'c, 'a> {
                 uses_handles = true;
             }
             Kind::FuncReturn | Kind::ScfFor | Kind::ScfWhile => {
-                self.track(op, function);
+                self.track(op, kind, function);
                 if kind == Kind::FuncReturn
                     && let Some(function) = function
                 {
                     self.functions[function as usize].returns.push(op);
                 }
             }
-            Kind::Executor => {
-                if let Some(executor_op) = ExecutorOp::of(op) {
-                    self.has_executor_ops = true;
-                    uses_handles = true;
-                    produces_handle = matches!(
-                        executor_op,
-                        ExecutorOp::Open(_) | ExecutorOp::LaunchAsync(_)
-                    );
-                    let id = self.track(op, function);
-                    if let ExecutorOp::Open(open) = &executor_op
-                        && let Ok(address) = open.address()
-                    {
-                        let address = walk.addresses.id(&address_key(ir::string_bytes(address)));
-                        self.open_addresses.insert(id, address);
-                        if let Some(function) = function {
-                            self.functions[function as usize].opens.insert(address);
-                        }
+            Kind::Executor(executor_kind) => {
+                self.has_executor_ops = true;
+                uses_handles = true;
+                produces_handle = matches!(
+                    executor_kind,
+                    ExecutorKind::Open | ExecutorKind::LaunchAsync
+                );
+                let id = self.track(op, kind, function);
+                if let Some(ExecutorOp::Open(open)) = (executor_kind == ExecutorKind::Open)
+                    .then(|| ExecutorOp::of(op))
+                    .flatten()
+                    && let Ok(address) = open.address()
+                {
+                    let address = walk.addresses.id(&address_key(ir::string_bytes(address)));
+                    self.open_addresses.insert(id, address);
+                    if let Some(function) = function {
+                        self.functions[function as usize].opens.insert(address);
                     }
                 }
             }
@@ -461,7 +490,7 @@ impl<'c, 'a> Program<'c, 'a> {
         {
             let makes_handles = match kind {
                 // Of the executor ops, open and launch_async.
-                Kind::Executor => produces_handle,
+                Kind::Executor(_) => produces_handle,
                 _ => op.results().any(|result| self.is_handle(result.r#type())),
             };
             if makes_handles || op.successor_count() > 0 || op.region_count() > 0 {

@@ -105,7 +105,7 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
         let program = self.analyzer.program;
         match program.kinds.of(op) {
             // executor.open and executor.launch_async: their handle.
-            Kind::Executor => {
+            Kind::Executor(_) => {
                 if let (Some(id), Ok(result)) = (program.ids.get(&super::op_key(op)), op.result(0))
                 {
                     self.give(result.into(), &Origin::op(*id));
