@@ -75,8 +75,8 @@ fn reports<'c, 'a>(facts: &SessionFacts<'c, 'a>) -> Vec<Report<'c, 'a>> {
     // The ops where each lost launch's token is dropped, by launch.
     let mut lost: BTreeMap<OpId, Vec<(OpId, Kind)>> = BTreeMap::new();
     for (id, _, kind, fact) in facts.ops() {
-        for launch in fact.map(|fact| &fact.lost).into_iter().flatten() {
-            lost.entry(*launch).or_default().push((id, kind));
+        for launch in fact.into_iter().flat_map(Fact::lost) {
+            lost.entry(launch).or_default().push((id, kind));
         }
     }
     // Each check looks at the facts first: the op is read (through its
@@ -223,7 +223,12 @@ fn awaited_badly<'c, 'a>(
             message: format!(
                 "executor.await of a token that is already awaited on {paths} path reaching it"
             ),
-            notes: notes(facts, wait.awaited_by.ids(), "the token is awaited here"),
+            notes: notes_where(
+                facts,
+                wait.by.ids(),
+                ExecutorKind::Await,
+                "the token is awaited here",
+            ),
         });
     }
     if let Some((severity, paths)) = how_often(wait.status, bits::ENDED) {
@@ -233,7 +238,7 @@ fn awaited_badly<'c, 'a>(
             message: format!(
                 "executor.await of a token whose session is closed on {paths} path reaching it: the runtime has forgotten its launch"
             ),
-            notes: notes(facts, wait.ended_by.ids(), "the session is closed here"),
+            notes: notes_where(facts, wait.by.ids(), ExecutorKind::Close, "the session is closed here"),
         });
     }
 }
@@ -246,6 +251,21 @@ fn notes<'c, 'a>(
     ops.iter()
         .map(|op| (facts.op(*op), note.to_owned()))
         .collect()
+}
+
+/// [`notes`] at those of `ops` that are `kind` ops.
+fn notes_where<'c, 'a>(
+    facts: &SessionFacts<'c, 'a>,
+    ops: &[OpId],
+    kind: ExecutorKind,
+    note: &str,
+) -> Vec<(OperationRef<'c, 'a>, String)> {
+    let of_kind: Vec<OpId> = ops
+        .iter()
+        .copied()
+        .filter(|op| facts.kind(*op) == Kind::Executor(kind))
+        .collect();
+    notes(facts, &of_kind, note)
 }
 
 /// A string attribute's bytes for a message (they need not be UTF-8).

@@ -141,13 +141,9 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 .map(|(op, _)| *op)
                 .collect();
             if let Some(&id) = program.ids.get(&op_key(terminator)) {
-                run.record(
-                    id,
-                    Fact {
-                        lost,
-                        ..Fact::default()
-                    },
-                );
+                let mut fact = Fact::default();
+                fact.set_lost(lost);
+                run.record(id, fact);
             }
             state.tokens.retain(|op, _| !made_here(op));
             state.handles.retain(|op, _| !made_here(op));
@@ -158,16 +154,17 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             }
         }
         self.on_stack[function] -= 1;
-        for (fact, merged) in run
-            .facts
-            .into_iter()
-            .zip(&mut self.facts[ops.start as usize..])
-        {
-            match (fact, merged) {
-                (Some(fact), Some(merged)) => merged.merge(&fact),
-                (Some(fact), slot @ None) => *slot = Some(fact),
-                (None, _) => {}
+        match &mut self.facts[function] {
+            Some(merged) => {
+                for (fact, merged) in run.facts.into_iter().zip(merged.iter_mut()) {
+                    match (fact, merged) {
+                        (Some(fact), Some(merged)) => merged.merge(&fact),
+                        (Some(fact), slot @ None) => *slot = Some(fact),
+                        (None, _) => {}
+                    }
+                }
             }
+            slot @ None => *slot = Some(run.facts),
         }
         let result = Rc::new(ContextResult {
             exit,
@@ -327,7 +324,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 // pending drops it, unless a loop carries it on.
                 if state.tokens.get(&id).is_some_and(is_lost) && !run.origins.carried.contains(&id)
                 {
-                    fact.lost.insert(id);
+                    fact.add_lost(id);
                 }
                 state.tokens.insert(
                     id,
@@ -532,22 +529,20 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         let Some(launches) = tokens.candidates() else {
             fact.detail = Detail::Wait(AwaitUse {
                 status: token::UNKNOWN,
-                awaited_by: Ops::default(),
-                ended_by: Ops::default(),
+                by: Ops::default(),
             });
             return;
         };
         let mut wait = AwaitUse {
             status: 0,
-            awaited_by: Ops::default(),
-            ended_by: Ops::default(),
+            by: Ops::default(),
         };
         for launch in launches {
             match state.tokens.get(launch) {
                 Some(token) => {
                     wait.status |= token.status;
-                    wait.awaited_by.union(&token.awaited_by);
-                    wait.ended_by.union(&token.ended_by);
+                    wait.by.union(&token.awaited_by);
+                    wait.by.union(&token.ended_by);
                 }
                 None => wait.status |= token::UNKNOWN,
             }
@@ -634,7 +629,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             };
             if strong && on.is_subset(&addresses) {
                 if is_lost(token) {
-                    fact.lost.insert(op);
+                    fact.add_lost(op);
                 }
                 token.status = (token.status & !token::PENDING) | token::ENDED;
                 token.ended_by.union(&Ops::one(id));
@@ -837,13 +832,9 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                         statuses.extend(back.handles.iter().map(|(op, h)| (*op, h.status)));
                         statuses.extend(back.stale.keys().map(|op| (*op, CLOSED)));
                     }
-                    run.record(
-                        id,
-                        Fact {
-                            detail: Detail::BackEdge(statuses),
-                            ..Fact::default()
-                        },
-                    );
+                    let mut fact = Fact::default();
+                    fact.detail = Detail::BackEdge(statuses);
+                    run.record(id, fact);
                 }
                 return (head, exit);
             }

@@ -19,8 +19,8 @@ pub struct Fact {
     /// Tokens (their `executor.launch_async`) that are still pending on some
     /// path where this op drops them: a `func.return` that does not return
     /// them, the `executor.close` of their session, or the launch itself
-    /// running again.
-    pub lost: BTreeSet<OpId>,
+    /// running again. Sorted; a boxed slice, as there seldom are any.
+    lost: Box<[OpId]>,
     /// At an `executor.close`: a launch_async on its session may still be
     /// running (not awaited, or unknown).
     pub outstanding: bool,
@@ -84,11 +84,28 @@ pub struct OpenUse {
 pub struct AwaitUse {
     /// [`token`] bits over every path.
     pub status: u8,
-    pub awaited_by: Ops,
-    pub ended_by: Ops,
+    /// The awaits that awaited the token and the closes that ended it.
+    pub by: Ops,
 }
 
 impl Fact {
+    /// The launches whose tokens this op drops while they may be pending.
+    pub fn lost(&self) -> impl Iterator<Item = OpId> + '_ {
+        self.lost.iter().copied()
+    }
+
+    pub fn add_lost(&mut self, launch: OpId) {
+        if let Err(at) = self.lost.binary_search(&launch) {
+            let mut lost = self.lost.to_vec();
+            lost.insert(at, launch);
+            self.lost = lost.into_boxed_slice();
+        }
+    }
+
+    pub fn set_lost(&mut self, launches: BTreeSet<OpId>) {
+        self.lost = launches.into_iter().collect();
+    }
+
     pub fn object(&self) -> Option<&ObjectUse> {
         match &self.detail {
             Detail::Object(object) => Some(object),
@@ -150,8 +167,7 @@ impl Fact {
             }
             (Detail::Wait(mine), Detail::Wait(theirs)) => {
                 mine.status |= theirs.status;
-                mine.awaited_by.union(&theirs.awaited_by);
-                mine.ended_by.union(&theirs.ended_by);
+                mine.by.union(&theirs.by);
             }
             (Detail::BackEdge(mine), Detail::BackEdge(theirs)) => {
                 for (op, bits) in mine.iter_mut() {
@@ -165,7 +181,9 @@ impl Fact {
             (mine @ Detail::None, theirs) => *mine = theirs.clone(),
             _ => {}
         }
-        self.lost.extend(&other.lost);
+        for launch in other.lost.iter() {
+            self.add_lost(*launch);
+        }
         self.outstanding |= other.outstanding;
     }
 

@@ -61,9 +61,14 @@ pub const CONTEXT_LIMIT: u32 = 16;
 /// The facts of the analysis of one module, and the ops they are about.
 pub struct SessionFacts<'c, 'a> {
     program: Program<'c, 'a>,
-    /// By op id; None for ops no analysis reached.
-    facts: Vec<Option<Fact>>,
+    facts: FunctionFacts,
 }
+
+/// Facts by function (None for one never analysed), each by op id from the
+/// function's first (its ops are numbered consecutively; None for an op no
+/// analysis reached). A function's first context leaves its table here as it
+/// is, with no copy: most functions have one context.
+type FunctionFacts = Vec<Option<Vec<Option<Fact>>>>;
 
 impl<'c, 'a> SessionFacts<'c, 'a> {
     /// The tracked ops (executor ops, calls, returns and loops) with their
@@ -72,22 +77,26 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
     pub fn ops(
         &self,
     ) -> impl Iterator<Item = (OpId, OperationRef<'c, 'a>, Kind, Option<&Fact>)> + '_ {
-        let facts = self
-            .facts
-            .iter()
-            .map(Option::as_ref)
-            .chain(std::iter::repeat(None));
         self.program
             .ops
             .iter()
             .zip(&self.program.op_kinds)
-            .zip(facts)
             .enumerate()
-            .map(|(id, ((op, kind), fact))| (id as OpId, *op, *kind, fact))
+            .map(|(id, (op, kind))| (id as OpId, *op, *kind, self.fact_of(id as OpId)))
+    }
+
+    fn fact_of(&self, id: OpId) -> Option<&Fact> {
+        let function = self.program.op_functions.get(id as usize).copied()??;
+        let first = self.program.functions[function as usize].ops.start;
+        self.facts.get(function as usize)?.as_ref()?[(id - first) as usize].as_ref()
     }
 
     pub fn op(&self, id: OpId) -> OperationRef<'c, 'a> {
         self.program.ops[id as usize]
+    }
+
+    pub fn kind(&self, id: OpId) -> Kind {
+        self.program.op_kinds[id as usize]
     }
 
     pub fn id(&self, op: OperationRef<'_, '_>) -> Option<OpId> {
@@ -95,7 +104,7 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
     }
 
     pub fn fact(&self, op: OperationRef<'_, '_>) -> Option<&Fact> {
-        self.facts.get(self.id(op)? as usize)?.as_ref()
+        self.fact_of(self.id(op)?)
     }
 
     /// Whether the module holds an executor op at all.
@@ -110,7 +119,7 @@ pub fn analyze<'c, 'a>(module: OperationRef<'c, 'a>) -> SessionFacts<'c, 'a> {
     if !program.has_executor_ops {
         return SessionFacts {
             program,
-            facts: Vec::new(),
+            facts: FunctionFacts::new(),
         };
     }
     let mut analyzer = Analyzer::new(&program);
@@ -601,8 +610,8 @@ struct Analyzer<'p, 'c, 'a> {
     on_stack: Vec<u32>,
     /// Functions called in a context the analysis did not analyse.
     unanalysed: FastSet<FuncId>,
-    /// By op id, merged over the contexts analysed so far.
-    facts: Vec<Option<Fact>>,
+    /// Merged over the contexts analysed so far.
+    facts: FunctionFacts,
     paths: Interner,
 }
 
@@ -617,7 +626,7 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
             contexts: vec![0; program.functions.len()],
             on_stack: vec![0; program.functions.len()],
             unanalysed: FastSet::default(),
-            facts: vec![None; program.ops.len()],
+            facts: vec![None; program.functions.len()],
             paths: Interner::default(),
         }
     }
@@ -648,12 +657,18 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
 
     /// The facts, merged over every context, with those of functions called
     /// in unanalysed contexts (and of everything they call) degraded.
-    fn finish(mut self) -> Vec<Option<Fact>> {
+    fn finish(mut self) -> FunctionFacts {
         let program = self.program;
         // A call the analysis never reached (inside an op it does not model,
         // or unreachable) calls its callee in a context it did not analyse.
         for (call, callee) in &program.callees {
-            if self.facts[*call as usize].is_none() {
+            let reached = program.op_functions[*call as usize].is_some_and(|caller| {
+                let first = program.functions[caller as usize].ops.start;
+                self.facts[caller as usize]
+                    .as_ref()
+                    .is_some_and(|facts| facts[(*call - first) as usize].is_some())
+            });
+            if !reached {
                 self.unanalysed.insert(*callee);
             }
         }
@@ -668,9 +683,11 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
                 }
             }
         }
-        for (fact, function) in self.facts.iter_mut().zip(&program.op_functions) {
-            if let Some(fact) = fact
-                && function.is_some_and(|function| self.unanalysed.contains(&function))
+        for function in &self.unanalysed {
+            for fact in self.facts[*function as usize]
+                .iter_mut()
+                .flatten()
+                .flatten()
             {
                 fact.degrade();
             }
