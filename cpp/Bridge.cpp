@@ -74,14 +74,15 @@ bool executorMayUseSessions(MlirOperation op);
 bool executorSuccessorOperands(MlirOperation op, intptr_t successor,
                                intptr_t *start, intptr_t *count);
 
-/// Calls `callback` with the leaf name of every symbol reference under `root`
-/// that is not the callee of a func.call (func.constant, references of other
-/// dialects, nested in any attribute): the functions whose calls may be
-/// hidden from an analysis that follows func.call. One walk for the module.
-void executorNonCallSymbolUses(MlirOperation root,
-                               void (*callback)(MlirStringRef name,
-                                                void *userData),
-                               void *userData);
+/// Calls `callback` with the leaf name of every symbol reference in the
+/// attributes of `op` (not of ops nested in it) other than a func.call's
+/// callee (func.constant's, other dialects', nested in any attribute): the
+/// functions whose calls may be hidden from an analysis that follows
+/// func.call. Called on each op by a walk the caller makes anyway.
+void executorNonCallSymbolReferences(MlirOperation op,
+                                     void (*callback)(MlirStringRef name,
+                                                      void *userData),
+                                     void *userData);
 
 /// Runs mlir-opt's driver over `registry`; `version` is printed by --version
 /// after LLVM's own version.
@@ -186,10 +187,10 @@ bool executorSuccessorOperands(MlirOperation op, intptr_t successor,
   return true;
 }
 
-void executorNonCallSymbolUses(MlirOperation root,
-                               void (*callback)(MlirStringRef name,
-                                                void *userData),
-                               void *userData) {
+void executorNonCallSymbolReferences(MlirOperation op,
+                                     void (*callback)(MlirStringRef name,
+                                                      void *userData),
+                                     void *userData) {
   auto report = [&](mlir::SymbolRefAttr reference) {
     callback(wrap(reference.getLeafReference().getValue()), userData);
   };
@@ -205,21 +206,21 @@ void executorNonCallSymbolUses(MlirOperation root,
       return;
     attribute.walk([&](mlir::SymbolRefAttr reference) { report(reference); });
   };
-  unwrap(root)->walk([&](mlir::Operation *op) {
-    auto call = llvm::dyn_cast<mlir::func::CallOp>(op);
-    // Inherent attributes are read from the op's properties one by one:
-    // getAttrDictionary() would build a dictionary per op.
-    if (std::optional<mlir::RegisteredOperationName> info =
-            op->getRegisteredInfo()) {
-      for (mlir::StringAttr name : info->getAttributeNames()) {
-        std::optional<mlir::Attribute> inherent = op->getInherentAttr(name);
-        if (inherent && !(call && *inherent == call.getCalleeAttr()))
-          visit(*inherent);
-      }
+  mlir::Operation *operation = unwrap(op);
+  auto call = llvm::dyn_cast<mlir::func::CallOp>(operation);
+  // Inherent attributes are read from the op's properties one by one:
+  // getAttrDictionary() would build a dictionary.
+  if (std::optional<mlir::RegisteredOperationName> info =
+          operation->getRegisteredInfo()) {
+    for (mlir::StringAttr name : info->getAttributeNames()) {
+      std::optional<mlir::Attribute> inherent =
+          operation->getInherentAttr(name);
+      if (inherent && !(call && *inherent == call.getCalleeAttr()))
+        visit(*inherent);
     }
-    for (mlir::NamedAttribute named : op->getDiscardableAttrs())
-      visit(named.getValue());
-  });
+  }
+  for (mlir::NamedAttribute named : operation->getDiscardableAttrs())
+    visit(named.getValue());
 }
 
 int executorOptMain(int argc, char **argv, MlirDialectRegistry registry,

@@ -1,9 +1,6 @@
 //! The C entry points of `cpp/Bridge.cpp`, and safe wrappers over them.
 
-use std::{
-    collections::HashSet,
-    ffi::{CString, c_char, c_int, c_void},
-};
+use std::ffi::{CString, c_char, c_int, c_void};
 
 use melior::{
     Context,
@@ -58,8 +55,8 @@ unsafe extern "C" {
         start: *mut isize,
         count: *mut isize,
     ) -> bool;
-    fn executorNonCallSymbolUses(
-        root: MlirOperation,
+    fn executorNonCallSymbolReferences(
+        op: MlirOperation,
         callback: unsafe extern "C" fn(name: MlirStringRef, user_data: *mut c_void),
         user_data: *mut c_void,
     );
@@ -239,29 +236,35 @@ pub fn successor_operands(
     known.then_some(start..start + count)
 }
 
-/// The leaf names of the symbol references under `root` that are not the
-/// callee of a `func.call` (`func.constant`, other dialects' references):
-/// functions that may be called in ways a walk over `func.call` misses.
-pub fn non_call_symbol_uses(root: OperationRef<'_, '_>) -> HashSet<Vec<u8>> {
-    unsafe extern "C" fn collect(name: MlirStringRef, user_data: *mut c_void) {
-        // SAFETY: `user_data` is the set passed below, alive and not
-        // otherwise borrowed during the walk; `name` points at `length`
+/// Calls `reference` with the leaf name of each symbol reference in the
+/// attributes of `op` (not of the ops nested in it) other than a
+/// `func.call`'s callee (`func.constant`'s, other dialects'): functions that
+/// may be called in ways an analysis following `func.call` does not see.
+pub fn non_call_symbol_references(op: OperationRef<'_, '_>, mut reference: impl FnMut(&[u8])) {
+    unsafe extern "C" fn trampoline(name: MlirStringRef, user_data: *mut c_void) {
+        // SAFETY: `user_data` is the `&mut dyn FnMut` passed below, alive and
+        // not otherwise borrowed during the call; `name` points at `length`
         // bytes of an interned string.
         unsafe {
-            let names = &mut *user_data.cast::<HashSet<Vec<u8>>>();
+            let reference = &mut *user_data.cast::<&mut dyn FnMut(&[u8])>();
             let bytes = if name.length == 0 {
                 &[][..]
             } else {
                 std::slice::from_raw_parts(name.data.cast::<u8>(), name.length)
             };
-            names.insert(bytes.to_vec());
+            reference(bytes);
         }
     }
-    let mut names = HashSet::new();
-    // SAFETY: the root is live; the walk only reads the IR and calls
-    // `collect` with the set, which outlives the call.
-    unsafe { executorNonCallSymbolUses(root.to_raw(), collect, (&raw mut names).cast::<c_void>()) }
-    names
+    let mut reference: &mut dyn FnMut(&[u8]) = &mut reference;
+    // SAFETY: the op is live; the C++ side only reads its attributes and
+    // calls `trampoline` with `reference`, which outlives the call.
+    unsafe {
+        executorNonCallSymbolReferences(
+            op.to_raw(),
+            trampoline,
+            (&raw mut reference).cast::<c_void>(),
+        )
+    }
 }
 
 /// Puts this project's passes (td/ExecutorPasses.td) into MLIR's global pass

@@ -14,7 +14,7 @@ use melior::ir::{
 };
 
 use super::{
-    Analyzer, CONTEXT_LIMIT, ContextKey, ContextResult, Kind, Reach,
+    Analyzer, CONTEXT_LIMIT, ContextKey, ContextResult, FuncId, Kind, Reach,
     facts::{AwaitUse, Detail, Fact, ObjectUse, OpenUse, SendUse, SessionUse},
     fast_hash::FastMap,
     lattice::{
@@ -33,6 +33,7 @@ use crate::{
 
 /// One analysis of a function in one calling context.
 struct Run {
+    function: FuncId,
     origins: Rc<OriginMap>,
     /// The id of the function's first tracked op: its ops are numbered
     /// consecutively.
@@ -110,6 +111,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         self.on_stack[function] += 1;
         let ops = program.functions[function].ops.clone();
         let mut run = Run {
+            function: key.function,
             origins: self.origins(key.function, key.params.clone()),
             first_op: ops.start,
             facts: vec![None; ops.len()],
@@ -140,7 +142,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 .filter(|(op, token)| made_here(op) && is_lost(token))
                 .map(|(op, _)| *op)
                 .collect();
-            if let Some(&id) = program.ids.get(&op_key(terminator)) {
+            if let Some(id) = program.id_in(key.function, terminator) {
                 let mut fact = Fact::default();
                 fact.set_lost(lost);
                 run.record(id, fact);
@@ -291,7 +293,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
 
     fn transfer_executor(&mut self, run: &mut Run, op: &ExecutorOp<'c, 'a>, state: &mut State) {
         let program = self.program;
-        let Some(&id) = program.ids.get(&op_key(op.operation())) else {
+        let Some(id) = program.id_in(run.function, op.operation()) else {
             return;
         };
         let mut fact = Fact::default();
@@ -648,7 +650,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         state: &mut State,
     ) -> bool {
         let program = self.program;
-        let Some(&id) = program.ids.get(&op_key(op)) else {
+        let Some(id) = program.id_in(run.function, op) else {
             self.transfer_unmodeled(run, op, state);
             return true;
         };
@@ -826,7 +828,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 next.join(back);
             }
             if next == head {
-                if let Some(&id) = self.program.ids.get(&op_key(op)) {
+                if let Some(id) = self.program.id_in(run.function, op) {
                     let mut statuses = BTreeMap::new();
                     if let Some(back) = &back {
                         statuses.extend(back.handles.iter().map(|(op, h)| (*op, h.status)));
@@ -889,7 +891,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         // A branch forwards its handles to block arguments (see origins).
         if op.successor_count() == 0 {
             for operand in op.operands() {
-                if program.is_handle(operand.r#type()) {
+                if run.origins.is_handle(operand) {
                     self.escape(state, &run.origins.of(operand));
                 }
             }

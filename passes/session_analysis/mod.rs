@@ -99,8 +99,16 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
         self.program.op_kinds[id as usize]
     }
 
+    /// The id of a tracked op (one inside a function).
     pub fn id(&self, op: OperationRef<'_, '_>) -> Option<OpId> {
-        self.program.ids.get(&op_key(op)).copied()
+        let mut function = op.parent_operation();
+        while let Some(candidate) = function {
+            if let Some(id) = self.program.function_ids.get(&op_key(candidate)) {
+                return self.program.id_in(*id, op);
+            }
+            function = candidate.parent_operation();
+        }
+        None
     }
 
     pub fn fact(&self, op: OperationRef<'_, '_>) -> Option<&Fact> {
@@ -191,7 +199,8 @@ struct Program<'c, 'a> {
     /// The tracked ops, by id, in the order of the module.
     ops: Vec<OperationRef<'c, 'a>>,
     op_kinds: Vec<Kind>,
-    ids: FastMap<usize, OpId>,
+    /// Functions by their `func.func`'s address.
+    function_ids: FastMap<usize, FuncId>,
     /// The function each tracked op belongs to (None outside functions).
     op_functions: Vec<Option<FuncId>>,
     functions: Vec<Function<'c, 'a>>,
@@ -293,6 +302,9 @@ struct Function<'c, 'a> {
     body: Option<RegionRef<'c, 'a>>,
     /// The ids of its tracked ops (consecutive: ops are numbered in order).
     ops: std::ops::Range<OpId>,
+    /// Its tracked ops' ids by their addresses, sorted: a lookup searches a
+    /// function's few ops rather than a map of the module's.
+    ids_by_address: Vec<(usize, OpId)>,
     /// Which arguments are sessions or tokens.
     handle_params: Vec<bool>,
     callable_from_outside: bool,
@@ -347,7 +359,7 @@ impl<'c, 'a> Program<'c, 'a> {
             has_executor_ops: false,
             ops: Vec::new(),
             op_kinds: Vec::new(),
-            ids: FastMap::default(),
+            function_ids: FastMap::default(),
             op_functions: Vec::new(),
             functions: Vec::new(),
             callees: FastMap::default(),
@@ -356,6 +368,7 @@ impl<'c, 'a> Program<'c, 'a> {
         };
         let mut walk = Walk {
             addresses: Interner::default(),
+            referenced: FastSet::default(),
             function_names: FastMap::default(),
             calls: Vec::new(),
             ancestors: Vec::new(),
@@ -364,7 +377,6 @@ impl<'c, 'a> Program<'c, 'a> {
         if !program.has_executor_ops {
             return program;
         }
-        let hidden_calls = ffi::non_call_symbol_uses(module);
         let mut called = vec![false; program.functions.len()];
         for (call, table, name) in walk.calls {
             let Some(callee) = walk.function_names.get(&(table, name)).copied() else {
@@ -384,7 +396,7 @@ impl<'c, 'a> Program<'c, 'a> {
         for ((_, name), function) in &walk.function_names {
             let info = &mut program.functions[*function as usize];
             info.callable_from_outside |=
-                hidden_calls.contains(name) || !called[*function as usize];
+                walk.referenced.contains(name) || !called[*function as usize];
         }
         program
     }
@@ -397,9 +409,21 @@ impl<'c, 'a> Program<'c, 'a> {
         let id = self.ops.len() as OpId;
         self.ops.push(op);
         self.op_kinds.push(kind);
-        self.ids.insert(op_key(op), id);
         self.op_functions.push(function);
+        if let Some(function) = function {
+            self.functions[function as usize]
+                .ids_by_address
+                .push((op_key(op), id));
+        }
         id
+    }
+
+    /// The id of `op`, a tracked op of `function`.
+    fn id_in(&self, function: FuncId, op: OperationRef<'_, '_>) -> Option<OpId> {
+        let ids = &self.functions[function as usize].ids_by_address;
+        ids.binary_search_by_key(&op_key(op), |(address, _)| *address)
+            .ok()
+            .map(|index| ids[index].1)
     }
 
     /// Visits `op` and everything nested in it, in pre-order. `table` is the
@@ -412,6 +436,11 @@ impl<'c, 'a> Program<'c, 'a> {
         function: Option<FuncId>,
     ) {
         let kind = self.kinds.of(op);
+        ffi::non_call_symbol_references(op, |name| {
+            if !walk.referenced.contains(name) {
+                walk.referenced.insert(name.to_vec());
+            }
+        });
         let mut function = function;
         let mut uses_handles = false;
         let mut produces_handle = false;
@@ -437,9 +466,11 @@ impl<'c, 'a> Program<'c, 'a> {
                     .and_then(|visibility| StringAttribute::try_from(visibility).ok())
                     .is_none_or(|visibility| ir::string_bytes(visibility) == b"public");
                 let first = self.ops.len() as OpId;
+                self.function_ids.insert(op_key(op), id);
                 self.functions.push(Function {
                     body,
                     ops: first..first,
+                    ids_by_address: Vec::new(),
                     handle_params,
                     callable_from_outside: public,
                     origin_ops: Vec::new(),
@@ -549,7 +580,9 @@ impl<'c, 'a> Program<'c, 'a> {
         if kind == Kind::FuncFunc
             && let Some(function) = function
         {
-            self.functions[function as usize].ops.end = self.ops.len() as OpId;
+            let info = &mut self.functions[function as usize];
+            info.ops.end = self.ops.len() as OpId;
+            info.ids_by_address.sort_unstable();
         }
     }
 }
@@ -557,6 +590,8 @@ impl<'c, 'a> Program<'c, 'a> {
 /// What the walk that builds a [`Program`] collects on the way.
 struct Walk {
     addresses: Interner,
+    /// Names referenced other than as a `func.call`'s callee.
+    referenced: FastSet<Vec<u8>>,
     /// Functions by symbol table and name.
     function_names: FastMap<(usize, Vec<u8>), FuncId>,
     /// Each `func.call` with its symbol table and callee name.

@@ -46,14 +46,28 @@ impl OriginMap {
             .cloned()
             .unwrap_or(Origin::Unknown)
     }
+
+    /// Whether `value` is a session or token with an origin: every handle
+    /// that something defines or forwards has one. Asked instead of the
+    /// value's type, which is stored with the op that defines it, elsewhere
+    /// in memory.
+    pub fn is_handle(&self, value: Value<'_, '_>) -> bool {
+        self.values.contains_key(&value_key(value))
+    }
 }
 
 /// Builds an [`OriginMap`], joining into a value what each place that
 /// defines or forwards it gives.
 struct Builder<'m, 'p, 'c, 'a> {
     analyzer: &'m mut Analyzer<'p, 'c, 'a>,
+    function: FuncId,
     map: OriginMap,
     changed: bool,
+    /// In this pass, a value was read before it had its origin, or its
+    /// origin grew after it was made: another pass is needed. (Without
+    /// either, which is the case of code whose handles do not go around
+    /// loops, one pass is enough.)
+    unsettled: bool,
 }
 
 impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
@@ -70,7 +84,10 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
         let key = value_key(value);
         let joined = match self.map.values.get(&key) {
             Some(current) if current == origin => return,
-            Some(current) => current.join(origin),
+            Some(current) => {
+                self.unsettled = true;
+                current.join(origin)
+            }
             None => *origin,
         };
         if self.map.values.get(&key) != Some(&joined) {
@@ -81,8 +98,9 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
 
     /// Gives `to` the origin of `from`, if it has one yet.
     fn forward(&mut self, from: Value<'c, 'a>, to: Value<'c, 'a>) {
-        if let Some(origin) = self.get(from) {
-            self.give(to, &origin);
+        match self.get(from) {
+            Some(origin) => self.give(to, &origin),
+            None => self.unsettled |= self.analyzer.program.is_handle(to.r#type()),
         }
     }
 
@@ -106,9 +124,8 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
         match program.kinds.of(op) {
             // executor.open and executor.launch_async: their handle.
             Kind::Executor(_) => {
-                if let (Some(id), Ok(result)) = (program.ids.get(&super::op_key(op)), op.result(0))
-                {
-                    self.give(result.into(), &Origin::op(*id));
+                if let (Some(id), Ok(result)) = (program.id_in(self.function, op), op.result(0)) {
+                    self.give(result.into(), &Origin::op(id));
                 }
             }
             Kind::Select => {
@@ -189,9 +206,8 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
     fn visit_call(&mut self, op: OperationRef<'c, 'a>) {
         let program = self.analyzer.program;
         let callee = program
-            .ids
-            .get(&super::op_key(op))
-            .and_then(|id| program.callees.get(id))
+            .id_in(self.function, op)
+            .and_then(|id| program.callees.get(&id))
             .copied();
         let Some(callee) = callee else {
             self.unknown_results(op);
@@ -200,9 +216,12 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
         let params: Vec<Option<Origin>> = op
             .operands()
             .map(|operand| {
-                program
-                    .is_handle(operand.r#type())
-                    .then(|| self.get(operand).unwrap_or(Origin::Unknown))
+                program.is_handle(operand.r#type()).then(|| {
+                    self.get(operand).unwrap_or_else(|| {
+                        self.unsettled = true;
+                        Origin::Unknown
+                    })
+                })
             })
             .collect();
         let callee_map = self.analyzer.origins(callee, params);
@@ -315,8 +334,10 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         let info = &program.functions[function as usize];
         let mut builder = Builder {
             analyzer: self,
+            function,
             map: OriginMap::default(),
             changed: true,
+            unsettled: true,
         };
         if let Some(entry) = info.body.and_then(|body| body.first_block()) {
             for (index, origin) in key.1.iter().enumerate() {
@@ -325,8 +346,9 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 }
             }
         }
-        while builder.changed {
+        while builder.changed && builder.unsettled {
             builder.changed = false;
+            builder.unsettled = false;
             for op in &info.origin_ops {
                 builder.visit(*op);
             }
