@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ExecutorDialect.h"
+
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
 #include "mlir/CAPI/IR.h"

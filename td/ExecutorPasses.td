@@ -32,7 +32,10 @@ def ConvertExecutorToLLVMPass : Pass<"convert-executor-to-llvm", "::mlir::Module
     outside the default memory space, a token awaited twice) fails the pass
     with an error at the op, before anything is changed.
   }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  // The executor dialect too: the pass asks for its types, which a context
+  // that has not loaded it (a module without executor ops) cannot make.
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::catalyst::executor::ExecutorDialect"];
   // The type, its default and its values are generated from executor_abi's
   // EntryConvention by build.rs (EntryConventions.h.inc).
   let options = [
@@ -85,6 +88,7 @@ def VerifySessionsPass : Pass<"executor-verify-sessions", "::mlir::ModuleOp"> {
     Errors fail the pass; warnings and remarks do not.
     `executor-llvm-lowering-stage` runs this pass first.
   }];
+  let dependentDialects = ["::catalyst::executor::ExecutorDialect"];
 }
 
 def OptimizeExecutorPass : Pass<"executor-optimize", "::mlir::ModuleOp"> {
@@ -158,7 +162,8 @@ def OptimizeExecutorPass : Pass<"executor-optimize", "::mlir::ModuleOp"> {
     pass repeats, at most 8 times, while ops are hoisted, so that an op
     hoisted out of an inner loop can leave the outer one too.
   }];
-  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::catalyst::executor::ExecutorDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
   let options = [
     Option<"reuseSessions", "reuse-sessions", "bool", /*default=*/"false",
            "Keep one session for a whole scf.for that opens, sends, launches "
