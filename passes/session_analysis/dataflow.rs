@@ -524,6 +524,13 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                     .handle(*handle)
                     .is_none_or(|(bits, _)| bits & UNKNOWN != 0);
         }
+        // With several sessions, which one the op uses depends on the path,
+        // and so does what each holds (on a path where a session is not the
+        // one used it may not even be open): only "on no path at all" holds
+        // for the one used.
+        if handles.len() > 1 && !use_.every && use_.some {
+            use_.unknown = true;
+        }
         use_
     }
 

@@ -396,6 +396,85 @@ func.func @not_redundant(%n: index) {
 
 // -----
 
+// A session chosen by a branch, each branch sending the object on its own:
+// the launch has it whichever session it uses.
+func.func @session_chosen_by_a_branch(%c: i1) {
+  %s = scf.if %c -> !executor.session {
+    %a = executor.open("127.0.0.1:9000") : !executor.session
+    executor.send_binary %a("kernels.o") : !executor.session
+    scf.yield %a : !executor.session
+  } else {
+    %b = executor.open("127.0.0.1:9001") : !executor.session
+    executor.send_binary %b("kernels.o") : !executor.session
+    scf.yield %b : !executor.session
+  }
+  executor.launch %s("step", "kernels.o")() : !executor.session, () -> ()
+  executor.close %s : !executor.session
+  return
+}
+
+// -----
+
+// A loop made of cf branches, a callee awaiting the token it is given, and
+// scf.index_switch, scf.execute_region and scf.while carrying values.
+func.func private @await_then_launch(%s: !executor.session, %t: !executor.token) {
+  executor.await %t : !executor.token
+  executor.launch %s("step", "kernels.o")() : !executor.session, () -> ()
+  return
+}
+
+func.func @cf_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("kernels.o") : !executor.session
+  cf.br ^header(%c0 : index)
+^header(%i: index):
+  %more = arith.cmpi slt, %i, %n : index
+  cf.cond_br %more, ^body, ^exit
+^body:
+  %t = executor.launch_async %s("warm_up", "kernels.o") : !executor.session -> !executor.token
+  func.call @await_then_launch(%s, %t) : (!executor.session, !executor.token) -> ()
+  %next = arith.addi %i, %c1 : index
+  cf.br ^header(%next : index)
+^exit:
+  executor.close %s : !executor.session
+  return
+}
+
+func.func @switch_region_and_while(%k: index, %n: i32) {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("kernels.o") : !executor.session
+  scf.index_switch %k
+  case 0 {
+    executor.launch %s("step", "kernels.o")() : !executor.session, () -> ()
+    scf.yield
+  }
+  default {
+    executor.call %s("ping")() : !executor.session, () -> ()
+  }
+  %token = scf.execute_region -> !executor.token {
+    %t = executor.launch_async %s("warm_up", "kernels.o") : !executor.session -> !executor.token
+    scf.yield %t : !executor.token
+  }
+  executor.await %token : !executor.token
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %last:2 = scf.while (%session = %s, %i = %zero) : (!executor.session, i32) -> (!executor.session, i32) {
+    %go = arith.cmpi slt, %i, %n : i32
+    scf.condition(%go) %session, %i : !executor.session, i32
+  } do {
+  ^bb0(%session: !executor.session, %i: i32):
+    executor.launch %session("step", "kernels.o")() : !executor.session, () -> ()
+    %j = arith.addi %i, %one : i32
+    scf.yield %session, %j : !executor.session, i32
+  }
+  executor.close %last#0 : !executor.session
+  return
+}
+
+// -----
+
 // Inside ops the analysis does not model, anything may happen: nothing
 // after them is certain enough to report.
 func.func @unmodeled_region(%n: index) {
