@@ -10,6 +10,11 @@
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -34,6 +39,50 @@ MlirType executorTokenTypeGet(MlirContext context);
 /// Whether a session or token appears strictly inside `type` (a tuple, a
 /// memref, ... of them), at any depth.
 bool executorTypeNestsHandle(MlirType type);
+
+/// Emits an error (severity 0), a warning (1) or a remark (2) at `location`
+/// with `noteCount` notes attached, the i-th at `noteLocations[i]`. The C API
+/// has mlirEmitError only, and no way to attach notes.
+void executorEmitDiagnostic(MlirLocation location, int severity,
+                            const char *message, intptr_t noteCount,
+                            const MlirLocation *noteLocations,
+                            const char *const *noteMessages);
+
+/// MLIR's dominance information for the regions under `root`, computed on
+/// demand; free it with executorDominanceDestroy.
+void *executorDominanceCreate(MlirOperation root);
+void executorDominanceDestroy(void *dominance);
+
+/// Whether `a` properly dominates `b` (both under the root the dominance
+/// information was made for): every path to `b` passes `a` first, and `a`'s
+/// results are visible at `b`.
+bool executorDominanceProperlyDominates(void *dominance, MlirOperation a,
+                                        MlirOperation b);
+
+/// Whether `op` has no memory effects, its regions' ops included
+/// (mlir::isMemoryEffectFree).
+bool executorIsMemoryEffectFree(MlirOperation op);
+
+/// Whether `op` (its regions' ops included) may read or change executor
+/// sessions: it has an effect on the executor.sessions resource, or effects
+/// MLIR does not know (a call, an op without the memory effect interface).
+bool executorMayUseSessions(MlirOperation op);
+
+/// The operands `op` forwards to its successor #`successor` as block
+/// arguments, as [*start, *start + *count) of its operands; false when `op`
+/// is not a BranchOpInterface op or produces some of them itself.
+bool executorSuccessorOperands(MlirOperation op, intptr_t successor,
+                               intptr_t *start, intptr_t *count);
+
+/// Calls `callback` with the leaf name of every symbol reference in the
+/// attributes of `op` (not of ops nested in it) other than a func.call's
+/// callee (func.constant's, other dialects', nested in any attribute): the
+/// functions whose calls may be hidden from an analysis that follows
+/// func.call. Called on each op by a walk the caller makes anyway.
+void executorNonCallSymbolReferences(MlirOperation op,
+                                     void (*callback)(MlirStringRef name,
+                                                      void *userData),
+                                     void *userData);
 
 /// Runs mlir-opt's driver over `registry`; `version` is printed by --version
 /// after LLVM's own version.
@@ -77,6 +126,101 @@ bool executorTypeNestsHandle(MlirType type) {
       nests = true;
   });
   return nests;
+}
+
+void executorEmitDiagnostic(MlirLocation location, int severity,
+                            const char *message, intptr_t noteCount,
+                            const MlirLocation *noteLocations,
+                            const char *const *noteMessages) {
+  mlir::Location at = unwrap(location);
+  mlir::InFlightDiagnostic diagnostic =
+      severity == 0   ? mlir::emitError(at)
+      : severity == 1 ? mlir::emitWarning(at)
+                      : mlir::emitRemark(at);
+  diagnostic << message;
+  for (intptr_t index = 0; index < noteCount; ++index)
+    diagnostic.attachNote(unwrap(noteLocations[index]))
+        << noteMessages[index];
+}
+
+void *executorDominanceCreate(MlirOperation root) {
+  return new mlir::DominanceInfo(unwrap(root));
+}
+
+void executorDominanceDestroy(void *dominance) {
+  delete static_cast<mlir::DominanceInfo *>(dominance);
+}
+
+bool executorDominanceProperlyDominates(void *dominance, MlirOperation a,
+                                        MlirOperation b) {
+  return static_cast<mlir::DominanceInfo *>(dominance)->properlyDominates(
+      unwrap(a), unwrap(b));
+}
+
+bool executorIsMemoryEffectFree(MlirOperation op) {
+  return mlir::isMemoryEffectFree(unwrap(op));
+}
+
+bool executorMayUseSessions(MlirOperation op) {
+  std::optional<llvm::SmallVector<mlir::MemoryEffects::EffectInstance>>
+      effects = mlir::getEffectsRecursively(unwrap(op));
+  if (!effects)
+    return true;
+  return llvm::any_of(*effects, [](const auto &effect) {
+    return llvm::isa<catalyst::executor::SessionResource>(
+        effect.getResource());
+  });
+}
+
+bool executorSuccessorOperands(MlirOperation op, intptr_t successor,
+                               intptr_t *start, intptr_t *count) {
+  auto branch = llvm::dyn_cast<mlir::BranchOpInterface>(unwrap(op));
+  if (!branch)
+    return false;
+  mlir::SuccessorOperands operands =
+      branch.getSuccessorOperands(static_cast<unsigned>(successor));
+  if (operands.getProducedOperandCount() != 0)
+    return false;
+  mlir::OperandRange forwarded = operands.getForwardedOperands();
+  *start = forwarded.empty() ? 0 : forwarded.getBeginOperandIndex();
+  *count = static_cast<intptr_t>(forwarded.size());
+  return true;
+}
+
+void executorNonCallSymbolReferences(MlirOperation op,
+                                     void (*callback)(MlirStringRef name,
+                                                      void *userData),
+                                     void *userData) {
+  auto report = [&](mlir::SymbolRefAttr reference) {
+    callback(wrap(reference.getLeafReference().getValue()), userData);
+  };
+  auto visit = [&](mlir::Attribute attribute) {
+    if (!attribute)
+      return;
+    if (auto reference = llvm::dyn_cast<mlir::SymbolRefAttr>(attribute))
+      return report(reference);
+    // Most attributes hold no other attribute: not worth a walk.
+    if (llvm::isa<mlir::IntegerAttr, mlir::FloatAttr, mlir::StringAttr,
+                  mlir::UnitAttr, mlir::TypeAttr, mlir::DenseElementsAttr,
+                  mlir::DenseArrayAttr>(attribute))
+      return;
+    attribute.walk([&](mlir::SymbolRefAttr reference) { report(reference); });
+  };
+  mlir::Operation *operation = unwrap(op);
+  auto call = llvm::dyn_cast<mlir::func::CallOp>(operation);
+  // Inherent attributes are read from the op's properties one by one:
+  // getAttrDictionary() would build a dictionary.
+  if (std::optional<mlir::RegisteredOperationName> info =
+          operation->getRegisteredInfo()) {
+    for (mlir::StringAttr name : info->getAttributeNames()) {
+      std::optional<mlir::Attribute> inherent =
+          operation->getInherentAttr(name);
+      if (inherent && !(call && *inherent == call.getCalleeAttr()))
+        visit(*inherent);
+    }
+  }
+  for (mlir::NamedAttribute named : operation->getDiscardableAttrs())
+    visit(named.getValue());
 }
 
 int executorOptMain(int argc, char **argv, MlirDialectRegistry registry,

@@ -100,6 +100,32 @@ LogicalResult CallOp::verify() {
   return success();
 }
 
+void CallOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  SessionResource *sessions = SessionResource::get();
+  effects.emplace_back(MemoryEffects::Read::get(), sessions);
+  effects.emplace_back(MemoryEffects::Write::get(), sessions);
+  // Tensors are values: only buffers are read, written or allocated.
+  for (OpOperand &input : getInputsMutable()) {
+    if (!isa<MemRefType>(input.get().getType()))
+      continue;
+    bool isOutput =
+        input.getOperandNumber() - getInputs().getBeginOperandIndex() >=
+        numInputBuffers(*this);
+    if (isOutput)
+      effects.emplace_back(MemoryEffects::Write::get(), &input,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &input,
+                           SideEffects::DefaultResource::get());
+  }
+  for (OpResult result : getResults())
+    if (isa<MemRefType>(result.getType()))
+      effects.emplace_back(MemoryEffects::Allocate::get(), result,
+                           SideEffects::DefaultResource::get());
+}
+
 //===----------------------------------------------------------------------===//
 // The dispatch form's attributes
 //===----------------------------------------------------------------------===//

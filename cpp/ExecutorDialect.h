@@ -13,8 +13,19 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "ExecutorDialect.h.inc"
+
+namespace catalyst::executor {
+/// What executor ops change besides memrefs: the executors and the runtime's
+/// tables of sessions and launches in flight (Executor_SessionResource in
+/// td/ExecutorOps.td).
+struct SessionResource
+    : public mlir::SideEffects::Resource::Base<SessionResource> {
+  llvm::StringRef getName() final { return "executor.sessions"; }
+};
+} // namespace catalyst::executor
 
 #define GET_TYPEDEF_CLASSES
 #include "ExecutorTypes.h.inc"

@@ -12,7 +12,9 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Support.h"
 #include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -29,6 +31,9 @@ extern "C" {
 typedef struct ExecutorPassImplementations {
   bool (*convertExecutorToLLVM)(MlirOperation module,
                                 uint32_t entryConvention);
+  bool (*verifySessions)(MlirOperation module);
+  bool (*optimizeExecutor)(MlirOperation module, bool reuseSessions,
+                           uint32_t entryConvention);
 } ExecutorPassImplementations;
 
 /// Registers every pass of td/ExecutorPasses.td and the named pipeline
@@ -40,6 +45,8 @@ void executorRegisterPasses(ExecutorPassImplementations implementations);
 namespace catalyst::executor {
 #define GEN_PASS_DECL
 #define GEN_PASS_DEF_CONVERTEXECUTORTOLLVMPASS
+#define GEN_PASS_DEF_VERIFYSESSIONSPASS
+#define GEN_PASS_DEF_OPTIMIZEEXECUTORPASS
 #define GEN_PASS_REGISTRATION
 #include "ExecutorPasses.h.inc"
 
@@ -58,6 +65,30 @@ struct ConvertExecutorToLLVMPass
   }
 };
 
+struct VerifySessionsPass
+    : impl::VerifySessionsPassBase<VerifySessionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (!rustPasses.verifySessions(wrap(getOperation().getOperation())))
+      signalPassFailure();
+    // Nothing is changed.
+    markAllAnalysesPreserved();
+  }
+};
+
+struct OptimizeExecutorPass
+    : impl::OptimizeExecutorPassBase<OptimizeExecutorPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (!rustPasses.optimizeExecutor(
+            wrap(getOperation().getOperation()), reuseSessions,
+            static_cast<uint32_t>(entryConvention.getValue())))
+      signalPassFailure();
+  }
+};
+
 struct LoweringStageOptions
     : public mlir::PassPipelineOptions<LoweringStageOptions> {
   Option<bool> useGenericFunctions{
@@ -71,6 +102,11 @@ struct LoweringStageOptions
       llvm::cl::desc("convert-executor-to-llvm's entry-convention"),
       llvm::cl::init(EXECUTOR_ENTRY_CONVENTION_DEFAULT),
       llvm::cl::values(EXECUTOR_ENTRY_CONVENTION_VALUES)};
+  Option<bool> verifySessions{
+      *this, "verify-sessions",
+      llvm::cl::desc("Run executor-verify-sessions first: its errors stop the "
+                     "lowering"),
+      llvm::cl::init(true)};
 };
 
 /// The upstream part of Catalyst's LLVM-dialect stage, with
@@ -84,6 +120,8 @@ void buildLoweringStage(mlir::OpPassManager &pm,
       llvm::report_fatal_error("executor-llvm-lowering-stage: cannot build '" +
                                llvm::Twine(pipeline) + "'");
   };
+  if (options.verifySessions)
+    pm.addPass(createVerifySessionsPass());
   // expand-strided-metadata and lower-affine (which lowers the affine.apply
   // the former makes), as in Catalyst's stage, so that memref views
   // (subview, collapse_shape, ...) and affine ops reach LLVM.
@@ -110,7 +148,8 @@ void executorRegisterPasses(ExecutorPassImplementations implementations) {
     mlir::PassPipelineRegistration<catalyst::executor::LoweringStageOptions>(
         "executor-llvm-lowering-stage",
         "Lower a host module of func, scf, cf, arith, memref and executor ops "
-        "to the LLVM dialect, as Catalyst's LLVM-dialect stage does",
+        "to the LLVM dialect, as Catalyst's LLVM-dialect stage does, after "
+        "checking its sessions with executor-verify-sessions",
         catalyst::executor::buildLoweringStage);
   });
 }

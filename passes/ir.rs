@@ -9,23 +9,26 @@ use std::ffi::CString;
 use melior::{
     Context, StringRef,
     ir::{
-        Attribute, AttributeLike, Location, OperationRef, Type, TypeLike, Value, ValueLike,
+        Attribute, AttributeLike, BlockLike, BlockRef, Location, OperationRef, Type, TypeLike,
+        Value, ValueLike,
         attribute::StringAttribute,
         operation::{OperationLike, WalkOrder, WalkResult},
     },
 };
 use mlir_sys::{
     mlirAffineMapIsIdentity, mlirAttributeIsAFlatSymbolRef, mlirAttributeIsASymbolRef,
+    mlirBlockAppendOwnedOperation, mlirBlockArgumentGetOwner, mlirBlockGetParentOperation,
     mlirComplexTypeGetElementType, mlirEmitError, mlirFlatSymbolRefAttrGetValue,
     mlirFloatTypeGetWidth, mlirIdentifierStr, mlirIntegerTypeGetWidth, mlirMemRefTypeGetAffineMap,
     mlirMemRefTypeGetMemorySpace, mlirOpOperandGetNextUse, mlirOpOperandGetOwner,
-    mlirOpOperandIsNull, mlirOperationDestroy, mlirOperationGetName,
+    mlirOpOperandIsNull, mlirOpResultGetOwner, mlirOperationDestroy, mlirOperationGetName,
+    mlirOperationMoveAfter, mlirOperationMoveBefore, mlirOperationRemoveFromParent,
     mlirOperationSetAttributeByName, mlirShapedTypeGetDimSize, mlirShapedTypeGetElementType,
     mlirShapedTypeGetRank, mlirStringAttrGet, mlirStringAttrGetValue,
     mlirSymbolRefAttrGetNestedReference, mlirSymbolRefAttrGetNumNestedReferences,
     mlirSymbolRefAttrGetRootReference, mlirTypeIsAComplex, mlirTypeIsAFloat, mlirTypeIsAIndex,
-    mlirTypeIsAInteger, mlirTypeIsAVector, mlirValueGetFirstUse, mlirValueReplaceAllUsesOfWith,
-    mlirVectorTypeIsScalable,
+    mlirTypeIsAInteger, mlirTypeIsAVector, mlirValueGetFirstUse, mlirValueIsABlockArgument,
+    mlirValueReplaceAllUsesOfWith, mlirVectorTypeIsScalable,
 };
 
 /// Runs `body` with the context that owns `operation`.
@@ -84,6 +87,24 @@ pub fn users<'c, 'a>(value: Value<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     users
 }
 
+/// The op whose region `value` is defined in (the parent of its defining op,
+/// or of the block it is an argument of); None at the top level.
+pub fn scope_of_value<'c, 'a>(value: Value<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    // SAFETY: the value is live; its owner (an op or a block) and that
+    // owner's parent op belong to the same IR, alive for 'a. A null parent
+    // (a detached block, a top-level op) gives None.
+    unsafe {
+        let raw = value.to_raw();
+        let parent = if mlirValueIsABlockArgument(raw) {
+            mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(raw))
+        } else {
+            let owner = mlirOpResultGetOwner(raw);
+            return OperationRef::from_option_raw(owner)?.parent_operation();
+        };
+        OperationRef::from_option_raw(parent)
+    }
+}
+
 /// Makes every use of `of` use `with` instead.
 pub fn replace_all_uses(of: Value<'_, '_>, with: Value<'_, '_>) {
     // SAFETY: both values are live and belong to the same context.
@@ -96,6 +117,29 @@ pub fn erase(operation: OperationRef<'_, '_>) {
     // SAFETY: the caller passes an operation it owns through its block and no
     // longer uses; mlirOperationDestroy unlinks it from the block and frees it.
     unsafe { mlirOperationDestroy(operation.to_raw()) }
+}
+
+/// Moves `operation` right before `anchor`, which is in a block.
+pub fn move_before(operation: OperationRef<'_, '_>, anchor: OperationRef<'_, '_>) {
+    // SAFETY: both ops are live and `anchor` is in a block, which takes
+    // `operation` over from its block.
+    unsafe { mlirOperationMoveBefore(operation.to_raw(), anchor.to_raw()) }
+}
+
+/// Moves `operation` right after `anchor`, which is in a block.
+pub fn move_after(operation: OperationRef<'_, '_>, anchor: OperationRef<'_, '_>) {
+    // SAFETY: as in `move_before`.
+    unsafe { mlirOperationMoveAfter(operation.to_raw(), anchor.to_raw()) }
+}
+
+/// Moves `operation` to the end of `block`.
+pub fn move_to_end(operation: OperationRef<'_, '_>, block: BlockRef<'_, '_>) {
+    // SAFETY: the op is live and in a block; once removed from it, it is
+    // owned by nobody until `block`, which is live, takes it over.
+    unsafe {
+        mlirOperationRemoveFromParent(operation.to_raw());
+        mlirBlockAppendOwnedOperation(block.to_raw(), operation.to_raw());
+    }
 }
 
 /// Sets (or replaces) an attribute of an operation found by a walk.
@@ -123,6 +167,24 @@ pub fn string_bytes<'c>(attribute: StringAttribute<'c>) -> &'c [u8] {
         } else {
             std::slice::from_raw_parts(value.data.cast(), value.length)
         }
+    }
+}
+
+/// The name a flat symbol reference (`@name`) refers to, as bytes; None for
+/// other attributes.
+pub fn flat_symbol_bytes<'c>(attribute: Attribute<'c>) -> Option<&'c [u8]> {
+    // SAFETY: the value is read only after the kind check; it is owned by the
+    // attribute's context, which lives for 'c.
+    unsafe {
+        if !mlirAttributeIsAFlatSymbolRef(attribute.to_raw()) {
+            return None;
+        }
+        let value = mlirFlatSymbolRefAttrGetValue(attribute.to_raw());
+        Some(if value.length == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(value.data.cast(), value.length)
+        })
     }
 }
 

@@ -10,6 +10,9 @@ mod ir;
 mod llvm_builder;
 mod module_symbols;
 mod object_file;
+pub mod optimize_executor;
+mod session_analysis;
+pub mod verify_sessions;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 

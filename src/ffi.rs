@@ -9,10 +9,11 @@ use std::{
 use melior::{
     Context,
     dialect::{DialectHandle, DialectRegistry},
-    ir::{OperationRef, Type, TypeLike},
+    ir::{Location, OperationRef, Type, TypeLike},
 };
 use mlir_sys::{
-    MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirOperation, MlirStringRef, MlirType,
+    MlirContext, MlirDialectHandle, MlirDialectRegistry, MlirLocation, MlirOperation,
+    MlirStringRef, MlirType,
 };
 
 use crate::passes;
@@ -22,6 +23,8 @@ use crate::passes;
 #[repr(C)]
 struct PassImplementations {
     convert_executor_to_llvm: extern "C" fn(MlirOperation, u32) -> bool,
+    verify_sessions: extern "C" fn(MlirOperation) -> bool,
+    optimize_executor: extern "C" fn(MlirOperation, bool, u32) -> bool,
 }
 
 /// One run of executor-dispatch as `cpp/DispatchPass.cpp` hands it over
@@ -47,6 +50,34 @@ unsafe extern "C" {
     fn executorSessionTypeGet(context: MlirContext) -> MlirType;
     fn executorTokenTypeGet(context: MlirContext) -> MlirType;
     fn executorTypeNestsHandle(value_type: MlirType) -> bool;
+    fn executorEmitDiagnostic(
+        location: MlirLocation,
+        severity: c_int,
+        message: *const c_char,
+        note_count: isize,
+        note_locations: *const MlirLocation,
+        note_messages: *const *const c_char,
+    );
+    fn executorDominanceCreate(root: MlirOperation) -> *mut c_void;
+    fn executorDominanceDestroy(dominance: *mut c_void);
+    fn executorDominanceProperlyDominates(
+        dominance: *mut c_void,
+        a: MlirOperation,
+        b: MlirOperation,
+    ) -> bool;
+    fn executorIsMemoryEffectFree(operation: MlirOperation) -> bool;
+    fn executorMayUseSessions(operation: MlirOperation) -> bool;
+    fn executorSuccessorOperands(
+        operation: MlirOperation,
+        successor: isize,
+        start: *mut isize,
+        count: *mut isize,
+    ) -> bool;
+    fn executorNonCallSymbolReferences(
+        op: MlirOperation,
+        callback: unsafe extern "C" fn(name: MlirStringRef, user_data: *mut c_void),
+        user_data: *mut c_void,
+    );
     fn executorOptMain(
         argc: c_int,
         argv: *mut *mut c_char,
@@ -114,12 +145,154 @@ pub fn type_nests_handle(value_type: Type<'_>) -> bool {
     unsafe { executorTypeNestsHandle(value_type.to_raw()) }
 }
 
+/// How severe a diagnostic is (the values `executorEmitDiagnostic` takes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error = 0,
+    Warning = 1,
+    Remark = 2,
+}
+
+/// Reports `message` at `location` through the context's diagnostic handlers,
+/// with a note per entry of `notes` attached (printed by mlir-opt, matched by
+/// `-verify-diagnostics` as expected-error/warning/remark and expected-note).
+pub fn emit_diagnostic(
+    location: Location<'_>,
+    severity: Severity,
+    message: &str,
+    notes: &[(Location<'_>, String)],
+) {
+    let text = |text: &str| CString::new(text.replace('\0', " ")).unwrap_or_default();
+    let message = text(message);
+    let note_texts: Vec<CString> = notes.iter().map(|(_, note)| text(note)).collect();
+    let note_pointers: Vec<*const c_char> = note_texts.iter().map(|note| note.as_ptr()).collect();
+    let note_locations: Vec<MlirLocation> = notes
+        .iter()
+        .map(|(location, _)| location.to_raw())
+        .collect();
+    // SAFETY: the locations are live; the strings are NUL-terminated and
+    // outlive the call, which copies them; both arrays hold `notes.len()`
+    // entries.
+    unsafe {
+        executorEmitDiagnostic(
+            location.to_raw(),
+            severity as c_int,
+            message.as_ptr(),
+            notes.len() as isize,
+            note_locations.as_ptr(),
+            note_pointers.as_ptr(),
+        )
+    }
+}
+
+/// MLIR's dominance information for the ops under a root op, which must stay
+/// alive (and its regions unchanged) while this is used.
+pub struct Dominance {
+    raw: *mut c_void,
+}
+
+impl Dominance {
+    pub fn new(root: OperationRef<'_, '_>) -> Self {
+        // SAFETY: the root is live; the C++ side allocates the analysis, which
+        // `Drop` frees.
+        Self {
+            raw: unsafe { executorDominanceCreate(root.to_raw()) },
+        }
+    }
+
+    /// Whether `a` properly dominates `b`: every path to `b` runs `a` first
+    /// and `a`'s results are visible at `b`.
+    pub fn properly_dominates(&self, a: OperationRef<'_, '_>, b: OperationRef<'_, '_>) -> bool {
+        // SAFETY: `raw` is the live analysis made in `new`; the ops are live
+        // and under its root, as the caller uses it.
+        unsafe { executorDominanceProperlyDominates(self.raw, a.to_raw(), b.to_raw()) }
+    }
+}
+
+impl Drop for Dominance {
+    fn drop(&mut self) {
+        // SAFETY: `raw` was made by executorDominanceCreate and is freed once.
+        unsafe { executorDominanceDestroy(self.raw) }
+    }
+}
+
+/// Whether `operation` has no memory effects, its regions included.
+pub fn is_memory_effect_free(operation: OperationRef<'_, '_>) -> bool {
+    // SAFETY: the operation is live; the query only reads its interfaces.
+    unsafe { executorIsMemoryEffectFree(operation.to_raw()) }
+}
+
+/// Whether `operation` (its regions included) may read or change executor
+/// sessions, by its memory effects: an effect on the `executor.sessions`
+/// resource, or effects MLIR does not know (a call). Ops for which this is
+/// false commute with the executor ops.
+pub fn may_use_sessions(operation: OperationRef<'_, '_>) -> bool {
+    // SAFETY: the operation is live; the query only reads its interfaces.
+    unsafe { executorMayUseSessions(operation.to_raw()) }
+}
+
+/// The range of `operation`'s operands it forwards to its successor
+/// `successor` as that block's arguments; None when it is not a branch op
+/// that MLIR can describe so.
+pub fn successor_operands(
+    operation: OperationRef<'_, '_>,
+    successor: usize,
+) -> Option<std::ops::Range<usize>> {
+    let (mut start, mut count) = (0isize, 0isize);
+    // SAFETY: the operation is live and `successor` is below its successor
+    // count (callers iterate over them); the outputs are plain integers.
+    let known = unsafe {
+        executorSuccessorOperands(
+            operation.to_raw(),
+            successor as isize,
+            &mut start,
+            &mut count,
+        )
+    };
+    let start = usize::try_from(start).ok()?;
+    let count = usize::try_from(count).ok()?;
+    known.then_some(start..start + count)
+}
+
+/// Calls `reference` with the leaf name of each symbol reference in the
+/// attributes of `op` (not of the ops nested in it) other than a
+/// `func.call`'s callee (`func.constant`'s, other dialects'): functions that
+/// may be called in ways an analysis following `func.call` does not see.
+pub fn non_call_symbol_references(op: OperationRef<'_, '_>, mut reference: impl FnMut(&[u8])) {
+    unsafe extern "C" fn trampoline(name: MlirStringRef, user_data: *mut c_void) {
+        // SAFETY: `user_data` is the `&mut dyn FnMut` passed below, alive and
+        // not otherwise borrowed during the call; `name` points at `length`
+        // bytes of an interned string.
+        unsafe {
+            let reference = &mut *user_data.cast::<&mut dyn FnMut(&[u8])>();
+            let bytes = if name.length == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(name.data.cast::<u8>(), name.length)
+            };
+            reference(bytes);
+        }
+    }
+    let mut reference: &mut dyn FnMut(&[u8]) = &mut reference;
+    // SAFETY: the op is live; the C++ side only reads its attributes and
+    // calls `trampoline` with `reference`, which outlives the call.
+    unsafe {
+        executorNonCallSymbolReferences(
+            op.to_raw(),
+            trampoline,
+            (&raw mut reference).cast::<c_void>(),
+        )
+    }
+}
+
 /// Puts this project's passes (td/ExecutorPasses.td) into MLIR's global pass
 /// registry, so textual pipelines can name them. The C++ side registers them
 /// once per process, however often this is called.
 pub fn register_passes() {
     let implementations = PassImplementations {
         convert_executor_to_llvm,
+        verify_sessions,
+        optimize_executor,
     };
     // SAFETY: the implementations are plain functions that live as long as the
     // process; the C++ side only stores them.
@@ -172,6 +345,22 @@ unsafe fn string_ref_bytes<'a>(string: MlirStringRef) -> &'a [u8] {
         // SAFETY: guaranteed by the caller.
         unsafe { std::slice::from_raw_parts(string.data.cast(), string.length) }
     }
+}
+
+extern "C" fn verify_sessions(module: MlirOperation) -> bool {
+    // SAFETY: as in `convert_executor_to_llvm`.
+    let module = unsafe { OperationRef::from_raw(module) };
+    passes::verify_sessions::run(module)
+}
+
+extern "C" fn optimize_executor(
+    module: MlirOperation,
+    reuse_sessions: bool,
+    entry_convention: u32,
+) -> bool {
+    // SAFETY: as in `convert_executor_to_llvm`.
+    let module = unsafe { OperationRef::from_raw(module) };
+    passes::optimize_executor::run(module, reuse_sessions, entry_convention)
 }
 
 /// Runs mlir-opt's driver on the command line `args` with the dialects of

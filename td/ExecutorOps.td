@@ -11,6 +11,22 @@
 
 include "ExecutorDialect.td"
 include "ExecutorTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Memory effects
+//===----------------------------------------------------------------------===//
+
+// The executors and the runtime's process-wide tables of sessions and launches
+// in flight: what executor ops change beyond memrefs. Every executor op reads
+// and writes it, so that upstream passes neither erase, merge, reorder nor
+// hoist one (an unused open still contacts its executor, two identical
+// launches run twice); which of them may be reused, dropped or hoisted is
+// executor-optimize's to decide (td/ExecutorPasses.td).
+def Executor_SessionResource
+    : Resource<"::catalyst::executor::SessionResource">;
+defvar Executor_SessionEffects = MemoryEffects<[
+    MemRead<Executor_SessionResource>, MemWrite<Executor_SessionResource>]>;
 
 //===----------------------------------------------------------------------===//
 // Attribute constraints
@@ -36,7 +52,7 @@ def Executor_ShapedValue : AnyTypeOf<[AnyRankedTensor, AnyMemRef]>;
 // Sessions
 //===----------------------------------------------------------------------===//
 
-def Executor_OpenOp : Executor_Op<"open"> {
+def Executor_OpenOp : Executor_Op<"open", [Executor_SessionEffects]> {
   let summary = "Open a session with an executor.";
   let description = [{
     Establish a connection to the executor reachable at address and return an
@@ -45,13 +61,18 @@ def Executor_OpenOp : Executor_Op<"open"> {
 
     Verification:
     - `address` is not empty.
+
+    Memory effects: allocates the session handle and reads and writes the
+    executor sessions (it connects, or returns the session already open at
+    `address`).
   }];
   let arguments = (ins Executor_NonEmptyStrAttr:$address);
-  let results = (outs Executor_SessionType:$session);
+  let results = (outs Res<Executor_SessionType, "",
+                          [MemAlloc<Executor_SessionResource>]>:$session);
   let assemblyFormat = "`(` $address `)` attr-dict `:` type($session)";
 }
 
-def Executor_SendBinaryOp : Executor_Op<"send_binary"> {
+def Executor_SendBinaryOp : Executor_Op<"send_binary", [Executor_SessionEffects]> {
   let summary = "Ship a compiled kernel object file to the executor.";
   let description = [{
     Transfer the compiled binary at binary_path over the session to the
@@ -72,6 +93,10 @@ def Executor_SendBinaryOp : Executor_Op<"send_binary"> {
     - `binary_path` is not empty.
     - `format` is 0 (object file), 1 (asset) or 2 (shared library); other
       values are reserved.
+
+    Memory effects: reads and writes the executor sessions (the executor
+    loads the file; a path the session has loaded already is not loaded
+    again).
   }];
   let arguments = (ins Executor_SessionType:$session,
                        Executor_NonEmptyStrAttr:$binary_path,
@@ -79,13 +104,17 @@ def Executor_SendBinaryOp : Executor_Op<"send_binary"> {
   let assemblyFormat = "$session `(` $binary_path `)` attr-dict `:` type($session)";
 }
 
-def Executor_CloseOp : Executor_Op<"close"> {
+def Executor_CloseOp : Executor_Op<"close", [Executor_SessionEffects]> {
   let summary = "Release a session handle with an executor.";
   let description = [{
     Release the session previously established via executor.open, marking the
     end of its use in the IR.
+
+    Memory effects: frees the session handle, and reads and writes the
+    executor sessions (it waits for the session's launches in flight).
   }];
-  let arguments = (ins Executor_SessionType:$session);
+  let arguments = (ins Arg<Executor_SessionType, "",
+                           [MemFree<Executor_SessionResource>]>:$session);
   let assemblyFormat = "$session attr-dict `:` type($session)";
 }
 
@@ -93,7 +122,7 @@ def Executor_CloseOp : Executor_Op<"close"> {
 // Launches
 //===----------------------------------------------------------------------===//
 
-def Executor_LaunchOp : Executor_Op<"launch"> {
+def Executor_LaunchOp : Executor_Op<"launch", [Executor_SessionEffects]> {
   let summary = "Dispatch a cross-compiled kernel on the executor and receive its results.";
   let description = [{
     Invoke, on the given session, the kernel previously registered via
@@ -102,19 +131,23 @@ def Executor_LaunchOp : Executor_Op<"launch"> {
 
     Verification:
     - `kernel_callee` and `object` are not empty.
+
+    Memory effects: reads and writes the executor sessions; reads and writes
+    each input memref (an executor embedded in the process runs the kernel on
+    the input buffers themselves); allocates each result.
   }];
   let arguments = (ins Executor_SessionType:$session,
                        Executor_NonEmptyStrAttr:$kernel_callee,
                        Executor_NonEmptyStrAttr:$object,
-                       Variadic<AnyMemRef>:$inputs);
-  let results = (outs Variadic<AnyMemRef>:$results);
+                       Arg<Variadic<AnyMemRef>, "", [MemRead, MemWrite]>:$inputs);
+  let results = (outs Res<Variadic<AnyMemRef>, "", [MemAlloc]>:$results);
   let assemblyFormat = [{
     $session `(` $kernel_callee `,` $object `)` `(` $inputs `)` attr-dict
     `:` type($session) `,` functional-type($inputs, $results)
   }];
 }
 
-def Executor_LaunchAsyncOp : Executor_Op<"launch_async"> {
+def Executor_LaunchAsyncOp : Executor_Op<"launch_async", [Executor_SessionEffects]> {
   let summary = "Dispatch a ``()->()`` entry on the executor without waiting for it.";
   let description = [{
     Like executor.launch, but returns as soon as the entry has been started
@@ -123,25 +156,34 @@ def Executor_LaunchAsyncOp : Executor_Op<"launch_async"> {
 
     Verification:
     - `kernel_callee` and `object` are not empty.
+
+    Memory effects: allocates the token and reads and writes the executor
+    sessions. The entry takes no arguments, so it reaches no memref of the
+    host program.
   }];
   let arguments = (ins Executor_SessionType:$session,
                        Executor_NonEmptyStrAttr:$kernel_callee,
                        Executor_NonEmptyStrAttr:$object);
-  let results = (outs Executor_TokenType:$token);
+  let results = (outs Res<Executor_TokenType, "",
+                          [MemAlloc<Executor_SessionResource>]>:$token);
   let assemblyFormat = [{
     $session `(` $kernel_callee `,` $object `)` attr-dict
     `:` type($session) `->` type($token)
   }];
 }
 
-def Executor_AwaitOp : Executor_Op<"await"> {
+def Executor_AwaitOp : Executor_Op<"await", [Executor_SessionEffects]> {
   let summary = "Wait for one executor.launch_async to finish.";
   let description = [{
     Block until the executor.launch_async that produced token has finished.
     Waiting on the token rather than on the session means other launches on
     that session are left running.
+
+    Memory effects: frees the token and reads and writes the executor
+    sessions.
   }];
-  let arguments = (ins Executor_TokenType:$token);
+  let arguments = (ins Arg<Executor_TokenType, "",
+                           [MemFree<Executor_SessionResource>]>:$token);
   let assemblyFormat = "$token attr-dict `:` type($token)";
 }
 
@@ -150,6 +192,7 @@ def Executor_AwaitOp : Executor_Op<"await"> {
 //===----------------------------------------------------------------------===//
 
 def Executor_CallOp : Executor_Op<"call", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     PredOpTrait<"num_input_args is at most the number of operands after the session",
                 CPred<"!getNumInputArgs() || "
                       "*getNumInputArgs() <= getInputs().size()">>]> {
@@ -174,6 +217,10 @@ def Executor_CallOp : Executor_Op<"call", [
       output operand, each of the same type as its output operand.
     - Without output operands, every result has a static shape, since nothing
       else tells the executor how large it is.
+
+    Memory effects: reads and writes the executor sessions. On memrefs it
+    reads the input buffers, writes the output buffers and allocates its
+    results; tensors are values and have none.
   }];
   let arguments = (ins Executor_SessionType:$session,
                        Executor_NonEmptyStrAttr:$symbol,

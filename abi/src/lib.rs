@@ -10,6 +10,7 @@
 //! runtime's wire protocol), so the compiler's build script, the pass and the
 //! runtime all link the same definitions.
 
+pub mod address;
 mod binary_format;
 pub mod call_buffer;
 pub mod descriptor;

@@ -63,7 +63,7 @@ impl Table {
 /// Opens a session with the executor at `address`, or returns the one already
 /// open there: `open` is idempotent per address.
 pub fn open(address: &str) -> Result<i64> {
-    let address = Address::parse(address)?;
+    let address = crate::address::parse(address)?;
     close_all_at_exit();
     if let Some(handle) = with_table(|table| table.by_address.get(&address).copied()) {
         return Ok(handle);

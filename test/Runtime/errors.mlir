@@ -50,7 +50,11 @@
 // RUN: not %run_host %t/async-overflow.ll.mlir 2>&1 | FileCheck %s --check-prefix=ASYNC-OVERFLOW
 // ASYNC-OVERFLOW: executor runtime: kernel 'overflow' crashed with signal 11 (SIGSEGV): stack overflow{{$}}
 
-// RUN: executor-opt %t/closed-twice.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/closed-twice.ll.mlir
+// The lowering stage's executor-verify-sessions rejects this one at compile
+// time; without it, the runtime reports it.
+// RUN: not executor-opt %t/closed-twice.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' 2>&1 | FileCheck %s --check-prefix=CLOSED-TWICE-COMPILE
+// CLOSED-TWICE-COMPILE: error: executor.close of a session that is already closed on every path reaching it
+// RUN: executor-opt %t/closed-twice.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage{verify-sessions=false})' > %t/closed-twice.ll.mlir
 // RUN: not %run_host %t/closed-twice.ll.mlir 2>&1 | FileCheck %s --check-prefix=CLOSED-TWICE
 // CLOSED-TWICE: executor runtime: __catalyst__executor__close(): no open session with handle 1
 

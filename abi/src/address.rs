@@ -1,0 +1,124 @@
+//! Executor addresses, the strings `executor.open` takes: `local` (also
+//! `local:` and `local:<name>`) for an executor embedded in the process,
+//! `<host>:<port>` for an executor-server. The runtime keeps one session per
+//! parsed address (its `open` is idempotent per address), and the compiler's
+//! session analysis must tell which `open`s give the same session, so both
+//! parse them here.
+
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Address {
+    /// The embedded executor; `name` tells separate local executors apart.
+    Local { name: String },
+    /// An executor-server.
+    Remote { host: String, port: u16 },
+}
+
+impl Address {
+    /// The address `text` names; None when it is none of the accepted forms.
+    pub fn parse(text: &str) -> Option<Self> {
+        if text == "local" {
+            return Some(Self::Local {
+                name: String::new(),
+            });
+        }
+        if let Some(name) = text.strip_prefix("local:") {
+            return Some(Self::Local {
+                name: name.to_owned(),
+            });
+        }
+        let (host, port) = text.rsplit_once(':')?;
+        let host = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        if host.is_empty() || host.contains(char::is_whitespace) {
+            return None;
+        }
+        let port = port.parse::<u16>().ok().filter(|port| *port != 0)?;
+        Some(Self::Remote {
+            host: host.to_owned(),
+            port,
+        })
+    }
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Local { name } if name.is_empty() => write!(formatter, "local"),
+            Self::Local { name } => write!(formatter, "local:{name}"),
+            Self::Remote { host, port } if host.contains(':') => {
+                write!(formatter, "[{host}]:{port}")
+            }
+            Self::Remote { host, port } => write!(formatter, "{host}:{port}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepted_forms() {
+        let local = Address::Local {
+            name: String::new(),
+        };
+        assert_eq!(Address::parse("local"), Some(local.clone()));
+        assert_eq!(Address::parse("local:"), Some(local));
+        assert_eq!(
+            Address::parse("local:gpu0"),
+            Some(Address::Local {
+                name: "gpu0".into()
+            })
+        );
+        assert_eq!(
+            Address::parse("127.0.0.1:9000"),
+            Some(Address::Remote {
+                host: "127.0.0.1".into(),
+                port: 9000
+            })
+        );
+        assert_eq!(
+            Address::parse("[::1]:9000"),
+            Some(Address::Remote {
+                host: "::1".into(),
+                port: 9000
+            })
+        );
+        assert_eq!(
+            Address::parse("[::1]:9000").unwrap().to_string(),
+            "[::1]:9000"
+        );
+    }
+
+    #[test]
+    fn spellings_of_one_address_parse_equal() {
+        for (a, b) in [
+            ("local", "local:"),
+            ("host:9000", "[host]:9000"),
+            ("host:9000", "host:09000"),
+            ("host:9000", "host:+9000"),
+        ] {
+            assert_eq!(Address::parse(a), Address::parse(b), "{a} and {b}");
+        }
+        assert_ne!(Address::parse("local"), Address::parse("local:gpu0"));
+    }
+
+    #[test]
+    fn rejected_forms() {
+        for text in [
+            "",
+            "localhost",
+            "host:",
+            ":9000",
+            "host:0",
+            "host:99999",
+            "a b:1",
+        ] {
+            assert_eq!(Address::parse(text), None, "{text}");
+        }
+    }
+}

@@ -1,0 +1,732 @@
+//! The session analysis that `executor-verify-sessions` reports from and
+//! `executor-optimize` rewrites with: a forward dataflow over every
+//! `func.func` of a module that follows what happens to each session and
+//! token, through `scf` and `cf` control flow and through `func.call`s to
+//! functions of the module.
+//!
+//! - [`lattice`]: the abstract state, per address (the runtime keeps one
+//!   session per address), per handle (each `executor.open`'s result) and per
+//!   token (each `executor.launch_async`'s result).
+//! - [`origins`]: which `executor.open`/`launch_async` each session and token
+//!   value comes from, following block arguments, `scf` results, selects and
+//!   calls.
+//! - [`dataflow`]: the transfer of each op and the fixpoints over regions and
+//!   loops.
+//! - [`facts`]: what holds at each op over every path and calling context.
+//!
+//! Calls: a callee is analysed once per calling context, a context being the
+//! origins of its session and token arguments and the part of the caller's
+//! state it can reach (the sessions of the addresses it or its callees open or
+//! is passed, their handles and tokens). At most [`CONTEXT_LIMIT`] contexts
+//! are analysed per function; a call beyond that, or a recursive call, is
+//! treated as unknown code (its effects on the caller's sessions become
+//! unknown) and the callee's facts admit that unanalysed context. A function
+//! that may be called from outside the module (public, referenced other than
+//! by `func.call`, or never called) is also analysed in the context of an
+//! outside caller: no session open, its session and token arguments unknown.
+
+mod dataflow;
+mod facts;
+mod fast_hash;
+mod lattice;
+mod origins;
+
+use std::{collections::BTreeSet, rc::Rc};
+
+use melior::{
+    Context,
+    ir::{
+        BlockLike, Identifier, OperationRef, RegionLike, RegionRef, Type, Value, ValueLike,
+        attribute::{IntegerAttribute, StringAttribute},
+        operation::{OperationLike, OperationResult},
+    },
+};
+
+pub use facts::Fact;
+use fast_hash::{FastMap, FastSet};
+use lattice::{AddressId, Origin, State};
+pub use lattice::{OpId, status as session_status, token as token_status};
+
+use super::{
+    executor_ops::ExecutorOp,
+    ir::{self, with_context},
+};
+use crate::{dialect, ffi};
+
+/// How many calling contexts of one function are analysed before further
+/// calls of it count as unknown code: enough for a helper called from a few
+/// places and in a loop, and a bound on the analysis's cost.
+pub const CONTEXT_LIMIT: u32 = 16;
+
+/// The facts of the analysis of one module, and the ops they are about.
+pub struct SessionFacts<'c, 'a> {
+    program: Program<'c, 'a>,
+    facts: FunctionFacts,
+}
+
+/// Facts by function (None for one never analysed), each by op id from the
+/// function's first (its ops are numbered consecutively; None for an op no
+/// analysis reached). A function's first context leaves its table here as it
+/// is, with no copy: most functions have one context.
+type FunctionFacts = Vec<Option<Vec<Option<Fact>>>>;
+
+impl<'c, 'a> SessionFacts<'c, 'a> {
+    /// The tracked ops (executor ops, calls, returns and loops) with their
+    /// facts, in the order they appear in the module; ops no analysis
+    /// reached have none.
+    pub fn ops(
+        &self,
+    ) -> impl Iterator<Item = (OpId, OperationRef<'c, 'a>, Kind, Option<&Fact>)> + '_ {
+        self.program
+            .ops
+            .iter()
+            .zip(&self.program.op_kinds)
+            .enumerate()
+            .map(|(id, (op, kind))| (id as OpId, *op, *kind, self.fact_of(id as OpId)))
+    }
+
+    fn fact_of(&self, id: OpId) -> Option<&Fact> {
+        let function = self.program.op_functions.get(id as usize).copied()??;
+        let first = self.program.functions[function as usize].ops.start;
+        self.facts.get(function as usize)?.as_ref()?[(id - first) as usize].as_ref()
+    }
+
+    pub fn op(&self, id: OpId) -> OperationRef<'c, 'a> {
+        self.program.ops[id as usize]
+    }
+
+    pub fn kind(&self, id: OpId) -> Kind {
+        self.program.op_kinds[id as usize]
+    }
+
+    /// The id of a tracked op (one inside a function).
+    pub fn id(&self, op: OperationRef<'_, '_>) -> Option<OpId> {
+        let mut function = op.parent_operation();
+        while let Some(candidate) = function {
+            if let Some(id) = self.program.function_ids.get(&op_key(candidate)) {
+                return self.program.id_in(*id, op);
+            }
+            function = candidate.parent_operation();
+        }
+        None
+    }
+
+    pub fn fact(&self, op: OperationRef<'_, '_>) -> Option<&Fact> {
+        self.fact_of(self.id(op)?)
+    }
+
+    /// Whether the module holds an executor op at all.
+    pub fn has_executor_ops(&self) -> bool {
+        self.program.has_executor_ops
+    }
+}
+
+/// Analyses every function of `module`.
+pub fn analyze<'c, 'a>(module: OperationRef<'c, 'a>) -> SessionFacts<'c, 'a> {
+    let program = with_context(module, |context| Program::new(module, context));
+    if !program.has_executor_ops {
+        return SessionFacts {
+            program,
+            facts: FunctionFacts::new(),
+        };
+    }
+    let mut analyzer = Analyzer::new(&program);
+    for function in 0..program.functions.len() as FuncId {
+        let info = &program.functions[function as usize];
+        if info.callable_from_outside && info.body.is_some() {
+            let params = info
+                .handle_params
+                .iter()
+                .map(|is_handle| is_handle.then_some(Origin::Unknown))
+                .collect();
+            analyzer.context(ContextKey {
+                function,
+                params,
+                entry: State::default(),
+            });
+        }
+    }
+    let facts = analyzer.finish();
+    SessionFacts { program, facts }
+}
+
+/// Whether an `scf.for` runs at least once: Some(true) for constant bounds
+/// `lb < ub`, Some(false) for constant bounds that give no iteration, None
+/// when the bounds are not constants.
+pub fn runs_at_least_once(for_op: OperationRef<'_, '_>) -> Option<bool> {
+    let bound = |index| constant_integer(for_op.operand(index).ok()?);
+    let (lower, upper) = (bound(0)?, bound(1)?);
+    // scf.for compares its bounds as unsigned numbers with `unsignedCmp`.
+    Some(if for_op.has_attribute("unsignedCmp") {
+        (lower as u64) < (upper as u64)
+    } else {
+        lower < upper
+    })
+}
+
+/// The value of an `arith.constant` of an integer or index type.
+pub fn constant_integer(value: Value<'_, '_>) -> Option<i64> {
+    let result = OperationResult::try_from(value).ok()?;
+    let owner = result.owner();
+    if ir::operation_name(owner) != "arith.constant" {
+        return None;
+    }
+    Some(
+        IntegerAttribute::try_from(owner.attribute("value").ok()?)
+            .ok()?
+            .value(),
+    )
+}
+
+pub type FuncId = u32;
+
+/// Identifies an op, a value or a block for the duration of an analysis.
+fn op_key(op: OperationRef<'_, '_>) -> usize {
+    op.to_raw().ptr as usize
+}
+
+fn value_key(value: Value<'_, '_>) -> usize {
+    value.to_raw().ptr as usize
+}
+
+/// The module as the analysis sees it: the tracked ops, the functions and
+/// their calls, and the tables of addresses and paths.
+struct Program<'c, 'a> {
+    session_type: Type<'c>,
+    token_type: Type<'c>,
+    kinds: Kinds,
+    has_executor_ops: bool,
+    /// The tracked ops, by id, in the order of the module.
+    ops: Vec<OperationRef<'c, 'a>>,
+    op_kinds: Vec<Kind>,
+    /// Functions by their `func.func`'s address.
+    function_ids: FastMap<usize, FuncId>,
+    /// The function each tracked op belongs to (None outside functions).
+    op_functions: Vec<Option<FuncId>>,
+    functions: Vec<Function<'c, 'a>>,
+    /// The callee of each `func.call` with a body in the module, by call id.
+    callees: FastMap<OpId, FuncId>,
+    /// The address of each `executor.open`, by its id.
+    open_addresses: FastMap<OpId, AddressId>,
+    /// Ops with regions holding what the analysis must see but does not
+    /// analyse inside such an op: an executor op, a call, a use of a handle.
+    busy: FastSet<usize>,
+}
+
+/// The ops the analysis tells apart.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// An op of the executor dialect (read through `ExecutorOp`).
+    Executor(ExecutorKind),
+    FuncFunc,
+    FuncCall,
+    FuncReturn,
+    ScfFor,
+    ScfWhile,
+    /// `scf.if`, `scf.index_switch`, `scf.execute_region`: one of their
+    /// regions runs, once.
+    ScfAlternatives,
+    /// `scf.yield`, `scf.condition`: they only pass values on.
+    Forward,
+    Select,
+    Other,
+}
+
+/// Which op of the executor dialect.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ExecutorKind {
+    Open,
+    SendBinary,
+    Launch,
+    LaunchAsync,
+    Await,
+    Call,
+    Close,
+}
+
+/// The kind of an op, told by its name's interned identifier (a pointer
+/// comparison, not a string one: the analysis asks for every op).
+struct Kinds {
+    by_name: FastMap<usize, Kind>,
+}
+
+impl Kinds {
+    fn new(context: &Context) -> Self {
+        let named = [
+            ("executor.open", Kind::Executor(ExecutorKind::Open)),
+            (
+                "executor.send_binary",
+                Kind::Executor(ExecutorKind::SendBinary),
+            ),
+            ("executor.launch", Kind::Executor(ExecutorKind::Launch)),
+            (
+                "executor.launch_async",
+                Kind::Executor(ExecutorKind::LaunchAsync),
+            ),
+            ("executor.await", Kind::Executor(ExecutorKind::Await)),
+            ("executor.call", Kind::Executor(ExecutorKind::Call)),
+            ("executor.close", Kind::Executor(ExecutorKind::Close)),
+            ("func.func", Kind::FuncFunc),
+            ("func.call", Kind::FuncCall),
+            ("func.return", Kind::FuncReturn),
+            ("scf.for", Kind::ScfFor),
+            ("scf.while", Kind::ScfWhile),
+            ("scf.if", Kind::ScfAlternatives),
+            ("scf.index_switch", Kind::ScfAlternatives),
+            ("scf.execute_region", Kind::ScfAlternatives),
+            ("scf.yield", Kind::Forward),
+            ("scf.condition", Kind::Forward),
+            ("arith.select", Kind::Select),
+        ];
+        Self {
+            by_name: named
+                .into_iter()
+                .map(|(name, kind)| (identifier_key(Identifier::new(context, name)), kind))
+                .collect(),
+        }
+    }
+
+    fn of(&self, op: OperationRef<'_, '_>) -> Kind {
+        self.by_name
+            .get(&identifier_key(op.name()))
+            .copied()
+            .unwrap_or(Kind::Other)
+    }
+}
+
+fn identifier_key(identifier: Identifier<'_>) -> usize {
+    identifier.to_raw().ptr as usize
+}
+
+struct Function<'c, 'a> {
+    body: Option<RegionRef<'c, 'a>>,
+    /// The ids of its tracked ops (consecutive: ops are numbered in order).
+    ops: std::ops::Range<OpId>,
+    /// Its tracked ops' ids by their addresses, sorted: a lookup searches a
+    /// function's few ops rather than a map of the module's.
+    ids_by_address: Vec<(usize, OpId)>,
+    /// Which arguments are sessions or tokens.
+    handle_params: Vec<bool>,
+    callable_from_outside: bool,
+    /// Ops whose results, block arguments or successors may carry handles,
+    /// in pre-order: what the origin analysis visits.
+    origin_ops: Vec<OperationRef<'c, 'a>>,
+    returns: Vec<OperationRef<'c, 'a>>,
+    /// The addresses its own `executor.open`s open.
+    opens: BTreeSet<AddressId>,
+    /// The functions it calls.
+    calls: Vec<FuncId>,
+    /// Its `func.call`s of functions of the module.
+    call_sites: Vec<OpId>,
+}
+
+/// Byte strings (addresses, paths) by small integer ids.
+#[derive(Default)]
+struct Interner {
+    ids: FastMap<Vec<u8>, u32>,
+}
+
+impl Interner {
+    fn id(&mut self, bytes: &[u8]) -> u32 {
+        if let Some(id) = self.ids.get(bytes) {
+            return *id;
+        }
+        let id = self.ids.len() as u32;
+        self.ids.insert(bytes.to_vec(), id);
+        id
+    }
+}
+
+/// The key the runtime keeps a session under: the parsed address, so that
+/// `local` and `local:` are one. An address the runtime rejects keeps its
+/// spelling (its open fails, so it aliases nothing).
+fn address_key(bytes: &[u8]) -> Vec<u8> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(executor_abi::address::Address::parse)
+        .map_or_else(
+            || bytes.to_vec(),
+            |address| address.to_string().into_bytes(),
+        )
+}
+
+impl<'c, 'a> Program<'c, 'a> {
+    fn new(module: OperationRef<'c, 'a>, context: &'c Context) -> Self {
+        let mut program = Self {
+            session_type: dialect::session_type(context),
+            token_type: dialect::token_type(context),
+            kinds: Kinds::new(context),
+            has_executor_ops: false,
+            ops: Vec::new(),
+            op_kinds: Vec::new(),
+            function_ids: FastMap::default(),
+            op_functions: Vec::new(),
+            functions: Vec::new(),
+            callees: FastMap::default(),
+            open_addresses: FastMap::default(),
+            busy: FastSet::default(),
+        };
+        let mut walk = Walk {
+            addresses: Interner::default(),
+            referenced: FastSet::default(),
+            function_names: FastMap::default(),
+            calls: Vec::new(),
+            ancestors: Vec::new(),
+        };
+        program.visit(&mut walk, module, None, None);
+        if !program.has_executor_ops {
+            return program;
+        }
+        let mut called = vec![false; program.functions.len()];
+        for (call, table, name) in walk.calls {
+            let Some(callee) = walk.function_names.get(&(table, name)).copied() else {
+                continue;
+            };
+            if program.functions[callee as usize].body.is_none() {
+                continue;
+            }
+            called[callee as usize] = true;
+            program.callees.insert(call, callee);
+            if let Some(caller) = program.op_functions[call as usize] {
+                let caller = &mut program.functions[caller as usize];
+                caller.calls.push(callee);
+                caller.call_sites.push(call);
+            }
+        }
+        for ((_, name), function) in &walk.function_names {
+            let info = &mut program.functions[*function as usize];
+            info.callable_from_outside |=
+                walk.referenced.contains(name) || !called[*function as usize];
+        }
+        program
+    }
+
+    fn is_handle(&self, value_type: Type<'c>) -> bool {
+        value_type == self.session_type || value_type == self.token_type
+    }
+
+    fn track(&mut self, op: OperationRef<'c, 'a>, kind: Kind, function: Option<FuncId>) -> OpId {
+        let id = self.ops.len() as OpId;
+        self.ops.push(op);
+        self.op_kinds.push(kind);
+        self.op_functions.push(function);
+        if let Some(function) = function {
+            self.functions[function as usize]
+                .ids_by_address
+                .push((op_key(op), id));
+        }
+        id
+    }
+
+    /// The id of `op`, a tracked op of `function`.
+    fn id_in(&self, function: FuncId, op: OperationRef<'_, '_>) -> Option<OpId> {
+        let ids = &self.functions[function as usize].ids_by_address;
+        ids.binary_search_by_key(&op_key(op), |(address, _)| *address)
+            .ok()
+            .map(|index| ids[index].1)
+    }
+
+    /// Visits `op` and everything nested in it, in pre-order. `table` is the
+    /// innermost symbol table around it, `function` the function it is in.
+    fn visit(
+        &mut self,
+        walk: &mut Walk,
+        op: OperationRef<'c, 'a>,
+        table: Option<usize>,
+        function: Option<FuncId>,
+    ) {
+        let kind = self.kinds.of(op);
+        ffi::non_call_symbol_references(op, |name| {
+            if !walk.referenced.contains(name) {
+                walk.referenced.insert(name.to_vec());
+            }
+        });
+        let mut function = function;
+        let mut uses_handles = false;
+        let mut produces_handle = false;
+        match kind {
+            Kind::FuncFunc => {
+                let id = self.functions.len() as FuncId;
+                let body = op
+                    .region(0)
+                    .ok()
+                    .filter(|body| body.first_block().is_some());
+                let handle_params = body
+                    .and_then(|body| body.first_block())
+                    .map(|entry| {
+                        (0..entry.argument_count())
+                            .filter_map(|index| entry.argument(index).ok())
+                            .map(|argument| self.is_handle(argument.r#type()))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let public = op
+                    .attribute("sym_visibility")
+                    .ok()
+                    .and_then(|visibility| StringAttribute::try_from(visibility).ok())
+                    .is_none_or(|visibility| ir::string_bytes(visibility) == b"public");
+                let first = self.ops.len() as OpId;
+                self.function_ids.insert(op_key(op), id);
+                self.functions.push(Function {
+                    body,
+                    ops: first..first,
+                    ids_by_address: Vec::new(),
+                    handle_params,
+                    callable_from_outside: public,
+                    origin_ops: Vec::new(),
+                    returns: Vec::new(),
+                    opens: BTreeSet::new(),
+                    calls: Vec::new(),
+                    call_sites: Vec::new(),
+                });
+                if let (Some(table), Some(symbol)) = (table, symbol_name(op)) {
+                    walk.function_names.insert((table, symbol.to_vec()), id);
+                }
+                function = Some(id);
+                walk.ancestors.clear();
+            }
+            Kind::FuncCall => {
+                let id = self.track(op, kind, function);
+                if let (Some(table), Some(callee)) = (
+                    table,
+                    op.attribute("callee").ok().and_then(ir::flat_symbol_bytes),
+                ) {
+                    walk.calls.push((id, table, callee.to_vec()));
+                }
+                uses_handles = true;
+            }
+            Kind::FuncReturn | Kind::ScfFor | Kind::ScfWhile => {
+                self.track(op, kind, function);
+                if kind == Kind::FuncReturn
+                    && let Some(function) = function
+                {
+                    self.functions[function as usize].returns.push(op);
+                }
+            }
+            Kind::Executor(executor_kind) => {
+                self.has_executor_ops = true;
+                uses_handles = true;
+                produces_handle = matches!(
+                    executor_kind,
+                    ExecutorKind::Open | ExecutorKind::LaunchAsync
+                );
+                let id = self.track(op, kind, function);
+                if let Some(ExecutorOp::Open(open)) = (executor_kind == ExecutorKind::Open)
+                    .then(|| ExecutorOp::of(op))
+                    .flatten()
+                    && let Ok(address) = open.address()
+                {
+                    let address = walk.addresses.id(&address_key(ir::string_bytes(address)));
+                    self.open_addresses.insert(id, address);
+                    if let Some(function) = function {
+                        self.functions[function as usize].opens.insert(address);
+                    }
+                }
+            }
+            Kind::ScfAlternatives | Kind::Forward | Kind::Select | Kind::Other => {}
+        }
+        if let Some(function) = function
+            && kind != Kind::FuncFunc
+        {
+            let makes_handles = match kind {
+                // Of the executor ops, open and launch_async.
+                Kind::Executor(_) => produces_handle,
+                _ => op.results().any(|result| self.is_handle(result.r#type())),
+            };
+            if makes_handles || op.successor_count() > 0 || op.region_count() > 0 {
+                self.functions[function as usize].origin_ops.push(op);
+            }
+            // Only ops nested in another op of the function can make it busy.
+            if !walk.ancestors.is_empty()
+                && (uses_handles
+                    || op
+                        .operands()
+                        .any(|operand| self.is_handle(operand.r#type())))
+            {
+                for ancestor in walk.ancestors.iter().rev() {
+                    if !self.busy.insert(*ancestor) {
+                        break;
+                    }
+                }
+            }
+        }
+
+        if op.region_count() == 0 {
+            return;
+        }
+        let table = if ffi::is_symbol_table(op) {
+            Some(op_key(op))
+        } else {
+            table
+        };
+        let nested_in_function = function.is_some() && kind != Kind::FuncFunc;
+        if nested_in_function {
+            walk.ancestors.push(op_key(op));
+        }
+        for region in op.regions() {
+            let mut block = region.first_block();
+            while let Some(current) = block {
+                let mut nested = current.first_operation();
+                while let Some(inner) = nested {
+                    self.visit(walk, inner, table, function);
+                    nested = inner.next_in_block();
+                }
+                block = current.next_in_region();
+            }
+        }
+        if nested_in_function {
+            walk.ancestors.pop();
+        }
+        if kind == Kind::FuncFunc
+            && let Some(function) = function
+        {
+            let info = &mut self.functions[function as usize];
+            info.ops.end = self.ops.len() as OpId;
+            info.ids_by_address.sort_unstable();
+        }
+    }
+}
+
+/// What the walk that builds a [`Program`] collects on the way.
+struct Walk {
+    addresses: Interner,
+    /// Names referenced other than as a `func.call`'s callee.
+    referenced: FastSet<Vec<u8>>,
+    /// Functions by symbol table and name.
+    function_names: FastMap<(usize, Vec<u8>), FuncId>,
+    /// Each `func.call` with its symbol table and callee name.
+    calls: Vec<(OpId, usize, Vec<u8>)>,
+    /// The ops with regions around the op being visited, inside its function.
+    ancestors: Vec<usize>,
+}
+
+fn symbol_name<'c>(op: OperationRef<'c, '_>) -> Option<&'c [u8]> {
+    let name = StringAttribute::try_from(op.attribute("sym_name").ok()?).ok()?;
+    Some(ir::string_bytes(name))
+}
+
+/// A calling context: what a function is analysed for.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct ContextKey {
+    function: FuncId,
+    /// The origin of each session or token argument (None for the others).
+    params: Vec<Option<Origin>>,
+    /// The part of the caller's state the function can reach.
+    entry: State,
+}
+
+/// What a function does in one calling context.
+struct ContextResult {
+    /// The state after it returns, over every return; None when it never
+    /// returns.
+    exit: Option<State>,
+    /// It closed a session of unknown origin, which may be any session of
+    /// its callers: they must forget what they know of theirs.
+    closes_unknown: bool,
+}
+
+/// The addresses a function may open, itself or through its callees: a set,
+/// or any (through recursion, where the walk gives up).
+#[derive(Clone)]
+enum Reach {
+    Addresses(BTreeSet<AddressId>),
+    Any,
+}
+
+/// Runs the analysis: the contexts analysed so far and their results, and
+/// the facts merged over them.
+struct Analyzer<'p, 'c, 'a> {
+    program: &'p Program<'c, 'a>,
+    memo: FastMap<ContextKey, Rc<ContextResult>>,
+    origin_memo: FastMap<(FuncId, Vec<Option<Origin>>), Rc<origins::OriginMap>>,
+    origins_in_progress: FastSet<(FuncId, Vec<Option<Origin>>)>,
+    reach: FastMap<FuncId, Reach>,
+    contexts: Vec<u32>,
+    on_stack: Vec<u32>,
+    /// Functions called in a context the analysis did not analyse.
+    unanalysed: FastSet<FuncId>,
+    /// Merged over the contexts analysed so far.
+    facts: FunctionFacts,
+    paths: Interner,
+}
+
+impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
+    fn new(program: &'p Program<'c, 'a>) -> Self {
+        Self {
+            program,
+            memo: FastMap::default(),
+            origin_memo: FastMap::default(),
+            origins_in_progress: FastSet::default(),
+            reach: FastMap::default(),
+            contexts: vec![0; program.functions.len()],
+            on_stack: vec![0; program.functions.len()],
+            unanalysed: FastSet::default(),
+            facts: vec![None; program.functions.len()],
+            paths: Interner::default(),
+        }
+    }
+
+    /// The addresses `function` and its callees may open.
+    fn reach(&mut self, function: FuncId) -> Reach {
+        if let Some(reach) = self.reach.get(&function) {
+            return reach.clone();
+        }
+        // Marks the function as in progress: a recursive call reaches "any".
+        self.reach.insert(function, Reach::Any);
+        let info = &self.program.functions[function as usize];
+        let mut addresses = info.opens.clone();
+        let mut reach = None;
+        for callee in info.calls.clone() {
+            match self.reach(callee) {
+                Reach::Addresses(more) => addresses.extend(more),
+                Reach::Any => {
+                    reach = Some(Reach::Any);
+                    break;
+                }
+            }
+        }
+        let reach = reach.unwrap_or(Reach::Addresses(addresses));
+        self.reach.insert(function, reach.clone());
+        reach
+    }
+
+    /// The facts, merged over every context, with those of functions called
+    /// in unanalysed contexts (and of everything they call) degraded.
+    fn finish(mut self) -> FunctionFacts {
+        let program = self.program;
+        // A call the analysis never reached (inside an op it does not model,
+        // or unreachable) calls its callee in a context it did not analyse.
+        for (call, callee) in &program.callees {
+            let reached = program.op_functions[*call as usize].is_some_and(|caller| {
+                let first = program.functions[caller as usize].ops.start;
+                self.facts[caller as usize]
+                    .as_ref()
+                    .is_some_and(|facts| facts[(*call - first) as usize].is_some())
+            });
+            if !reached {
+                self.unanalysed.insert(*callee);
+            }
+        }
+        if self.unanalysed.is_empty() {
+            return self.facts;
+        }
+        let mut pending: Vec<FuncId> = self.unanalysed.iter().copied().collect();
+        while let Some(function) = pending.pop() {
+            for callee in &program.functions[function as usize].calls {
+                if self.unanalysed.insert(*callee) {
+                    pending.push(*callee);
+                }
+            }
+        }
+        for function in &self.unanalysed {
+            for fact in self.facts[*function as usize]
+                .iter_mut()
+                .flatten()
+                .flatten()
+            {
+                fact.degrade();
+            }
+        }
+        self.facts
+    }
+}
