@@ -177,6 +177,56 @@ fn is_verifier_error(message: &str) -> bool {
     message.starts_with('\'') && message.contains("' op ")
 }
 
+/// The dialects whose ops the lowering pipeline is meant to leave none of.
+const LOWERED_DIALECTS: &[&str] = &[
+    "builtin",
+    "llvm",
+    "executor",
+    "func",
+    "arith",
+    "cf",
+    "scf",
+    "memref",
+    "index",
+    "tensor",
+    "bufferization",
+];
+
+/// Whether an input has ops of dialects the pipeline does not lower
+/// (`async.execute`, `gpu.launch`): mlir-translate failing on what the
+/// pipeline left of it is then no finding.
+fn out_of_scope(input: &[u8]) -> bool {
+    op_names(&String::from_utf8_lossy(input))
+        .iter()
+        .filter_map(|name| name.split_once('.').map(|(dialect, _)| dialect))
+        .any(|dialect| !LOWERED_DIALECTS.contains(&dialect))
+}
+
+/// A run that succeeded although it printed an error.
+fn error_but_success(run: &Run) -> Option<Signature> {
+    if !run.success() {
+        return None;
+    }
+    run::first_error(&run.stderr).map(|message| Signature {
+        kind: Kind::ErrorButSuccess,
+        text: normalize(message),
+    })
+}
+
+/// The members of a batch run that may have printed an error and still
+/// produced output: those with an error at their lines, and every one with
+/// output when an error has no line.
+fn errors_but_success(run: &Run, first_errors: &[Option<String>], outputs: &[Vec<u8>], members: &[usize]) -> Vec<usize> {
+    let unattributed = !run::unattributed_errors(&run.stderr).is_empty();
+    outputs
+        .iter()
+        .zip(first_errors)
+        .zip(members)
+        .filter(|((output, error), _)| !output.is_empty() && (unattributed || error.is_some()))
+        .map(|(_, &member)| member)
+        .collect()
+}
+
 /// What a single input did on a target.
 #[derive(Clone, Debug)]
 pub struct Checked {
@@ -233,6 +283,16 @@ impl Checker<'_> {
         run::run(&self.tools.mlir_opt, &args, timeout, &self.scratch)
     }
 
+    /// Whether the input, printed as it is, parses again: MLIR itself prints
+    /// some things it cannot parse (`@""` as `@<<INVALID EMPTY SYMBOL>>`),
+    /// and what a tool prints of such an input is no finding when it does not
+    /// parse either.
+    fn printable(&self, input: &Path, split: bool) -> io::Result<bool> {
+        let printed = self.opt(input, None, split, self.timeout)?;
+        let printed = self.input_file("printed.mlir", &printed.stdout)?;
+        Ok(self.opt(&printed, None, split, self.timeout)?.success())
+    }
+
     /// `text` through `target` alone, as a user would run it.
     pub fn check(&self, target: Target, text: &[u8], split: bool) -> io::Result<Checked> {
         let timeout = self.timeout;
@@ -258,6 +318,9 @@ impl Checker<'_> {
                 };
                 let run = self.opt(&input, Some(pipeline), split, timeout)?;
                 if let Some(signature) = classify(&run) {
+                    return Ok(found(signature, &run));
+                }
+                if let Some(signature) = error_but_success(&run) {
                     return Ok(found(signature, &run));
                 }
                 if !run.success() {
@@ -290,15 +353,8 @@ impl Checker<'_> {
                                 )
                             })
                         });
-                    // Only when the input printed as it is parses again: MLIR
-                    // itself prints some things it cannot parse (`@""`).
-                    let printable = || -> io::Result<bool> {
-                        let printed = self.opt(&input, None, split, timeout)?;
-                        let printed = self.input_file("printed.mlir", &printed.stdout)?;
-                        Ok(self.opt(&printed, None, split, timeout)?.success())
-                    };
                     if let Some(text) = problem
-                        && printable()?
+                        && self.printable(&input, split)?
                     {
                         let signature = Signature {
                             kind: Kind::Reparse,
@@ -311,11 +367,18 @@ impl Checker<'_> {
             }
             Target::Pipeline => {
                 let run = self.opt(&input, Some(LOWERING), split, timeout)?;
-                Ok(classify(&run).map_or_else(|| plain(&run), |s| found(s, &run)))
+                Ok(classify(&run)
+                    .or_else(|| error_but_success(&run))
+                    .map_or_else(|| plain(&run), |s| found(s, &run)))
             }
             Target::Translate => {
                 let lowered = self.opt(&input, Some(LOWERING), split, timeout)?;
-                if classify(&lowered).is_some() || !lowered.success() {
+                // What the pipeline target reports (a crash, an error with
+                // success) is not reported again here.
+                if classify(&lowered).is_some()
+                    || !lowered.success()
+                    || error_but_success(&lowered).is_some()
+                {
                     return Ok(Checked {
                         finding: None,
                         success: false,
@@ -327,9 +390,13 @@ impl Checker<'_> {
                     return Ok(found(signature, &run));
                 }
                 if !run.success() {
-                    let text = run::errors(&run.stderr)
+                    let message = run::errors(&run.stderr)
                         .first()
-                        .map_or_else(|| normalize(&run.stderr), |(_, m)| normalize(m));
+                        .map_or_else(|| run.stderr.clone(), |(_, m)| (*m).to_owned());
+                    if out_of_scope(text) || !self.printable(&input, split)? {
+                        return Ok(plain(&run));
+                    }
+                    let text = normalize(&message);
                     let signature = Signature {
                         kind: Kind::TranslateFailure,
                         text,
@@ -472,7 +539,8 @@ pub struct Stats {
     /// Inputs run again alone (a batch looked like a finding).
     pub rechecked: usize,
     pub pool: usize,
-    /// For each mutation: inputs it made, and how many of them verified.
+    /// For each mutation: inputs it made alone (not stacked on others), and
+    /// how many of them verified.
     pub by_mutation: BTreeMap<&'static str, (usize, usize)>,
 }
 
@@ -511,7 +579,7 @@ impl Stats {
             .join(", ")
     }
 
-    /// `string 120/300 valid, ...`: how often each mutation's inputs verified.
+    /// `string 120/300, ...`: how often each mutation's inputs verified.
     pub fn per_mutation(&self) -> String {
         self.by_mutation
             .iter()
@@ -622,293 +690,286 @@ impl Fuzzer<'_> {
         }
     }
 
-    /// Checks `members` of a batch one by one on `target`; when none is a
-    /// finding but `batch_signature` was, the batch itself is one.
-    #[allow(clippy::too_many_arguments)]
+    /// Checks `members` one by one on `target`, recording their findings;
+    /// returns the members that are findings.
     fn recheck(
         &self,
         checker: &Checker,
         target: Target,
         inputs: &[Input],
         members: &[usize],
-        batch: Option<(&BatchFile, Signature, &Run)>,
         outcome: &mut BatchOutcome,
-    ) -> io::Result<Vec<bool>> {
-        let mut successes = Vec::with_capacity(members.len());
-        let mut any = false;
+    ) -> io::Result<Vec<usize>> {
+        let mut found = Vec::new();
         for &member in members {
             outcome.stats.rechecked += 1;
             let checked = checker.check(target, inputs[member].text.as_bytes(), false)?;
             if let Some((signature, detail)) = checked.finding {
-                any = true;
-                outcome.findings.add(self.finding(
-                    target,
-                    &inputs[member],
-                    signature,
-                    detail,
-                    false,
-                ));
+                found.push(member);
+                outcome
+                    .findings
+                    .add(self.finding(target, &inputs[member], signature, detail, false));
             }
-            successes.push(checked.success);
         }
-        if let (false, Some((file, signature, run))) = (any, batch) {
-            let input = Input {
-                text: String::from_utf8_lossy(&file.text).into_owned(),
-                origin: format!(
-                    "a batch of {} inputs; none alone makes the finding",
-                    file.starts.len()
-                ),
-                mutations: Vec::new(),
-            };
-            outcome.findings.add(self.finding(
-                target,
-                &input,
-                signature,
-                excerpt(&run.stderr, 40),
-                true,
-            ));
+        Ok(found)
+    }
+
+    /// The members of a batch that make `run` a finding (or break its
+    /// output's split), found by halves: a half whose batch runs clean is
+    /// left alone, one that does not is split again, down to single inputs,
+    /// which are checked alone.
+    #[allow(clippy::too_many_arguments)]
+    fn isolate(
+        &self,
+        checker: &Checker,
+        batch_checker: &Checker,
+        target: Target,
+        command: &dyn Fn(&Checker, &Path) -> io::Result<Run>,
+        inputs: &[Input],
+        members: &[usize],
+        outcome: &mut BatchOutcome,
+    ) -> io::Result<Vec<usize>> {
+        if members.len() <= 2 {
+            return self.recheck(checker, target, inputs, members, outcome);
         }
-        Ok(successes)
+        let mut found = Vec::new();
+        for half in members.chunks(members.len().div_ceil(2)) {
+            let texts: Vec<&[u8]> = half.iter().map(|&m| inputs[m].text.as_bytes()).collect();
+            let file = write_batch(batch_checker.scratch.join("half.mlir"), &texts)?;
+            let run = command(batch_checker, &file.path)?;
+            if classify(&run).is_some() || split_output(&run.stdout, half.len()).is_none() {
+                found.extend(self.isolate(checker, batch_checker, target, command, inputs, half, outcome)?);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Runs `members` through `target`'s `command` as one batch; the inputs
+    /// that make it a finding are isolated, recorded and left out, and the
+    /// rest run again. Returns the members left, the run and their outputs;
+    /// None when the batch is a finding that no input makes alone (then
+    /// recorded with the whole batch as its input).
+    #[allow(clippy::too_many_arguments)]
+    fn batch_run(
+        &self,
+        checker: &Checker,
+        batch_checker: &Checker,
+        target: Target,
+        command: &dyn Fn(&Checker, &Path) -> io::Result<Run>,
+        inputs: &[Input],
+        members: &[usize],
+        outcome: &mut BatchOutcome,
+    ) -> io::Result<Option<(Vec<usize>, BatchFile, Run, Vec<Vec<u8>>)>> {
+        let mut current = members.to_vec();
+        loop {
+            let texts: Vec<&[u8]> = current.iter().map(|&m| inputs[m].text.as_bytes()).collect();
+            let file = write_batch(batch_checker.scratch.join(format!("{}.mlir", target.name())), &texts)?;
+            let run = command(batch_checker, &file.path)?;
+            let signature = classify(&run);
+            if signature.is_none()
+                && let Some(outputs) = split_output(&run.stdout, current.len())
+            {
+                return Ok(Some((current, file, run, outputs)));
+            }
+            let found = self.isolate(checker, batch_checker, target, command, inputs, &current, outcome)?;
+            if found.is_empty() {
+                if let Some(signature) = signature {
+                    let input = Input {
+                        text: String::from_utf8_lossy(&file.text).into_owned(),
+                        origin: format!("a batch of {} inputs; none alone makes the finding", current.len()),
+                        mutations: Vec::new(),
+                    };
+                    outcome
+                        .findings
+                        .add(self.finding(target, &input, signature, excerpt(&run.stderr, 40), true));
+                }
+                return Ok(None);
+            }
+            current.retain(|m| !found.contains(m));
+            if current.is_empty() {
+                return Ok(None);
+            }
+        }
     }
 
     /// Runs one batch through every target.
     fn run_batch(&self, inputs: &[Input], scratch: &Path) -> io::Result<BatchOutcome> {
         let checker = self.checker(scratch.join("single"));
+        let batch_checker = Checker {
+            tools: self.tools,
+            scratch: scratch.to_owned(),
+            timeout: self.batch_timeout(inputs.len()),
+        };
         let mut outcome = BatchOutcome::default();
         outcome.stats.inputs = inputs.len();
         let count = inputs.len();
-        let all: Vec<&[u8]> = inputs.iter().map(|i| i.text.as_bytes()).collect();
-        let file = write_batch(scratch.join("batch.mlir"), &all)?;
-        let batch_checker = self.checker(scratch.to_owned());
-        let timeout = self.batch_timeout(count);
+        let everyone: Vec<usize> = (0..count).collect();
 
         // Parse and verify.
-        let parsed = batch_checker.opt(&file.path, None, true, timeout)?;
-        let outputs = split_output(&parsed.stdout, count);
-        let valid: Vec<bool> = match (classify(&parsed), outputs) {
-            (None, Some(outputs)) => outputs.iter().map(|o| !o.is_empty()).collect(),
-            (signature, _) => {
-                let members: Vec<usize> = (0..count).collect();
-                let batch = signature.map(|s| (&file, s, &parsed));
-                self.recheck(
-                    &checker,
-                    Target::Parse,
-                    inputs,
-                    &members,
-                    batch,
-                    &mut outcome,
-                )?
-            }
-        };
-        let members: Vec<usize> = (0..count).filter(|&i| valid[i]).collect();
+        let parse = |c: &Checker, path: &Path| c.opt(path, None, true, c.timeout);
+        let members: Vec<usize> =
+            match self.batch_run(&checker, &batch_checker, Target::Parse, &parse, inputs, &everyone, &mut outcome)? {
+                Some((left, _, _, outputs)) => left
+                    .into_iter()
+                    .zip(&outputs)
+                    .filter(|(_, output)| !output.is_empty())
+                    .map(|(m, _)| m)
+                    .collect(),
+                None => Vec::new(),
+            };
         outcome.stats.count(Target::Parse, count, members.len());
-        for (input, &valid) in inputs.iter().zip(&valid) {
-            let names: BTreeSet<&'static str> = input.mutations.iter().copied().collect();
-            for name in names {
+        for (index, input) in inputs.iter().enumerate() {
+            if let [name] = input.mutations[..] {
                 let entry = outcome.stats.by_mutation.entry(name).or_default();
                 entry.0 += 1;
-                entry.1 += usize::from(valid);
+                entry.1 += usize::from(members.contains(&index));
             }
         }
-        if members.is_empty() {
-            return Ok(outcome);
-        }
-        let mut features: Vec<Vec<String>> = members
+        let mut features: BTreeMap<usize, Vec<String>> = members
             .iter()
-            .map(|&m| vec![format!("ops:{:?}", op_names(&inputs[m].text))])
+            .map(|&m| (m, vec![format!("ops:{:?}", op_names(&inputs[m].text))]))
             .collect();
-        let texts: Vec<&[u8]> = members.iter().map(|&m| inputs[m].text.as_bytes()).collect();
-        let file = write_batch(scratch.join("valid.mlir"), &texts)?;
-        let n = members.len();
 
         // The pass, both conventions; the default one's output parsed again.
         for target in [Target::Pass, Target::PassPyface] {
-            let pipeline = if target == Target::Pass {
-                PASS
-            } else {
-                PASS_PYFACE
-            };
-            let run = batch_checker.opt(&file.path, Some(pipeline), true, timeout)?;
-            let outputs = split_output(&run.stdout, n);
-            let outputs = match (classify(&run), outputs) {
-                (None, Some(outputs)) => outputs,
-                (signature, _) => {
-                    let batch = signature.map(|s| (&file, s, &run));
-                    let ok =
-                        self.recheck(&checker, target, inputs, &members, batch, &mut outcome)?;
-                    outcome
-                        .stats
-                        .count(target, n, ok.iter().filter(|&&ok| ok).count());
-                    continue;
-                }
+            let pipeline = if target == Target::Pass { PASS } else { PASS_PYFACE };
+            let command = |c: &Checker, path: &Path| c.opt(path, Some(pipeline), true, c.timeout);
+            let Some((left, file, run, outputs)) =
+                self.batch_run(&checker, &batch_checker, target, &command, inputs, &members, &mut outcome)?
+            else {
+                outcome.stats.count(target, members.len(), 0);
+                continue;
             };
             let first_errors = file.first_errors(&run.stderr);
             let verifier = file.has_verifier_error(&run.stderr);
-            let mut suspects = Vec::new();
+            let mut suspects = errors_but_success(&run, &first_errors, &outputs, &left);
             let mut passed = Vec::new();
             for (k, output) in outputs.iter().enumerate() {
-                if output.is_empty() {
+                let member = left[k];
+                let feature = if output.is_empty() {
                     if verifier[k] {
-                        suspects.push(members[k]);
+                        suspects.push(member);
                     }
-                    let message = first_errors[k]
-                        .as_deref()
-                        .map_or_else(String::new, normalize);
-                    features[k].push(format!("{}:error:{message}", target.name()));
+                    let message = first_errors[k].as_deref().map_or_else(String::new, normalize);
+                    format!("{}:error:{message}", target.name())
                 } else {
                     passed.push(k);
-                    features[k].push(format!("{}:ok", target.name()));
-                }
+                    format!("{}:ok", target.name())
+                };
+                features.entry(member).or_default().push(feature);
             }
-            outcome.stats.count(target, n, passed.len());
+            outcome.stats.count(target, members.len(), passed.len());
             if target == Target::Pass && !passed.is_empty() {
                 let lowered: Vec<&[u8]> = passed.iter().map(|&k| outputs[k].as_slice()).collect();
                 let lowered_file = write_batch(scratch.join("lowered.mlir"), &lowered)?;
-                let reparsed = batch_checker.opt(&lowered_file.path, None, true, timeout)?;
-                match (
-                    classify(&reparsed),
-                    split_output(&reparsed.stdout, passed.len()),
-                ) {
+                let reparsed = batch_checker.opt(&lowered_file.path, None, true, batch_checker.timeout)?;
+                match (classify(&reparsed), split_output(&reparsed.stdout, passed.len())) {
                     (None, Some(again)) => suspects.extend(
                         passed
                             .iter()
                             .zip(&again)
                             .filter(|(_, output)| output.is_empty())
-                            .map(|(&k, _)| members[k]),
+                            .map(|(&k, _)| left[k]),
                     ),
-                    _ => suspects.extend(passed.iter().map(|&k| members[k])),
+                    _ => suspects.extend(passed.iter().map(|&k| left[k])),
                 }
             }
+            suspects.sort_unstable();
+            suspects.dedup();
             if !suspects.is_empty() {
-                self.recheck(&checker, target, inputs, &suspects, None, &mut outcome)?;
+                self.recheck(&checker, target, inputs, &suspects, &mut outcome)?;
             }
         }
 
         // The pipeline, mlir-translate on what it lowered, and the plugin.
-        let run = batch_checker.opt(&file.path, Some(LOWERING), true, timeout)?;
-        let pipeline_outputs = match (classify(&run), split_output(&run.stdout, n)) {
-            (None, Some(outputs)) => {
+        let lowering = |c: &Checker, path: &Path| c.opt(path, Some(LOWERING), true, c.timeout);
+        let pipeline = self.batch_run(&checker, &batch_checker, Target::Pipeline, &lowering, inputs, &members, &mut outcome)?;
+        let mut lowered_by_us: BTreeMap<usize, Vec<u8>> = BTreeMap::new();
+        match &pipeline {
+            Some((left, file, run, outputs)) => {
                 let first_errors = file.first_errors(&run.stderr);
                 for (k, output) in outputs.iter().enumerate() {
-                    features[k].push(if output.is_empty() {
-                        let message = first_errors[k]
-                            .as_deref()
-                            .map_or_else(String::new, normalize);
+                    features.entry(left[k]).or_default().push(if output.is_empty() {
+                        let message = first_errors[k].as_deref().map_or_else(String::new, normalize);
                         format!("pipeline:error:{message}")
                     } else {
                         "pipeline:ok".to_owned()
                     });
+                    lowered_by_us.insert(left[k], output.clone());
                 }
                 outcome.stats.count(
                     Target::Pipeline,
-                    n,
+                    members.len(),
                     outputs.iter().filter(|o| !o.is_empty()).count(),
                 );
-                Some(outputs)
-            }
-            (signature, _) => {
-                let batch = signature.map(|s| (&file, s, &run));
-                let ok = self.recheck(
-                    &checker,
-                    Target::Pipeline,
-                    inputs,
-                    &members,
-                    batch,
-                    &mut outcome,
-                )?;
-                outcome
-                    .stats
-                    .count(Target::Pipeline, n, ok.iter().filter(|&&ok| ok).count());
-                None
-            }
-        };
-        if let Some(outputs) = &pipeline_outputs {
-            let lowered: Vec<usize> = (0..n).filter(|&k| !outputs[k].is_empty()).collect();
-            if !lowered.is_empty() {
-                let texts: Vec<&[u8]> = lowered.iter().map(|&k| outputs[k].as_slice()).collect();
-                let lowered_file = write_batch(scratch.join("llvm.mlir"), &texts)?;
-                let run = batch_checker.translate(&lowered_file.path, true, timeout)?;
-                let suspects: Vec<usize> =
-                    match (classify(&run), split_output(&run.stdout, lowered.len())) {
-                        (None, Some(translated)) => lowered
-                            .iter()
-                            .zip(&translated)
-                            .filter(|(_, ir)| ir.is_empty())
-                            .map(|(&k, _)| members[k])
-                            .collect(),
-                        _ => lowered.iter().map(|&k| members[k]).collect(),
-                    };
-                let failed = suspects.len();
+                let suspects = errors_but_success(run, &first_errors, outputs, left);
                 if !suspects.is_empty() {
-                    self.recheck(
-                        &checker,
-                        Target::Translate,
-                        inputs,
-                        &suspects,
-                        None,
-                        &mut outcome,
-                    )?;
-                }
-                outcome
-                    .stats
-                    .count(Target::Translate, lowered.len(), lowered.len() - failed);
-            }
-        }
-        if self.tools.plugin.is_some() {
-            let run = batch_checker.plugin(&file.path, true, timeout)?;
-            match (classify(&run), split_output(&run.stdout, n)) {
-                (None, Some(outputs)) => {
-                    outcome.stats.count(
-                        Target::Plugin,
-                        n,
-                        outputs.iter().filter(|o| !o.is_empty()).count(),
-                    );
-                    if let Some(ours) = &pipeline_outputs {
-                        let suspects: Vec<usize> = (0..n)
-                            .filter(|&k| outputs[k] != ours[k])
-                            .map(|k| members[k])
-                            .collect();
-                        if !suspects.is_empty() {
-                            self.recheck(
-                                &checker,
-                                Target::Plugin,
-                                inputs,
-                                &suspects,
-                                None,
-                                &mut outcome,
-                            )?;
-                        }
+                    for member in self.recheck(&checker, Target::Pipeline, inputs, &suspects, &mut outcome)? {
+                        lowered_by_us.remove(&member);
                     }
                 }
-                (signature, _) => {
-                    let batch = signature.map(|s| (&file, s, &run));
-                    let ok = self.recheck(
-                        &checker,
+            }
+            None => outcome.stats.count(Target::Pipeline, members.len(), 0),
+        }
+        let lowered: Vec<(usize, &Vec<u8>)> = lowered_by_us
+            .iter()
+            .filter(|(_, output)| !output.is_empty())
+            .map(|(&m, output)| (m, output))
+            .collect();
+        if !lowered.is_empty() {
+            let texts: Vec<&[u8]> = lowered.iter().map(|(_, output)| output.as_slice()).collect();
+            let lowered_file = write_batch(scratch.join("llvm.mlir"), &texts)?;
+            let run = batch_checker.translate(&lowered_file.path, true, batch_checker.timeout)?;
+            let suspects: Vec<usize> = match (classify(&run), split_output(&run.stdout, lowered.len())) {
+                (None, Some(translated)) => lowered
+                    .iter()
+                    .zip(&translated)
+                    .filter(|((m, _), ir)| ir.is_empty() && !out_of_scope(inputs[*m].text.as_bytes()))
+                    .map(|((m, _), _)| *m)
+                    .collect(),
+                _ => lowered.iter().map(|(m, _)| *m).collect(),
+            };
+            let found = if suspects.is_empty() {
+                0
+            } else {
+                self.recheck(&checker, Target::Translate, inputs, &suspects, &mut outcome)?.len()
+            };
+            outcome.stats.count(Target::Translate, lowered.len(), lowered.len() - found);
+        }
+        if self.tools.plugin.is_some() {
+            let plugin = |c: &Checker, path: &Path| c.plugin(path, true, c.timeout);
+            match self.batch_run(&checker, &batch_checker, Target::Plugin, &plugin, inputs, &members, &mut outcome)? {
+                Some((left, _, _, outputs)) => {
+                    outcome.stats.count(
                         Target::Plugin,
-                        inputs,
-                        &members,
-                        batch,
-                        &mut outcome,
-                    )?;
-                    outcome
-                        .stats
-                        .count(Target::Plugin, n, ok.iter().filter(|&&ok| ok).count());
+                        members.len(),
+                        outputs.iter().filter(|o| !o.is_empty()).count(),
+                    );
+                    let suspects: Vec<usize> = left
+                        .iter()
+                        .zip(&outputs)
+                        .filter(|(m, output)| lowered_by_us.get(m).is_some_and(|ours| ours != *output))
+                        .map(|(&m, _)| m)
+                        .collect();
+                    if !suspects.is_empty() {
+                        self.recheck(&checker, Target::Plugin, inputs, &suspects, &mut outcome)?;
+                    }
                 }
+                None => outcome.stats.count(Target::Plugin, members.len(), 0),
             }
         }
-        outcome.features = members.into_iter().zip(features).collect();
+        outcome.features = features.into_iter().collect();
         Ok(outcome)
     }
 
-    /// The corpus in MLIR's generic form too (what parses of it): properties
-    /// and attributes spelled out are there for the mutators to change.
-    fn generic_forms(&self, seeds: &[Seed]) -> io::Result<Vec<Seed>> {
+    /// Which seeds parse and verify, and those in MLIR's generic form:
+    /// properties and attributes spelled out are there for the mutators.
+    fn generic_forms(&self, seeds: &[Seed]) -> io::Result<(Vec<bool>, Vec<Seed>)> {
         let texts: Vec<&[u8]> = seeds.iter().map(|s| s.text.as_bytes()).collect();
         let scratch = self.options.work_dir.join("generic");
         fs::create_dir_all(&scratch)?;
         let file = write_batch(scratch.join("seeds.mlir"), &texts)?;
-        let mut args: Vec<OsString> =
-            vec![file.path.clone().into(), "--mlir-print-op-generic".into()];
+        let mut args: Vec<OsString> = vec![file.path.clone().into(), "--mlir-print-op-generic".into()];
         args.extend(split_args(true));
         let run = run::run(
             &self.tools.executor_opt,
@@ -916,8 +977,9 @@ impl Fuzzer<'_> {
             self.batch_timeout(seeds.len()),
             &scratch,
         )?;
-        Ok(split_output(&run.stdout, seeds.len())
-            .unwrap_or_default()
+        let outputs = split_output(&run.stdout, seeds.len()).unwrap_or_else(|| vec![Vec::new(); seeds.len()]);
+        let valid = outputs.iter().map(|o| !o.is_empty()).collect();
+        let generic = outputs
             .into_iter()
             .zip(seeds)
             .filter(|(output, _)| !output.is_empty())
@@ -925,7 +987,8 @@ impl Fuzzer<'_> {
                 origin: format!("{} (generic form)", seed.origin),
                 text: String::from_utf8_lossy(&output).into_owned() + "\n",
             })
-            .collect())
+            .collect();
+        Ok((valid, generic))
     }
 
     /// Fuzzes until the time or the input count runs out, then minimizes
@@ -933,13 +996,24 @@ impl Fuzzer<'_> {
     pub fn run(&self, seeds: &[Seed], log: &mut dyn FnMut(&str)) -> io::Result<Report> {
         let started = Instant::now();
         let options = &self.options;
-        let mut pool: Vec<Seed> = seeds.to_vec();
-        pool.extend(self.generic_forms(seeds)?);
+        // Mutants of valid inputs; of the invalid ones (the corpus's
+        // expected-error cases) now and then, for the parser and verifiers.
+        let (valid, generic) = self.generic_forms(seeds)?;
+        let (mut pool, invalid): (Vec<Seed>, Vec<Seed>) = {
+            let (good, bad): (Vec<_>, Vec<_>) = seeds.iter().zip(&valid).partition(|(_, v)| **v);
+            (
+                good.into_iter().map(|(s, _)| s.clone()).collect(),
+                bad.into_iter().map(|(s, _)| s.clone()).collect(),
+            )
+        };
+        let valid_seeds = pool.len();
+        pool.extend(generic);
         let initial = pool.len();
         log(&format!(
-            "compiler: {} seeds ({} in generic form), seed {}, {} jobs x {} inputs a batch",
+            "compiler: {} seeds ({} valid, {} of them in generic form too), seed {}, {} jobs x {} inputs a batch",
             seeds.len(),
-            initial - seeds.len(),
+            valid_seeds,
+            initial - valid_seeds,
             options.seed,
             options.jobs,
             options.batch
@@ -966,7 +1040,11 @@ impl Fuzzer<'_> {
                 {
                     let mut rng = Rng::derive(options.seed, next_index);
                     next_index += 1;
-                    let base = &pool[rng.below(pool.len())];
+                    let base = if !invalid.is_empty() && rng.chance(1, 16) {
+                        &invalid[rng.below(invalid.len())]
+                    } else {
+                        &pool[rng.below(pool.len())]
+                    };
                     let donors: Vec<&str> = (0..3)
                         .map(|_| pool[rng.below(pool.len())].text.as_str())
                         .collect();
@@ -1159,6 +1237,13 @@ mod tests {
             vec![b"module {\n}".to_vec(), vec![], b"module {\n}".to_vec()]
         );
         assert!(split_output(out.as_bytes(), 2).is_none());
+    }
+
+    #[test]
+    fn translate_failures_on_ops_the_pipeline_leaves_are_no_finding() {
+        assert!(out_of_scope(b"%t = async.execute {\n  async.yield\n}\n"));
+        assert!(out_of_scope(b"  \"gpu.launch\"(%a) ({\n"));
+        assert!(!out_of_scope(b"func.func @f() {\n  %s = executor.open(\"a\") : !executor.session\n  scf.for %i = %a to %b step %c {\n  }\n  return\n}\n"));
     }
 
     #[test]

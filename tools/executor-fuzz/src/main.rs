@@ -70,7 +70,7 @@ struct Common {
     #[arg(long)]
     project: Option<PathBuf>,
     /// Where LLVM's tools are.
-    #[arg(long, default_value = "/usr/lib/llvm-22/bin")]
+    #[arg(long, default_value = concat!(env!("EXECUTOR_LLVM_PREFIX"), "/bin"))]
     llvm_bin: PathBuf,
     /// Where findings, the summary and scratch files go (default: <project>/target/fuzz).
     #[arg(long)]

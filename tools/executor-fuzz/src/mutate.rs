@@ -7,7 +7,7 @@
 //! duplicated and spliced ops get fresh result names, wrappers define the
 //! values they use, and spliced functions are renamed when their names clash.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::{
     mlir::{self, StmtKind, Token, TokenKind},
@@ -34,7 +34,7 @@ const MUTATIONS: &[(&str, usize, Mutation)] = &[
     ("move-op", 4, move_op),
     ("delete-region-op", 2, delete_region_op),
     ("unwrap-region", 2, unwrap_region),
-    ("line", 3, line_chaos),
+    ("line", 2, line_chaos),
     ("string", 10, mutate_string),
     ("symbol", 4, mutate_symbol),
     ("integer", 8, mutate_integer),
@@ -46,7 +46,7 @@ const MUTATIONS: &[(&str, usize, Mutation)] = &[
     ("wrap-ops", 10, wrap_ops),
     ("wrap-top-level", 4, wrap_top_level),
     ("attribute", 5, inject_attribute),
-    ("token", 3, token_chaos),
+    ("token", 2, token_chaos),
 ];
 
 /// Applies 1 to 4 mutations to `base` (`donors` are other inputs to splice
@@ -72,11 +72,6 @@ pub fn mutate(rng: &mut Rng, base: &str, donors: &[&str]) -> Option<Mutant> {
         text,
         mutations: applied,
     })
-}
-
-/// The names of every mutation (for reports).
-pub fn mutation_names() -> Vec<&'static str> {
-    MUTATIONS.iter().map(|(name, _, _)| *name).collect()
 }
 
 // ---------------------------------------------------------------------------
@@ -141,9 +136,9 @@ fn suffix(rng: &mut Rng) -> String {
     format!("fz{}", rng.below(100_000))
 }
 
-/// Renames the values a fragment defines (`%x = `, `%x, %y = `, `%i = %lb to`,
-/// block arguments `%a: i32`) so that they cannot clash with the code around it.
-fn rename_definitions(fragment: &str, tag: &str) -> String {
+/// The values a fragment defines (`%x = `, `%x, %y = `, `%i = %lb to`,
+/// block arguments `%a: i32`).
+fn definitions(fragment: &str) -> HashSet<String> {
     let tokens = mlir::lex(fragment);
     let significant: Vec<&Token> = tokens
         .iter()
@@ -173,8 +168,15 @@ fn rename_definitions(fragment: &str, tag: &str) -> String {
             defined.insert(token.text(fragment).to_owned());
         }
     }
+    defined
+}
+
+/// Renames the values a fragment defines so that they cannot clash with the
+/// code around it.
+fn rename_definitions(fragment: &str, tag: &str) -> String {
+    let defined = definitions(fragment);
     let mut out = String::with_capacity(fragment.len() + 16);
-    for token in &tokens {
+    for token in &mlir::lex(fragment) {
         let text = token.text(fragment);
         if token.kind == TokenKind::Value && defined.contains(text) {
             out.push_str(text);
@@ -184,6 +186,87 @@ fn rename_definitions(fragment: &str, tag: &str) -> String {
             out.push_str(text);
         }
     }
+    out
+}
+
+/// The types of a text's values, where the syntax says them: `%v: T`
+/// (arguments, and operands in `op %v : T`), `%x = op ... -> T`, and the
+/// ops whose trailing type is their result's (`arith.*`, `memref.alloc`,
+/// `tensor.empty`, `executor.open`). A guess, good enough to pick a value
+/// of the right type more often than not.
+fn value_types(text: &str) -> HashMap<String, String> {
+    let mut types = HashMap::new();
+    let tokens: Vec<Token> = mlir::lex(text)
+        .into_iter()
+        .filter(|t| t.kind != TokenKind::Space)
+        .collect();
+    let type_after = |start: usize| -> Option<String> {
+        let mut depth = 0i32;
+        let mut end = start;
+        while end < tokens.len() {
+            let word = tokens[end].text(text);
+            match word {
+                "<" | "(" | "[" => depth += 1,
+                ">" | ")" | "]" if depth > 0 => depth -= 1,
+                ">" | ")" | "]" | "," | "{" | "=" | "\n" if depth == 0 => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        (end > start && start < tokens.len())
+            .then(|| text[tokens[start].start..tokens[end - 1].end].trim().to_owned())
+    };
+    for (index, token) in tokens.iter().enumerate() {
+        if token.kind == TokenKind::Value
+            && tokens.get(index + 1).map(|t| t.text(text)) == Some(":")
+            && let Some(found) = type_after(index + 2)
+        {
+            types.entry(token.text(text).to_owned()).or_insert(found);
+        }
+    }
+    for line in text.lines() {
+        let trimmed = line.trim();
+        let Some((result, rest)) = trimmed.split_once(" = ") else {
+            continue;
+        };
+        if !result.starts_with('%') || result.contains(',') || result.contains(':') {
+            continue;
+        }
+        let op = rest.split(|c: char| c.is_whitespace() || c == '(').next().unwrap_or("");
+        let found = if let Some((_, after)) = rest.rsplit_once(" -> ") {
+            (!after.starts_with('(')).then(|| after.trim().to_owned())
+        } else if (op.starts_with("arith.") && !op.starts_with("arith.cmp"))
+            || matches!(op, "memref.alloc" | "memref.alloca" | "tensor.empty" | "executor.open")
+        {
+            rest.rsplit_once(" : ").map(|(_, t)| t.trim().to_owned())
+        } else {
+            None
+        };
+        if let Some(found) = found {
+            types.entry(result.to_owned()).or_insert(found);
+        }
+    }
+    types
+}
+
+/// Replaces every occurrence of the type `old` (whole tokens) by `new`.
+fn replace_type_everywhere(text: &str, old: &str, new: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(old) {
+        let before_ok = rest[..at]
+            .chars()
+            .last()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'));
+        let after_ok = rest[at + old.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+        out.push_str(&rest[..at]);
+        out.push_str(if before_ok && after_ok { new } else { old });
+        rest = &rest[at + old.len()..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -262,14 +345,22 @@ fn swap_ops(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
         return None;
     }
     let a = *rng.pick(&ops);
-    // Mostly a neighbour at the same depth: the swap then stays in one block.
+    // Mostly the next op of the same block, when it does not use what the
+    // first defines: the swap then keeps the input valid.
     let b = if rng.chance(3, 4) {
-        let same: Vec<usize> = ops
+        let next = a + 1;
+        if !ops.contains(&next) || stmts[next].depth != stmts[a].depth {
+            return None;
+        }
+        let defined = definitions(&join_lines(&stmt_lines(&lines, &stmts[a])));
+        let second = join_lines(&stmt_lines(&lines, &stmts[next]));
+        let independent = !mlir::lex(&second)
             .iter()
-            .copied()
-            .filter(|&o| o != a && stmts[o].depth == stmts[a].depth && o.abs_diff(a) <= 4)
-            .collect();
-        *rng.pick(if same.is_empty() { &ops } else { &same })
+            .any(|t| t.kind == TokenKind::Value && defined.contains(t.text(&second)));
+        if !independent {
+            return None;
+        }
+        next
     } else {
         *rng.pick(&ops)
     };
@@ -285,19 +376,38 @@ fn swap_ops(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
     Some(join_lines(&out))
 }
 
+/// Moves an op, mostly a few ops up or down in its block.
 fn move_op(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
     let (lines, stmts) = structure(text);
     let ops = op_stmts(&lines, &stmts, false);
     if ops.is_empty() {
         return None;
     }
-    let stmt = stmts[*rng.pick(&ops)].clone();
+    let from = *rng.pick(&ops);
+    let stmt = stmts[from].clone();
+    let destinations: Vec<usize> = stmts
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| {
+            *i != from
+                && s.depth == stmt.depth
+                && matches!(s.kind, StmtKind::Op | StmtKind::Open)
+                && (i.abs_diff(from) <= 6 || rng.chance(1, 8))
+        })
+        .map(|(_, s)| s.first)
+        .collect();
+    let to = choose(rng, &destinations)?;
     let moved = stmt_lines(&lines, &stmt);
-    let mut rest: Vec<String> = lines[..stmt.first].to_vec();
-    rest.extend_from_slice(&lines[stmt.last + 1..]);
-    let at = rng.below(rest.len() + 1);
-    rest.splice(at..at, moved);
-    Some(join_lines(&rest))
+    let mut out = Vec::with_capacity(lines.len());
+    for (index, line) in lines.iter().enumerate() {
+        if index == to {
+            out.extend(moved.iter().cloned());
+        }
+        if index < stmt.first || index > stmt.last {
+            out.push(line.clone());
+        }
+    }
+    Some(join_lines(&out))
 }
 
 fn delete_region_op(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
@@ -320,7 +430,7 @@ fn unwrap_region(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
     let opens: Vec<(usize, usize)> = stmts
         .iter()
         .enumerate()
-        .filter(|(_, s)| s.kind == StmtKind::Open)
+        .filter(|(_, s)| s.kind == StmtKind::Open && s.depth >= 1)
         .filter_map(|(i, _)| mlir::matching_close(&stmts, i).map(|close| (i, close)))
         .filter(|&(open, close)| {
             stmts[open + 1..close]
@@ -592,6 +702,23 @@ fn mutate_integer(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
             _ => (*rng.pick(INTEGERS)).to_owned(),
         }
     };
+    // A dimension changes its type everywhere it is written, mostly: the
+    // signatures and the ops then still agree.
+    if dimension && rng.chance(3, 4) {
+        let enclosing = shaped_types(&tokens, text)
+            .into_iter()
+            .filter(|&(name, close)| name < index && index < close)
+            .min_by_key(|&(name, close)| close - name);
+        if let Some((name, close)) = enclosing {
+            let old_type = &text[tokens[name].start..tokens[close].end];
+            let new_type = format!(
+                "{}{new}{}",
+                &text[tokens[name].start..token.start],
+                &text[token.end..tokens[close].end]
+            );
+            return Some(replace_type_everywhere(text, old_type, &new_type));
+        }
+    }
     Some(replace(text, token.start, token.end, &new))
 }
 
@@ -676,7 +803,7 @@ fn mutate_type(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
     } else {
         rng.pick(TYPES)
     };
-    if rng.chance(1, 3) {
+    if rng.chance(2, 3) {
         // Every occurrence: signatures and uses stay consistent.
         let tokens = mlir::lex(text);
         Some(
@@ -796,23 +923,49 @@ fn mutate_shape(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
         _ => {
             // memref <-> tensor <-> vector.
             let other = *rng.pick(&["memref", "tensor", "vector"]);
-            return Some(replace(text, tokens[name].start, tokens[name].end, other));
+            let old_type = &text[tokens[name].start..tokens[close].end];
+            let new_type = format!("{other}{}", &text[tokens[name].end..tokens[close].end]);
+            return Some(if rng.chance(3, 4) {
+                replace_type_everywhere(text, old_type, &new_type)
+            } else {
+                replace(text, tokens[name].start, tokens[name].end, other)
+            });
         }
     };
+    if rng.chance(3, 4) {
+        let old_type = &text[tokens[name].start..tokens[close].end];
+        let new_type = format!("{kind}<{new_body}>");
+        return Some(replace_type_everywhere(text, old_type, &new_type));
+    }
     Some(replace(text, body_start, body_end, &new_body))
 }
 
 // ---------------------------------------------------------------------------
 // Values, splices, wrappers
 
+/// Replaces a use of a value by another value, of the same type when the
+/// syntax tells types.
 fn rename_value(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
     let values = tokens_where(text, |t| t.kind == TokenKind::Value);
     if values.len() < 2 {
         return None;
     }
     let target = *rng.pick(&values);
-    let source = *rng.pick(&values);
-    Some(replace(text, target.start, target.end, source.text(text)))
+    let types = value_types(text);
+    let wanted = types.get(target.text(text));
+    let same: Vec<&str> = types
+        .iter()
+        .filter(|(name, t)| Some(*t) == wanted && name.as_str() != target.text(text))
+        .map(|(name, _)| name.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let source = if !same.is_empty() && rng.chance(7, 8) {
+        *rng.pick(&same)
+    } else {
+        rng.pick(&values).text(text)
+    };
+    Some(replace(text, target.start, target.end, source))
 }
 
 /// An op or a whole region op of `donor`, its values renamed.
@@ -861,7 +1014,31 @@ fn splice(rng: &mut Rng, text: &str, donors: &[&str]) -> Option<String> {
             )
         })
         .collect();
-    lines.splice(at..at, reindented);
+    // Values the fragment uses but does not define: one of ours of the same type.
+    let fragment = join_lines(&reindented);
+    let defined = definitions(&fragment);
+    let theirs = value_types(donor);
+    let ours = value_types(&lines[..at].join("\n"));
+    let mut by_type: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
+    for (name, value_type) in &ours {
+        by_type.entry(value_type.as_str()).or_default().push(name.as_str());
+    }
+    for names in by_type.values_mut() {
+        names.sort_unstable();
+    }
+    let fragment: String = mlir::lex(&fragment)
+        .iter()
+        .map(|t| {
+            let word = t.text(&fragment);
+            if t.kind == TokenKind::Value && !defined.contains(word) && !ours.contains_key(word) {
+                if let Some(candidates) = theirs.get(word).and_then(|ty| by_type.get(ty.as_str())) {
+                    return (*rng.pick(candidates)).to_owned();
+                }
+            }
+            word.to_owned()
+        })
+        .collect();
+    lines.splice(at..at, split_lines(&fragment));
     Some(join_lines(&lines))
 }
 
@@ -913,16 +1090,31 @@ fn wrap_ops(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
     if items.is_empty() {
         return None;
     }
-    let start = rng.below(items.len());
-    // Extend over following siblings (same depth, nothing else in between).
-    let mut end = start;
-    let extra = rng.weighted(&[6, 3, 2, 1]);
-    while end + 1 < items.len()
-        && end - start < extra
-        && items[end + 1].2 == items[start].2
-        && items[end + 1].0 == items[end].1 + 1
-    {
-        end += 1;
+    // A run of sibling items, mostly one whose values are not used after it
+    // (a region would hide them).
+    let mut start = 0;
+    let mut end = 0;
+    for attempt in 0..6 {
+        start = rng.below(items.len());
+        end = start;
+        let extra = rng.weighted(&[6, 3, 2, 1]);
+        while end + 1 < items.len()
+            && end - start < extra
+            && items[end + 1].2 == items[start].2
+            && items[end + 1].0 == items[end].1 + 1
+        {
+            end += 1;
+        }
+        let first_line = stmts[items[start].0].first;
+        let last_line = stmts[items[end].1].last;
+        let defined = definitions(&join_lines(&lines[first_line..=last_line]));
+        let after = join_lines(&lines[last_line + 1..]);
+        let used_after = mlir::lex(&after)
+            .iter()
+            .any(|t| t.kind == TokenKind::Value && defined.contains(t.text(&after)));
+        if !used_after || attempt == 5 {
+            break;
+        }
     }
     let first_line = stmts[items[start].0].first;
     let last_line = stmts[items[end].1].last;
@@ -1205,11 +1397,34 @@ mod tests {
     }
 
     #[test]
+    fn value_types_from_the_syntax() {
+        let types = value_types(HOST);
+        assert_eq!(types.get("%s").map(String::as_str), Some("!executor.session"));
+        assert_eq!(types.get("%m").map(String::as_str), Some("memref<4xf32>"));
+        assert_eq!(types.get("%t").map(String::as_str), Some("!executor.token"));
+        let more = value_types("%c = arith.constant 1 : i32\n%x = memref.load %m[%i] : memref<4xf32>\n");
+        assert_eq!(more.get("%c").map(String::as_str), Some("i32"));
+        assert_eq!(more.get("%x"), None);
+        assert_eq!(replace_type_everywhere("memref<4xf32>, memref<4xf32>x", "memref<4xf32>", "T"), "T, memref<4xf32>x");
+    }
+
+    #[test]
+    fn spliced_ops_use_our_values_of_their_type() {
+        let donor = "func.func @g(%session: !executor.session) {\n  executor.close %session : !executor.session\n  return\n}\n";
+        let spliced: Vec<String> = (0..50)
+            .filter_map(|seed| splice(&mut Rng::new(seed), HOST, &[donor]))
+            .collect();
+        assert!(spliced.iter().any(|m| m.contains("executor.close %s : !executor.session")), "{spliced:?}");
+        assert!(spliced.iter().all(|m| !m.contains("executor.close %session")), "{spliced:?}");
+    }
+
+    #[test]
     fn every_mutation_applies_to_a_host_function() {
         let donors = [HOST];
+        let nested = HOST.replace("  return\n", "  %c = arith.constant true\n  scf.if %c {\n    executor.launch %s(\"k\", \"k.o\")() : !executor.session, () -> ()\n  }\n  return\n");
         for (name, _, mutation) in MUTATIONS {
             let changed = (0..64).any(|seed| {
-                mutation(&mut Rng::new(seed), HOST, &donors).is_some_and(|m| m != HOST)
+                mutation(&mut Rng::new(seed), &nested, &donors).is_some_and(|m| m != nested)
             });
             assert!(changed, "{name} never changed the host function");
         }

@@ -104,6 +104,9 @@ pub enum Kind {
     ExitCode,
     /// mlir-translate rejected what the pipeline said it lowered.
     TranslateFailure,
+    /// A tool printed an error and exited 0 (a pass failed without
+    /// failing the pipeline).
+    ErrorButSuccess,
     /// The pass failed with a verifier error of an op it produced, on an
     /// input that verified.
     InvalidIr,
@@ -129,6 +132,7 @@ impl Kind {
             Kind::Timeout => "timeout",
             Kind::ExitCode => "exit-code",
             Kind::TranslateFailure => "translate-failure",
+            Kind::ErrorButSuccess => "error-but-success",
             Kind::InvalidIr => "invalid-ir",
             Kind::Reparse => "reparse",
             Kind::PluginMismatch => "plugin-mismatch",
@@ -151,6 +155,7 @@ pub const ALL_KINDS: &[Kind] = &[
     Kind::Timeout,
     Kind::ExitCode,
     Kind::TranslateFailure,
+    Kind::ErrorButSuccess,
     Kind::InvalidIr,
     Kind::Reparse,
     Kind::PluginMismatch,
@@ -354,6 +359,22 @@ pub fn errors(stderr: &str) -> Vec<(usize, &str)> {
         .collect()
 }
 
+/// Error diagnostics without a line of the input (`<unknown>:0: error: ...`).
+pub fn unattributed_errors(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|line| line.contains(": error: ") && errors(line).is_empty())
+        .map(|line| &line[line.find(": error: ").unwrap_or(0) + ": error: ".len()..])
+        .collect()
+}
+
+/// The first error message of a run, attributed or not.
+pub fn first_error(stderr: &str) -> Option<&str> {
+    stderr
+        .lines()
+        .find_map(|line| line.find(": error: ").map(|at| &line[at + ": error: ".len()..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,6 +490,9 @@ mod tests {
     fn errors_carry_their_line() {
         let stderr = "/tmp/a b.mlir:12:3: error: 'llvm.call' op bad\n/tmp/x.mlir:4:1: note: here\n";
         assert_eq!(errors(stderr), vec![(12, "'llvm.call' op bad")]);
+        let unknown = "<unknown>:0: error: conversion failed\n/a.mlir:1:1: error: x\n";
+        assert_eq!(unattributed_errors(unknown), vec!["conversion failed"]);
+        assert_eq!(first_error(unknown), Some("conversion failed"));
         assert_eq!(
             normalize("/tmp/w/input.mlir:12:3: error: x 42"),
             "<input>: error: x N"
