@@ -216,7 +216,12 @@ fn error_but_success(run: &Run) -> Option<Signature> {
 /// The members of a batch run that may have printed an error and still
 /// produced output: those with an error at their lines, and every one with
 /// output when an error has no line.
-fn errors_but_success(run: &Run, first_errors: &[Option<String>], outputs: &[Vec<u8>], members: &[usize]) -> Vec<usize> {
+fn errors_but_success(
+    run: &Run,
+    first_errors: &[Option<String>],
+    outputs: &[Vec<u8>],
+    members: &[usize],
+) -> Vec<usize> {
     let unattributed = !run::unattributed_errors(&run.stderr).is_empty();
     outputs
         .iter()
@@ -706,9 +711,13 @@ impl Fuzzer<'_> {
             let checked = checker.check(target, inputs[member].text.as_bytes(), false)?;
             if let Some((signature, detail)) = checked.finding {
                 found.push(member);
-                outcome
-                    .findings
-                    .add(self.finding(target, &inputs[member], signature, detail, false));
+                outcome.findings.add(self.finding(
+                    target,
+                    &inputs[member],
+                    signature,
+                    detail,
+                    false,
+                ));
             }
         }
         Ok(found)
@@ -738,7 +747,15 @@ impl Fuzzer<'_> {
             let file = write_batch(batch_checker.scratch.join("half.mlir"), &texts)?;
             let run = command(batch_checker, &file.path)?;
             if classify(&run).is_some() || split_output(&run.stdout, half.len()).is_none() {
-                found.extend(self.isolate(checker, batch_checker, target, command, inputs, half, outcome)?);
+                found.extend(self.isolate(
+                    checker,
+                    batch_checker,
+                    target,
+                    command,
+                    inputs,
+                    half,
+                    outcome,
+                )?);
             }
         }
         Ok(found)
@@ -763,7 +780,12 @@ impl Fuzzer<'_> {
         let mut current = members.to_vec();
         loop {
             let texts: Vec<&[u8]> = current.iter().map(|&m| inputs[m].text.as_bytes()).collect();
-            let file = write_batch(batch_checker.scratch.join(format!("{}.mlir", target.name())), &texts)?;
+            let file = write_batch(
+                batch_checker
+                    .scratch
+                    .join(format!("{}.mlir", target.name())),
+                &texts,
+            )?;
             let run = command(batch_checker, &file.path)?;
             let signature = classify(&run);
             if signature.is_none()
@@ -771,17 +793,32 @@ impl Fuzzer<'_> {
             {
                 return Ok(Some((current, file, run, outputs)));
             }
-            let found = self.isolate(checker, batch_checker, target, command, inputs, &current, outcome)?;
+            let found = self.isolate(
+                checker,
+                batch_checker,
+                target,
+                command,
+                inputs,
+                &current,
+                outcome,
+            )?;
             if found.is_empty() {
                 if let Some(signature) = signature {
                     let input = Input {
                         text: String::from_utf8_lossy(&file.text).into_owned(),
-                        origin: format!("a batch of {} inputs; none alone makes the finding", current.len()),
+                        origin: format!(
+                            "a batch of {} inputs; none alone makes the finding",
+                            current.len()
+                        ),
                         mutations: Vec::new(),
                     };
-                    outcome
-                        .findings
-                        .add(self.finding(target, &input, signature, excerpt(&run.stderr, 40), true));
+                    outcome.findings.add(self.finding(
+                        target,
+                        &input,
+                        signature,
+                        excerpt(&run.stderr, 40),
+                        true,
+                    ));
                 }
                 return Ok(None);
             }
@@ -807,16 +844,23 @@ impl Fuzzer<'_> {
 
         // Parse and verify.
         let parse = |c: &Checker, path: &Path| c.opt(path, None, true, c.timeout);
-        let members: Vec<usize> =
-            match self.batch_run(&checker, &batch_checker, Target::Parse, &parse, inputs, &everyone, &mut outcome)? {
-                Some((left, _, _, outputs)) => left
-                    .into_iter()
-                    .zip(&outputs)
-                    .filter(|(_, output)| !output.is_empty())
-                    .map(|(m, _)| m)
-                    .collect(),
-                None => Vec::new(),
-            };
+        let members: Vec<usize> = match self.batch_run(
+            &checker,
+            &batch_checker,
+            Target::Parse,
+            &parse,
+            inputs,
+            &everyone,
+            &mut outcome,
+        )? {
+            Some((left, _, _, outputs)) => left
+                .into_iter()
+                .zip(&outputs)
+                .filter(|(_, output)| !output.is_empty())
+                .map(|(m, _)| m)
+                .collect(),
+            None => Vec::new(),
+        };
         outcome.stats.count(Target::Parse, count, members.len());
         for (index, input) in inputs.iter().enumerate() {
             if let [name] = input.mutations[..] {
@@ -832,10 +876,21 @@ impl Fuzzer<'_> {
 
         // The pass, both conventions; the default one's output parsed again.
         for target in [Target::Pass, Target::PassPyface] {
-            let pipeline = if target == Target::Pass { PASS } else { PASS_PYFACE };
+            let pipeline = if target == Target::Pass {
+                PASS
+            } else {
+                PASS_PYFACE
+            };
             let command = |c: &Checker, path: &Path| c.opt(path, Some(pipeline), true, c.timeout);
-            let Some((left, file, run, outputs)) =
-                self.batch_run(&checker, &batch_checker, target, &command, inputs, &members, &mut outcome)?
+            let Some((left, file, run, outputs)) = self.batch_run(
+                &checker,
+                &batch_checker,
+                target,
+                &command,
+                inputs,
+                &members,
+                &mut outcome,
+            )?
             else {
                 outcome.stats.count(target, members.len(), 0);
                 continue;
@@ -850,7 +905,9 @@ impl Fuzzer<'_> {
                     if verifier[k] {
                         suspects.push(member);
                     }
-                    let message = first_errors[k].as_deref().map_or_else(String::new, normalize);
+                    let message = first_errors[k]
+                        .as_deref()
+                        .map_or_else(String::new, normalize);
                     format!("{}:error:{message}", target.name())
                 } else {
                     passed.push(k);
@@ -862,8 +919,12 @@ impl Fuzzer<'_> {
             if target == Target::Pass && !passed.is_empty() {
                 let lowered: Vec<&[u8]> = passed.iter().map(|&k| outputs[k].as_slice()).collect();
                 let lowered_file = write_batch(scratch.join("lowered.mlir"), &lowered)?;
-                let reparsed = batch_checker.opt(&lowered_file.path, None, true, batch_checker.timeout)?;
-                match (classify(&reparsed), split_output(&reparsed.stdout, passed.len())) {
+                let reparsed =
+                    batch_checker.opt(&lowered_file.path, None, true, batch_checker.timeout)?;
+                match (
+                    classify(&reparsed),
+                    split_output(&reparsed.stdout, passed.len()),
+                ) {
                     (None, Some(again)) => suspects.extend(
                         passed
                             .iter()
@@ -883,18 +944,31 @@ impl Fuzzer<'_> {
 
         // The pipeline, mlir-translate on what it lowered, and the plugin.
         let lowering = |c: &Checker, path: &Path| c.opt(path, Some(LOWERING), true, c.timeout);
-        let pipeline = self.batch_run(&checker, &batch_checker, Target::Pipeline, &lowering, inputs, &members, &mut outcome)?;
+        let pipeline = self.batch_run(
+            &checker,
+            &batch_checker,
+            Target::Pipeline,
+            &lowering,
+            inputs,
+            &members,
+            &mut outcome,
+        )?;
         let mut lowered_by_us: BTreeMap<usize, Vec<u8>> = BTreeMap::new();
         match &pipeline {
             Some((left, file, run, outputs)) => {
                 let first_errors = file.first_errors(&run.stderr);
                 for (k, output) in outputs.iter().enumerate() {
-                    features.entry(left[k]).or_default().push(if output.is_empty() {
-                        let message = first_errors[k].as_deref().map_or_else(String::new, normalize);
-                        format!("pipeline:error:{message}")
-                    } else {
-                        "pipeline:ok".to_owned()
-                    });
+                    features
+                        .entry(left[k])
+                        .or_default()
+                        .push(if output.is_empty() {
+                            let message = first_errors[k]
+                                .as_deref()
+                                .map_or_else(String::new, normalize);
+                            format!("pipeline:error:{message}")
+                        } else {
+                            "pipeline:ok".to_owned()
+                        });
                     lowered_by_us.insert(left[k], output.clone());
                 }
                 outcome.stats.count(
@@ -904,7 +978,9 @@ impl Fuzzer<'_> {
                 );
                 let suspects = errors_but_success(run, &first_errors, outputs, left);
                 if !suspects.is_empty() {
-                    for member in self.recheck(&checker, Target::Pipeline, inputs, &suspects, &mut outcome)? {
+                    for member in
+                        self.recheck(&checker, Target::Pipeline, inputs, &suspects, &mut outcome)?
+                    {
                         lowered_by_us.remove(&member);
                     }
                 }
@@ -917,28 +993,45 @@ impl Fuzzer<'_> {
             .map(|(&m, output)| (m, output))
             .collect();
         if !lowered.is_empty() {
-            let texts: Vec<&[u8]> = lowered.iter().map(|(_, output)| output.as_slice()).collect();
+            let texts: Vec<&[u8]> = lowered
+                .iter()
+                .map(|(_, output)| output.as_slice())
+                .collect();
             let lowered_file = write_batch(scratch.join("llvm.mlir"), &texts)?;
             let run = batch_checker.translate(&lowered_file.path, true, batch_checker.timeout)?;
-            let suspects: Vec<usize> = match (classify(&run), split_output(&run.stdout, lowered.len())) {
-                (None, Some(translated)) => lowered
-                    .iter()
-                    .zip(&translated)
-                    .filter(|((m, _), ir)| ir.is_empty() && !out_of_scope(inputs[*m].text.as_bytes()))
-                    .map(|((m, _), _)| *m)
-                    .collect(),
-                _ => lowered.iter().map(|(m, _)| *m).collect(),
-            };
+            let suspects: Vec<usize> =
+                match (classify(&run), split_output(&run.stdout, lowered.len())) {
+                    (None, Some(translated)) => lowered
+                        .iter()
+                        .zip(&translated)
+                        .filter(|((m, _), ir)| {
+                            ir.is_empty() && !out_of_scope(inputs[*m].text.as_bytes())
+                        })
+                        .map(|((m, _), _)| *m)
+                        .collect(),
+                    _ => lowered.iter().map(|(m, _)| *m).collect(),
+                };
             let found = if suspects.is_empty() {
                 0
             } else {
-                self.recheck(&checker, Target::Translate, inputs, &suspects, &mut outcome)?.len()
+                self.recheck(&checker, Target::Translate, inputs, &suspects, &mut outcome)?
+                    .len()
             };
-            outcome.stats.count(Target::Translate, lowered.len(), lowered.len() - found);
+            outcome
+                .stats
+                .count(Target::Translate, lowered.len(), lowered.len() - found);
         }
         if self.tools.plugin.is_some() {
             let plugin = |c: &Checker, path: &Path| c.plugin(path, true, c.timeout);
-            match self.batch_run(&checker, &batch_checker, Target::Plugin, &plugin, inputs, &members, &mut outcome)? {
+            match self.batch_run(
+                &checker,
+                &batch_checker,
+                Target::Plugin,
+                &plugin,
+                inputs,
+                &members,
+                &mut outcome,
+            )? {
                 Some((left, _, _, outputs)) => {
                     outcome.stats.count(
                         Target::Plugin,
@@ -948,7 +1041,9 @@ impl Fuzzer<'_> {
                     let suspects: Vec<usize> = left
                         .iter()
                         .zip(&outputs)
-                        .filter(|(m, output)| lowered_by_us.get(m).is_some_and(|ours| ours != *output))
+                        .filter(|(m, output)| {
+                            lowered_by_us.get(m).is_some_and(|ours| ours != *output)
+                        })
                         .map(|(&m, _)| m)
                         .collect();
                     if !suspects.is_empty() {
@@ -969,7 +1064,8 @@ impl Fuzzer<'_> {
         let scratch = self.options.work_dir.join("generic");
         fs::create_dir_all(&scratch)?;
         let file = write_batch(scratch.join("seeds.mlir"), &texts)?;
-        let mut args: Vec<OsString> = vec![file.path.clone().into(), "--mlir-print-op-generic".into()];
+        let mut args: Vec<OsString> =
+            vec![file.path.clone().into(), "--mlir-print-op-generic".into()];
         args.extend(split_args(true));
         let run = run::run(
             &self.tools.executor_opt,
@@ -977,7 +1073,13 @@ impl Fuzzer<'_> {
             self.batch_timeout(seeds.len()),
             &scratch,
         )?;
-        let outputs = split_output(&run.stdout, seeds.len()).unwrap_or_else(|| vec![Vec::new(); seeds.len()]);
+        // When the seeds crash the parser (the fuzzer will find out why),
+        // they are all taken as valid and there is no generic form.
+        let Some(outputs) =
+            split_output(&run.stdout, seeds.len()).filter(|_| classify(&run).is_none())
+        else {
+            return Ok((vec![true; seeds.len()], Vec::new()));
+        };
         let valid = outputs.iter().map(|o| !o.is_empty()).collect();
         let generic = outputs
             .into_iter()

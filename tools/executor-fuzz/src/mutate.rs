@@ -213,8 +213,11 @@ fn value_types(text: &str) -> HashMap<String, String> {
             }
             end += 1;
         }
-        (end > start && start < tokens.len())
-            .then(|| text[tokens[start].start..tokens[end - 1].end].trim().to_owned())
+        (end > start && start < tokens.len()).then(|| {
+            text[tokens[start].start..tokens[end - 1].end]
+                .trim()
+                .to_owned()
+        })
     };
     for (index, token) in tokens.iter().enumerate() {
         if token.kind == TokenKind::Value
@@ -232,11 +235,17 @@ fn value_types(text: &str) -> HashMap<String, String> {
         if !result.starts_with('%') || result.contains(',') || result.contains(':') {
             continue;
         }
-        let op = rest.split(|c: char| c.is_whitespace() || c == '(').next().unwrap_or("");
+        let op = rest
+            .split(|c: char| c.is_whitespace() || c == '(')
+            .next()
+            .unwrap_or("");
         let found = if let Some((_, after)) = rest.rsplit_once(" -> ") {
             (!after.starts_with('(')).then(|| after.trim().to_owned())
         } else if (op.starts_with("arith.") && !op.starts_with("arith.cmp"))
-            || matches!(op, "memref.alloc" | "memref.alloca" | "tensor.empty" | "executor.open")
+            || matches!(
+                op,
+                "memref.alloc" | "memref.alloca" | "tensor.empty" | "executor.open"
+            )
         {
             rest.rsplit_once(" : ").map(|(_, t)| t.trim().to_owned())
         } else {
@@ -1019,9 +1028,13 @@ fn splice(rng: &mut Rng, text: &str, donors: &[&str]) -> Option<String> {
     let defined = definitions(&fragment);
     let theirs = value_types(donor);
     let ours = value_types(&lines[..at].join("\n"));
-    let mut by_type: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
+    let mut by_type: std::collections::BTreeMap<&str, Vec<&str>> =
+        std::collections::BTreeMap::new();
     for (name, value_type) in &ours {
-        by_type.entry(value_type.as_str()).or_default().push(name.as_str());
+        by_type
+            .entry(value_type.as_str())
+            .or_default()
+            .push(name.as_str());
     }
     for names in by_type.values_mut() {
         names.sort_unstable();
@@ -1399,13 +1412,20 @@ mod tests {
     #[test]
     fn value_types_from_the_syntax() {
         let types = value_types(HOST);
-        assert_eq!(types.get("%s").map(String::as_str), Some("!executor.session"));
+        assert_eq!(
+            types.get("%s").map(String::as_str),
+            Some("!executor.session")
+        );
         assert_eq!(types.get("%m").map(String::as_str), Some("memref<4xf32>"));
         assert_eq!(types.get("%t").map(String::as_str), Some("!executor.token"));
-        let more = value_types("%c = arith.constant 1 : i32\n%x = memref.load %m[%i] : memref<4xf32>\n");
+        let more =
+            value_types("%c = arith.constant 1 : i32\n%x = memref.load %m[%i] : memref<4xf32>\n");
         assert_eq!(more.get("%c").map(String::as_str), Some("i32"));
         assert_eq!(more.get("%x"), None);
-        assert_eq!(replace_type_everywhere("memref<4xf32>, memref<4xf32>x", "memref<4xf32>", "T"), "T, memref<4xf32>x");
+        assert_eq!(
+            replace_type_everywhere("memref<4xf32>, memref<4xf32>x", "memref<4xf32>", "T"),
+            "T, memref<4xf32>x"
+        );
     }
 
     #[test]
@@ -1414,8 +1434,18 @@ mod tests {
         let spliced: Vec<String> = (0..50)
             .filter_map(|seed| splice(&mut Rng::new(seed), HOST, &[donor]))
             .collect();
-        assert!(spliced.iter().any(|m| m.contains("executor.close %s : !executor.session")), "{spliced:?}");
-        assert!(spliced.iter().all(|m| !m.contains("executor.close %session")), "{spliced:?}");
+        assert!(
+            spliced
+                .iter()
+                .any(|m| m.contains("executor.close %s : !executor.session")),
+            "{spliced:?}"
+        );
+        assert!(
+            spliced
+                .iter()
+                .all(|m| !m.contains("executor.close %session")),
+            "{spliced:?}"
+        );
     }
 
     #[test]

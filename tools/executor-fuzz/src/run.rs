@@ -370,9 +370,10 @@ pub fn unattributed_errors(stderr: &str) -> Vec<&str> {
 
 /// The first error message of a run, attributed or not.
 pub fn first_error(stderr: &str) -> Option<&str> {
-    stderr
-        .lines()
-        .find_map(|line| line.find(": error: ").map(|at| &line[at + ": error: ".len()..]))
+    stderr.lines().find_map(|line| {
+        line.find(": error: ")
+            .map(|at| &line[at + ": error: ".len()..])
+    })
 }
 
 #[cfg(test)]
