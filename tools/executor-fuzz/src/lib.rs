@@ -10,11 +10,14 @@
 //! failure after a successful pipeline, ...) is minimized and written under
 //! `target/fuzz/findings/` ([`findings`]).
 
+pub mod alloc;
 pub mod compiler;
 pub mod corpus;
+pub mod decoder;
 pub mod findings;
 pub mod minimize;
 pub mod mlir;
 pub mod mutate;
 pub mod rng;
 pub mod run;
+pub mod server;

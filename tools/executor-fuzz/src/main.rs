@@ -16,11 +16,17 @@ use std::{
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use executor_fuzz::{
+    alloc::TrackingAllocator,
     compiler::{self, Tools},
-    corpus,
-    findings::{self, Findings, Known},
+    corpus, decoder,
+    findings::{self, Findings, Known, hex},
     minimize::Budget,
+    server,
 };
+
+// The decoder fuzzer's allocation oracle (src/alloc.rs).
+#[global_allocator]
+static ALLOCATOR: TrackingAllocator = TrackingAllocator;
 
 #[derive(Parser)]
 #[command(
@@ -38,6 +44,18 @@ enum Command {
     All(Common),
     /// The compiler fuzzer alone.
     Compiler(Common),
+    /// The in-process protocol decoder fuzzer alone.
+    Decoder(Common),
+    /// The executor-server fuzzer alone.
+    Server(Common),
+    /// Runs one finding's input again (decoder targets: `decoder-request`, ...).
+    Replay { target: String, input: PathBuf },
+    /// Runs a server finding's connection again, on a fresh executor-server.
+    ReplayServer {
+        input: PathBuf,
+        #[arg(long)]
+        project: Option<PathBuf>,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -63,6 +81,15 @@ struct Common {
     /// Time limit of minimizing one finding, in seconds (0: no minimization).
     #[arg(long, default_value_t = 90)]
     minimize_seconds: u64,
+    /// Inputs of the decoder fuzzer at most (it also stops at its time share).
+    #[arg(long, default_value_t = 100_000_000)]
+    decoder_inputs: usize,
+    /// Connections of the server fuzzer at most (it also stops at its time share).
+    #[arg(long, default_value_t = 1_000_000)]
+    connections: usize,
+    /// The executor-server's address-space limit in MiB (ulimit -v; 0: none).
+    #[arg(long, default_value_t = 4096)]
+    server_address_space_mib: u64,
     /// Leave upstream mlir-opt with the plugin out.
     #[arg(long)]
     no_plugin: bool,
@@ -145,11 +172,143 @@ fn run_compiler(
     Ok((report.findings, summary))
 }
 
+fn run_decoder(common: &Common, seconds: u64) -> (Findings, String) {
+    let budget = Budget {
+        tests: if common.minimize_seconds == 0 {
+            0
+        } else {
+            20_000
+        },
+        time: Duration::from_secs(common.minimize_seconds),
+    };
+    let report = decoder::fuzz(
+        common.seed,
+        common.decoder_inputs,
+        Some(Duration::from_secs(seconds)),
+        budget,
+    );
+    let summary = format!(
+        "decoder: {} inputs in {:.0} s ({:.0}/s), seed {}: {}; allocation oracle {}; {} findings",
+        report.inputs,
+        report.elapsed.as_secs_f64(),
+        report.inputs as f64 / report.elapsed.as_secs_f64().max(0.001),
+        common.seed,
+        report.per_decoder(),
+        if report.allocation_oracle {
+            "on"
+        } else {
+            "off"
+        },
+        report.findings.len()
+    );
+    (report.findings, summary)
+}
+
+fn server_options(
+    common: &Common,
+    root: &Path,
+    out: &Path,
+    seconds: u64,
+    replay_first: Vec<Vec<u8>>,
+) -> server::Options {
+    server::Options {
+        server: root.join("target/release/executor-server"),
+        seed: common.seed,
+        connections: common.connections,
+        time: Some(Duration::from_secs(seconds)),
+        work_dir: out.join("work/server"),
+        check_every: 25,
+        address_space: (common.server_address_space_mib > 0)
+            .then_some(common.server_address_space_mib << 20),
+        replay_first,
+        minimize: Budget {
+            tests: if common.minimize_seconds == 0 { 0 } else { 200 },
+            time: Duration::from_secs(common.minimize_seconds),
+        },
+    }
+}
+
+fn run_server(options: &server::Options) -> Result<(Findings, String)> {
+    let report = server::fuzz(options).context("fuzzing executor-server")?;
+    let summary = format!(
+        "server: {} in {:.0} s, seed {}; {} findings",
+        report.summary(),
+        report.elapsed.as_secs_f64(),
+        options.seed,
+        report.findings.len()
+    );
+    Ok((report.findings, summary))
+}
+
+fn replay_server(input: &Path, project: Option<&Path>) -> Result<ExitCode> {
+    let bytes = fs::read(input).with_context(|| format!("reading {}", input.display()))?;
+    let chunks = server::decode_chunks(&bytes).context("not a server finding's input")?;
+    let root = project_root(project);
+    let work = std::env::temp_dir().join(format!("executor-fuzz-replay-{}", std::process::id()));
+    let options = server::Options {
+        server: root.join("target/release/executor-server"),
+        seed: 0,
+        connections: 0,
+        time: None,
+        work_dir: work.clone(),
+        check_every: 1,
+        address_space: Some(4096 << 20),
+        replay_first: Vec::new(),
+        minimize: Budget {
+            tests: 0,
+            time: Duration::ZERO,
+        },
+    };
+    for (index, chunk) in chunks.iter().enumerate() {
+        println!("frame {index}: {}", hex(chunk));
+    }
+    let result = server::replay(&options, &chunks)?;
+    let _ = fs::remove_dir_all(&work);
+    Ok(match result {
+        None => {
+            println!("no finding");
+            ExitCode::SUCCESS
+        }
+        Some((signature, detail)) => {
+            println!("{} {}\n{detail}", signature.kind.name(), signature.text);
+            ExitCode::FAILURE
+        }
+    })
+}
+
+fn replay(target: &str, input: &Path) -> Result<ExitCode> {
+    let bytes = fs::read(input).with_context(|| format!("reading {}", input.display()))?;
+    let Some(decoder) = decoder::Decoder::from_target(target) else {
+        anyhow::bail!("no decoder target {target} (decoder-request, decoder-response, ...)");
+    };
+    println!("{} bytes: {}", bytes.len(), hex(&bytes));
+    Ok(match decoder::check(decoder, &bytes) {
+        Ok(decoded) => {
+            println!(
+                "no finding ({})",
+                if decoded { "decoded" } else { "rejected" }
+            );
+            ExitCode::SUCCESS
+        }
+        Err((signature, detail)) => {
+            println!("{} {}\n{detail}", signature.kind.name(), signature.text);
+            ExitCode::FAILURE
+        }
+    })
+}
+
 fn main() -> Result<ExitCode> {
     let cli = Cli::parse();
-    let (common, compiler_share) = match &cli.command {
-        Command::All(common) => (common, 1.0),
-        Command::Compiler(common) => (common, 1.0),
+    // Shares of the time budget: the compiler, the decoder, the server.
+    let (common, shares) = match &cli.command {
+        Command::All(common) => (common, [0.7, 0.1, 0.2]),
+        Command::Compiler(common) => (common, [1.0, 0.0, 0.0]),
+        Command::Decoder(common) => (common, [0.0, 1.0, 0.0]),
+        Command::Server(common) => (common, [0.0, 0.0, 1.0]),
+        Command::Replay { target, input } => return replay(target, input),
+        Command::ReplayServer { input, project } => {
+            return replay_server(input, project.as_deref());
+        }
     };
     let root = project_root(common.project.as_deref());
     let out = common
@@ -167,10 +326,34 @@ fn main() -> Result<ExitCode> {
 
     let mut all = Findings::default();
     let mut summaries = Vec::new();
-    let seconds = (common.seconds as f64 * compiler_share) as u64;
-    let (findings, summary) = run_compiler(common, &root, &out, seconds)?;
-    all.merge(findings);
-    summaries.push(summary);
+    let share = |index: usize| (common.seconds as f64 * shares[index]) as u64;
+    if shares[0] > 0.0 {
+        let (findings, summary) = run_compiler(common, &root, &out, share(0))?;
+        log(&summary);
+        all.merge(findings);
+        summaries.push(summary);
+    }
+    // The decoder's findings about requests are sent to the server first.
+    let mut replay_first = Vec::new();
+    if shares[1] > 0.0 {
+        let (findings, summary) = run_decoder(common, share(1));
+        log(&summary);
+        replay_first.extend(
+            findings
+                .iter()
+                .filter(|f| f.target == decoder::Decoder::Request.target())
+                .map(|f| f.minimized.clone().unwrap_or_else(|| f.input.clone())),
+        );
+        all.merge(findings);
+        summaries.push(summary);
+    }
+    if shares[2] > 0.0 {
+        let options = server_options(common, &root, &out, share(2), replay_first);
+        let (findings, summary) = run_server(&options)?;
+        log(&summary);
+        all.merge(findings);
+        summaries.push(summary);
+    }
 
     all.mark_known(&known);
     let mut lines = summaries;

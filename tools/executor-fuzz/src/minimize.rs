@@ -12,19 +12,19 @@ pub struct Budget {
     pub time: Duration,
 }
 
-struct Tester<'a> {
-    still_fails: &'a mut dyn FnMut(&str) -> bool,
+struct Tester<'a, T> {
+    still_fails: &'a mut dyn FnMut(&T) -> bool,
     tests: usize,
     budget: Budget,
     started: Instant,
 }
 
-impl Tester<'_> {
+impl<T> Tester<'_, T> {
     fn exhausted(&self) -> bool {
         self.tests >= self.budget.tests || self.started.elapsed() >= self.budget.time
     }
 
-    fn test(&mut self, candidate: &str) -> bool {
+    fn test(&mut self, candidate: &T) -> bool {
         if self.exhausted() {
             return false;
         }
@@ -33,9 +33,9 @@ impl Tester<'_> {
     }
 }
 
-/// ddmin over `units` (which concatenate to the input): the smallest subset
+/// ddmin over `units`, which `join` makes an input of: the smallest subset
 /// found, in order, that still fails.
-fn ddmin(units: Vec<String>, tester: &mut Tester) -> Vec<String> {
+fn ddmin<U: Clone, T>(units: Vec<U>, join: impl Fn(&[U]) -> T, tester: &mut Tester<T>) -> Vec<U> {
     let mut units = units;
     let mut granularity = 2;
     while units.len() >= 2 && !tester.exhausted() {
@@ -45,12 +45,12 @@ fn ddmin(units: Vec<String>, tester: &mut Tester) -> Vec<String> {
         let mut start = 0;
         while start < units.len() {
             let end = (start + chunk).min(units.len());
-            let complement: Vec<String> = units[..start]
+            let complement: Vec<U> = units[..start]
                 .iter()
                 .chain(&units[end..])
                 .cloned()
                 .collect();
-            if !complement.is_empty() && tester.test(&complement.concat()) {
+            if !complement.is_empty() && tester.test(&join(&complement)) {
                 units = complement;
                 granularity = (granularity - 1).max(2);
                 reduced = true;
@@ -66,6 +66,10 @@ fn ddmin(units: Vec<String>, tester: &mut Tester) -> Vec<String> {
         }
     }
     units
+}
+
+fn concat(units: &[String]) -> String {
+    units.concat()
 }
 
 fn lines_of(text: &str) -> Vec<String> {
@@ -112,21 +116,22 @@ pub fn minimize(
     budget: Budget,
     still_fails: &mut dyn FnMut(&str) -> bool,
 ) -> Minimized {
+    let mut adapter = |candidate: &String| still_fails(candidate);
     let mut tester = Tester {
-        still_fails,
+        still_fails: &mut adapter,
         tests: 0,
         budget,
         started: Instant::now(),
     };
-    if !tester.test(input) {
+    if !tester.test(&input.to_owned()) {
         return Minimized {
             text: input.to_owned(),
             tests: tester.tests,
             reproduced: false,
         };
     }
-    let by_lines = ddmin(lines_of(input), &mut tester).concat();
-    let by_tokens = ddmin(tokens_of(&by_lines), &mut tester).concat();
+    let by_lines = ddmin(lines_of(input), concat, &mut tester).concat();
+    let by_tokens = ddmin(tokens_of(&by_lines), concat, &mut tester).concat();
     // Blank lines left by removed tokens.
     let tidy: String = by_tokens
         .lines()
@@ -140,6 +145,88 @@ pub fn minimize(
     };
     Minimized {
         text,
+        tests: tester.tests,
+        reproduced: true,
+    }
+}
+
+/// The outcome of minimizing bytes.
+#[derive(Clone, Debug)]
+pub struct MinimizedBytes {
+    pub bytes: Vec<u8>,
+    pub tests: usize,
+    pub reproduced: bool,
+}
+
+/// Minimizes `input` byte by byte (ddmin), then tries each byte as 0.
+pub fn minimize_bytes(
+    input: &[u8],
+    budget: Budget,
+    still_fails: &mut dyn FnMut(&[u8]) -> bool,
+) -> MinimizedBytes {
+    let mut adapter = |candidate: &Vec<u8>| still_fails(candidate);
+    let mut tester = Tester {
+        still_fails: &mut adapter,
+        tests: 0,
+        budget,
+        started: Instant::now(),
+    };
+    if !tester.test(&input.to_vec()) {
+        return MinimizedBytes {
+            bytes: input.to_vec(),
+            tests: tester.tests,
+            reproduced: false,
+        };
+    }
+    let mut bytes = ddmin(input.to_vec(), <[u8]>::to_vec, &mut tester);
+    for at in 0..bytes.len() {
+        if bytes[at] != 0 {
+            let mut zeroed = bytes.clone();
+            zeroed[at] = 0;
+            if tester.test(&zeroed) {
+                bytes = zeroed;
+            }
+        }
+    }
+    MinimizedBytes {
+        bytes,
+        tests: tester.tests,
+        reproduced: true,
+    }
+}
+
+/// The outcome of minimizing a list of chunks.
+#[derive(Clone, Debug)]
+pub struct MinimizedChunks {
+    pub chunks: Vec<Vec<u8>>,
+    pub tests: usize,
+    pub reproduced: bool,
+}
+
+/// Minimizes a list of chunks (the frames of a connection) by removing
+/// whole chunks; the first stays first.
+pub fn minimize_chunks(
+    input: &[Vec<u8>],
+    budget: Budget,
+    still_fails: &mut dyn FnMut(&[Vec<u8>]) -> bool,
+) -> MinimizedChunks {
+    let mut adapter = |candidate: &Vec<Vec<u8>>| still_fails(candidate);
+    let mut tester = Tester {
+        still_fails: &mut adapter,
+        tests: 0,
+        budget,
+        started: Instant::now(),
+    };
+    if !tester.test(&input.to_vec()) {
+        return MinimizedChunks {
+            chunks: input.to_vec(),
+            tests: tester.tests,
+            reproduced: false,
+        };
+    }
+    let chunks = ddmin(input.to_vec(), <[Vec<u8>]>::to_vec, &mut tester);
+    MinimizedChunks {
+        chunks,
         tests: tester.tests,
         reproduced: true,
     }
@@ -178,6 +265,16 @@ mod tests {
         assert!(!result.reproduced);
         assert_eq!(result.text, "a\nb\n");
         assert_eq!(result.tests, 1);
+    }
+
+    #[test]
+    fn bytes_minimize_to_what_matters() {
+        let input: Vec<u8> = (0..100).collect();
+        let result = minimize_bytes(&input, budget(), &mut |bytes| {
+            bytes.contains(&42) && bytes.contains(&7)
+        });
+        assert!(result.reproduced);
+        assert_eq!(result.bytes, vec![7, 42]);
     }
 
     #[test]

@@ -118,6 +118,12 @@ pub enum Kind {
     DecoderPanic,
     /// A message decoded, encoded again, does not decode to itself.
     RoundTrip,
+    /// The two request decoders (`read_message`, `read_request`) disagree.
+    Differential,
+    /// After a frame that was read whole, the next frame is not read right.
+    Resync,
+    /// Decoding asked for more memory at once than the frame justifies.
+    Allocation,
     /// executor-server died, answered nonsense, or stopped serving.
     Server,
 }
@@ -138,6 +144,9 @@ impl Kind {
             Kind::PluginMismatch => "plugin-mismatch",
             Kind::DecoderPanic => "decoder-panic",
             Kind::RoundTrip => "round-trip",
+            Kind::Differential => "differential",
+            Kind::Resync => "resync",
+            Kind::Allocation => "allocation",
             Kind::Server => "server",
         }
     }
@@ -161,6 +170,9 @@ pub const ALL_KINDS: &[Kind] = &[
     Kind::PluginMismatch,
     Kind::DecoderPanic,
     Kind::RoundTrip,
+    Kind::Differential,
+    Kind::Resync,
+    Kind::Allocation,
     Kind::Server,
 ];
 
