@@ -509,6 +509,10 @@ impl BatchFile {
     }
 }
 
+/// A batch that ran clean: the members left in it, its file, the run and
+/// each member's output.
+type BatchRun = (Vec<usize>, BatchFile, Run, Vec<Vec<u8>>);
+
 /// The outputs of a `--split-input-file` run, one per input (empty where
 /// the input failed); None when they do not split into `count`.
 fn split_output(stdout: &[u8], count: usize) -> Option<Vec<Vec<u8>>> {
@@ -776,7 +780,7 @@ impl Fuzzer<'_> {
         inputs: &[Input],
         members: &[usize],
         outcome: &mut BatchOutcome,
-    ) -> io::Result<Option<(Vec<usize>, BatchFile, Run, Vec<Vec<u8>>)>> {
+    ) -> io::Result<Option<BatchRun>> {
         let mut current = members.to_vec();
         loop {
             let texts: Vec<&[u8]> = current.iter().map(|&m| inputs[m].text.as_bytes()).collect();

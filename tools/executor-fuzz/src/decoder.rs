@@ -251,6 +251,23 @@ fn view(buffer: &DenseBuffer) -> DenseView<'_> {
     }
 }
 
+/// The seeds as inputs of the libFuzzer target (libfuzzer/decode.rs): a
+/// byte that picks the decoder, then the input.
+pub fn libfuzzer_seeds() -> Vec<Vec<u8>> {
+    seeds()
+        .into_iter()
+        .map(|(decoder, bytes)| {
+            let selector = Decoder::ALL
+                .iter()
+                .position(|d| *d == decoder)
+                .expect("listed") as u8;
+            let mut input = vec![selector];
+            input.extend(bytes);
+            input
+        })
+        .collect()
+}
+
 // ---------------------------------------------------------------------------
 // Mutations
 

@@ -15,6 +15,7 @@ pub mod compiler;
 pub mod corpus;
 pub mod decoder;
 pub mod findings;
+pub mod libfuzzer;
 pub mod minimize;
 pub mod mlir;
 pub mod mutate;

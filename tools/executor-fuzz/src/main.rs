@@ -20,6 +20,7 @@ use executor_fuzz::{
     compiler::{self, Tools},
     corpus, decoder,
     findings::{self, Findings, Known, hex},
+    libfuzzer,
     minimize::Budget,
     server,
 };
@@ -50,6 +51,8 @@ enum Command {
     Server(Common),
     /// Runs one finding's input again (decoder targets: `decoder-request`, ...).
     Replay { target: String, input: PathBuf },
+    /// Writes the libFuzzer target's seed inputs to a directory.
+    LibfuzzerSeeds { dir: PathBuf },
     /// Runs a server finding's connection again, on a fresh executor-server.
     ReplayServer {
         input: PathBuf,
@@ -90,6 +93,10 @@ struct Common {
     /// The executor-server's address-space limit in MiB (ulimit -v; 0: none).
     #[arg(long, default_value_t = 4096)]
     server_address_space_mib: u64,
+    /// The coverage-guided decoder fuzzer (libFuzzer, built by `make fuzz`);
+    /// without it the seeded decoder fuzzer gets its time.
+    #[arg(long)]
+    libfuzzer: Option<PathBuf>,
     /// Leave upstream mlir-opt with the plugin out.
     #[arg(long)]
     no_plugin: bool,
@@ -299,15 +306,25 @@ fn replay(target: &str, input: &Path) -> Result<ExitCode> {
 
 fn main() -> Result<ExitCode> {
     let cli = Cli::parse();
-    // Shares of the time budget: the compiler, the decoder, the server.
+    // Shares of the time budget: the compiler, the seeded decoder fuzzer,
+    // the server, libFuzzer's decoder fuzzer (when there is one).
     let (common, shares) = match &cli.command {
-        Command::All(common) => (common, [0.7, 0.1, 0.2]),
-        Command::Compiler(common) => (common, [1.0, 0.0, 0.0]),
-        Command::Decoder(common) => (common, [0.0, 1.0, 0.0]),
-        Command::Server(common) => (common, [0.0, 0.0, 1.0]),
+        Command::All(common) if common.libfuzzer.is_some() => (common, [0.65, 0.05, 0.2, 0.1]),
+        Command::All(common) => (common, [0.65, 0.15, 0.2, 0.0]),
+        Command::Compiler(common) => (common, [1.0, 0.0, 0.0, 0.0]),
+        Command::Decoder(common) if common.libfuzzer.is_some() => (common, [0.0, 0.5, 0.0, 0.5]),
+        Command::Decoder(common) => (common, [0.0, 1.0, 0.0, 0.0]),
+        Command::Server(common) => (common, [0.0, 0.0, 1.0, 0.0]),
         Command::Replay { target, input } => return replay(target, input),
         Command::ReplayServer { input, project } => {
             return replay_server(input, project.as_deref());
+        }
+        Command::LibfuzzerSeeds { dir } => {
+            fs::create_dir_all(dir)?;
+            for (index, input) in decoder::libfuzzer_seeds().iter().enumerate() {
+                fs::write(dir.join(format!("seed-{index:02}")), input)?;
+            }
+            return Ok(ExitCode::SUCCESS);
         }
     };
     let root = project_root(common.project.as_deref());
@@ -345,6 +362,33 @@ fn main() -> Result<ExitCode> {
                 .map(|f| f.minimized.clone().unwrap_or_else(|| f.input.clone())),
         );
         all.merge(findings);
+        summaries.push(summary);
+    }
+    if let (true, Some(binary)) = (shares[3] > 0.0, &common.libfuzzer) {
+        let mut report = libfuzzer::fuzz(binary, &out, common.seed, Duration::from_secs(share(3)))
+            .with_context(|| format!("running {}", binary.display()))?;
+        decoder::minimize_all(
+            &mut report.findings,
+            Budget {
+                tests: 20_000,
+                time: Duration::from_secs(common.minimize_seconds),
+            },
+        );
+        let summary = format!(
+            "libfuzzer: {} in {:.0} s; {} findings",
+            report.summary(),
+            report.elapsed.as_secs_f64(),
+            report.findings.len()
+        );
+        log(&summary);
+        replay_first.extend(
+            report
+                .findings
+                .iter()
+                .filter(|f| f.target == decoder::Decoder::Request.target())
+                .map(|f| f.minimized.clone().unwrap_or_else(|| f.input.clone())),
+        );
+        all.merge(report.findings);
         summaries.push(summary);
     }
     if shares[2] > 0.0 {

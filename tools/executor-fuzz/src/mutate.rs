@@ -1043,10 +1043,12 @@ fn splice(rng: &mut Rng, text: &str, donors: &[&str]) -> Option<String> {
         .iter()
         .map(|t| {
             let word = t.text(&fragment);
-            if t.kind == TokenKind::Value && !defined.contains(word) && !ours.contains_key(word) {
-                if let Some(candidates) = theirs.get(word).and_then(|ty| by_type.get(ty.as_str())) {
-                    return (*rng.pick(candidates)).to_owned();
-                }
+            if t.kind == TokenKind::Value
+                && !defined.contains(word)
+                && !ours.contains_key(word)
+                && let Some(candidates) = theirs.get(word).and_then(|ty| by_type.get(ty.as_str()))
+            {
+                return (*rng.pick(candidates)).to_owned();
             }
             word.to_owned()
         })
@@ -1347,6 +1349,11 @@ fn inject_attribute(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
     None
 }
 
+/// What a token may be replaced by.
+const PUNCTUATION: &[&str] = &[
+    "(", ")", "{", "}", "<", ">", ",", ":", "=", "->", "?", "*", "[", "]",
+];
+
 fn token_chaos(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
     let tokens = tokens_where(text, |t| {
         !matches!(
@@ -1378,14 +1385,10 @@ fn token_chaos(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
                 &text[second.end..]
             ))
         }
-        _ => Some(replace(
-            text,
-            a.start,
-            a.end,
-            *rng.pick(&[
-                "(", ")", "{", "}", "<", ">", ",", ":", "=", "->", "?", "*", "[", "]",
-            ]),
-        )),
+        _ => {
+            let punctuation = *rng.pick(PUNCTUATION);
+            Some(replace(text, a.start, a.end, punctuation))
+        }
     }
 }
 
