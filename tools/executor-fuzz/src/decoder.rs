@@ -21,6 +21,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use executor_abi::call_buffer::Layout;
 use executor_runtime::{
     executor::BinaryFormat,
     memref::{DenseBuffer, DenseView},
@@ -234,10 +235,38 @@ pub fn requests() -> Vec<Request> {
         Request::Await(u64::MAX),
         Request::Call {
             symbol: "normalize".into(),
+            layout: Layout::ThisProject,
             arguments: packed::encode_arguments(&CallArguments {
                 buffers: vec![dense(vec![2], 4), dense(vec![2], 4)],
                 num_inputs: 1,
             }),
+        },
+        Request::Call {
+            symbol: "wrapper".into(),
+            layout: Layout::Catalyst,
+            arguments: vec![1, 2, 3, 4],
+        },
+        // Assets are stored under their base name: names with nothing or
+        // nowhere to take a base name from.
+        Request::SendBinary {
+            name: "../../asset.bin".into(),
+            format: BinaryFormat::Asset,
+            bytes: b"data".to_vec(),
+        },
+        Request::SendBinary {
+            name: "..".into(),
+            format: BinaryFormat::Asset,
+            bytes: b"data".to_vec(),
+        },
+        Request::SendBinary {
+            name: "/".into(),
+            format: BinaryFormat::Asset,
+            bytes: Vec::new(),
+        },
+        Request::SendBinary {
+            name: String::new(),
+            format: BinaryFormat::Asset,
+            bytes: b"x".to_vec(),
         },
         Request::Close,
     ]

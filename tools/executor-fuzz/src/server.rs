@@ -25,6 +25,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use executor_abi::call_buffer::Layout;
 use executor_runtime::{
     packed::{self, CallArguments},
     protocol::{
@@ -378,6 +379,7 @@ fn legitimate_client(address: SocketAddr) -> Result<(), Found> {
     let call = encode_frame(
         &Request::Call {
             symbol: "executor_fuzz_no_such_symbol".into(),
+            layout: Layout::ThisProject,
             arguments: packed::encode_arguments(&CallArguments {
                 buffers: Vec::new(),
                 num_inputs: 0,
@@ -639,6 +641,26 @@ pub fn fuzz(options: &Options) -> io::Result<Report> {
             found(
                 "session directories are left behind after their sessions ended",
                 format!("{left:?}"),
+            ),
+            "the end of the run".into(),
+        ));
+    }
+    // Nothing may be written beside the sessions' directory (an asset's
+    // name that climbs out of it, say).
+    let strays: Vec<String> = fs::read_dir(&options.work_dir)?
+        .filter_map(|entry| {
+            entry
+                .ok()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+        })
+        .filter(|name| !matches!(name.as_str(), "token" | "server.log" | "sessions"))
+        .collect();
+    if !strays.is_empty() {
+        report.findings.add(finding(
+            &[],
+            found(
+                "files appear beside the sessions' directory",
+                format!("{strays:?}"),
             ),
             "the end of the run".into(),
         ));
