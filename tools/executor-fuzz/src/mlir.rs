@@ -321,11 +321,18 @@ pub fn matching_close(stmts: &[Stmt], open: usize) -> Option<usize> {
 
 /// Whether an op statement is a terminator (the last op of its block).
 pub fn is_terminator(first_line: &str) -> bool {
-    let op = first_line.trim_start();
+    let mut op = first_line.trim_start();
+    // `%r = "scf.yield"(%x)`: results before, quotes around the generic form's name.
+    if op.starts_with('%')
+        && let Some((_, rest)) = op.split_once(" = ")
+    {
+        op = rest;
+    }
     let name = op
         .split(|c: char| c.is_whitespace() || c == '(')
         .next()
-        .unwrap_or("");
+        .unwrap_or("")
+        .trim_matches('"');
     matches!(
         name,
         "return"
@@ -435,6 +442,8 @@ mod tests {
         assert_eq!(matching_close(&stmts, 0), Some(8));
         assert_eq!(matching_close(&stmts, 2), Some(6));
         assert!(is_terminator(lines[8]));
+        assert!(is_terminator("    \"func.return\"() : () -> ()"));
+        assert!(is_terminator("  \"scf.yield\"(%0) : (i32) -> ()"));
         assert!(!is_terminator(lines[1]));
     }
 }
