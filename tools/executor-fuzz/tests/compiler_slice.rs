@@ -111,14 +111,14 @@ fn a_fixed_slice_of_the_compiler_fuzzer_finds_nothing_new() {
 }
 
 /// A fake executor-opt that dies of SIGSEGV on any input holding
-/// `executor.await`, and is the real one otherwise.
+/// `executor.launch`, and is the real one otherwise.
 fn planted_executor_opt(dir: &Path) -> PathBuf {
     let script = dir.join("executor-opt");
     let real = project_bin().join("executor-opt");
     fs::write(
         &script,
         format!(
-            "#!/bin/sh\nfor a in \"$@\"; do\n  case \"$a\" in\n    -*) ;;\n    *) if [ -f \"$a\" ] && grep -q 'executor.await' \"$a\"; then kill -SEGV $$; fi ;;\n  esac\ndone\nexec '{}' \"$@\"\n",
+            "#!/bin/sh\nfor a in \"$@\"; do\n  case \"$a\" in\n    -*) ;;\n    *) if [ -f \"$a\" ] && grep -q 'executor.launch' \"$a\"; then kill -SEGV $$; fi ;;\n  esac\ndone\nexec '{}' \"$@\"\n",
             real.display()
         ),
     )
@@ -158,9 +158,9 @@ fn a_planted_crash_is_found_isolated_and_minimized() {
         crash.reproduce
     );
     let minimized = String::from_utf8(crash.minimized.clone().expect("minimized")).unwrap();
-    assert!(minimized.contains("executor.await"), "{minimized}");
+    assert!(minimized.contains("executor.launch"), "{minimized}");
     assert!(
-        minimized.trim().len() <= "executor.await".len() + 2,
+        minimized.trim().len() <= "executor.launch_async".len() + 2,
         "{minimized:?}"
     );
     fs::remove_dir_all(work).unwrap();
