@@ -536,6 +536,7 @@ fn category(error: &ProtocolError) -> &'static str {
         ProtocolError::Truncated { .. } => "truncated",
         ProtocolError::TooLarge { .. } => "too-large",
         ProtocolError::Malformed(_) => "malformed",
+        ProtocolError::OverLimit(_) => "over-limit",
         ProtocolError::Io(_) => "io",
     }
 }
@@ -621,6 +622,10 @@ fn check_request(bytes: &[u8]) -> Result<bool, Found> {
         read_request(&mut &bytes[..], limit, &mut spare)
     })?;
     match (&message, &streamed) {
+        // read_request enforces the protocol's limits on counts and ranks
+        // (docs/protocol.md, "Limits") before it reads what they count;
+        // read_message, postcard's, has none.
+        (_, Err(ProtocolError::OverLimit(_))) => {}
         (Ok(a), Ok(b)) if a != b => {
             return Err(found(
                 Kind::Differential,
