@@ -26,6 +26,7 @@ use crate::{
     corpus::Seed,
     findings::{Finding, Findings, excerpt},
     minimize::{self, Budget},
+    mlir::{self, TokenKind},
     mutate::{self, Mutant},
     rng::Rng,
     run::{self, Kind, Run, Signature, classify, normalize},
@@ -192,14 +193,38 @@ const LOWERED_DIALECTS: &[&str] = &[
     "bufferization",
 ];
 
-/// Whether an input has ops of dialects the pipeline does not lower
-/// (`async.execute`, `gpu.launch`): mlir-translate failing on what the
-/// pipeline left of it is then no finding.
+/// Whether an input has ops, types or attributes of dialects the pipeline
+/// does not lower (`async.execute`, `!async.token`, `#gpu.address_space`):
+/// mlir-translate failing on what the pipeline left of it is then no finding.
 fn out_of_scope(input: &[u8]) -> bool {
-    op_names(&String::from_utf8_lossy(input))
+    let text = String::from_utf8_lossy(input);
+    let foreign = |dialect: &str| !dialect.is_empty() && !LOWERED_DIALECTS.contains(&dialect);
+    op_names(&text)
         .iter()
         .filter_map(|name| name.split_once('.').map(|(dialect, _)| dialect))
-        .any(|dialect| !LOWERED_DIALECTS.contains(&dialect))
+        .any(foreign)
+        || mlir::lex(&text).iter().any(|token| {
+            matches!(token.kind, TokenKind::TypeAlias | TokenKind::AttrAlias)
+                && token.text(&text)[1..]
+                    .split_once('.')
+                    .is_some_and(|(dialect, _)| foreign(dialect))
+        })
+}
+
+/// Whether mlir-translate's complaint is about the input itself rather than
+/// what the pipeline made of it: an op of the input that LLVM IR has no
+/// translation for (`LLVM Translation failed for operation: X` with X in the
+/// input), or ops the input put straight into the module body (translated
+/// outside any function: "parentless instruction").
+fn the_inputs_own_fault(message: &str, input: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(input);
+    if message.contains("parentless instruction") {
+        return true;
+    }
+    message
+        .strip_prefix("LLVM Translation failed for operation: ")
+        .map(str::trim)
+        .is_some_and(|op| !op.is_empty() && text.contains(op))
 }
 
 /// A run that succeeded although it printed an error.
@@ -398,7 +423,10 @@ impl Checker<'_> {
                     let message = run::errors(&run.stderr)
                         .first()
                         .map_or_else(|| run.stderr.clone(), |(_, m)| (*m).to_owned());
-                    if out_of_scope(text) || !self.printable(&input, split)? {
+                    if out_of_scope(text)
+                        || the_inputs_own_fault(&message, text)
+                        || !self.printable(&input, split)?
+                    {
                         return Ok(plain(&run));
                     }
                     let text = normalize(&message);
@@ -1349,6 +1377,25 @@ mod tests {
     fn translate_failures_on_ops_the_pipeline_leaves_are_no_finding() {
         assert!(out_of_scope(b"%t = async.execute {\n  async.yield\n}\n"));
         assert!(out_of_scope(b"  \"gpu.launch\"(%a) ({\n"));
+        assert!(out_of_scope(b"func.func private @f() -> !async.token\n"));
+        assert!(out_of_scope(
+            b"func.func @f(%m: memref<f32, #gpu.address_space<global>>)\n"
+        ));
+        assert!(!out_of_scope(
+            b"func.func @f(%s: !executor.session, %p: !llvm.ptr)\n"
+        ));
+        assert!(the_inputs_own_fault(
+            "LLVM Translation failed for operation: llvm.cnd_br",
+            b"\"llvm.cnd_br\"(%0)"
+        ));
+        assert!(!the_inputs_own_fault(
+            "LLVM Translation failed for operation: llvm.call",
+            b"executor.open"
+        ));
+        assert!(the_inputs_own_fault(
+            "Global is referenced by parentless instruction!",
+            b""
+        ));
         assert!(!out_of_scope(b"func.func @f() {\n  %s = executor.open(\"a\") : !executor.session\n  scf.for %i = %a to %b step %c {\n  }\n  return\n}\n"));
     }
 

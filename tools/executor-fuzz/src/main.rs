@@ -82,7 +82,7 @@ struct Common {
     #[arg(long, default_value_t = 10)]
     timeout: u64,
     /// Time limit of minimizing one finding, in seconds (0: no minimization).
-    #[arg(long, default_value_t = 90)]
+    #[arg(long, default_value_t = 45)]
     minimize_seconds: u64,
     /// Inputs of the decoder fuzzer at most (it also stops at its time share).
     #[arg(long, default_value_t = 100_000_000)]

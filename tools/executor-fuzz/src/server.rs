@@ -623,12 +623,11 @@ pub fn fuzz(options: &Options) -> io::Result<Report> {
     let sessions = options.work_dir.join("sessions");
     let deadline = Instant::now() + Duration::from_secs(10);
     let left = loop {
+        // Directories: the server keeps a lock file there while it runs.
         let left: Vec<String> = fs::read_dir(&sessions)?
-            .filter_map(|entry| {
-                entry
-                    .ok()
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-            })
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
             .collect();
         if left.is_empty() || Instant::now() >= deadline {
             break left;
