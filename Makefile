@@ -30,7 +30,7 @@ RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,$(LLVM_LIB)/libmlir_c_runner_utils.
 CATALYST_PLUGIN_BUILD := EXECUTOR_MLIR_HOST=catalyst $(CARGO) build --release -p executor_plugin --target-dir target/catalyst/build \
 	&& ln -sfn ../../../release/executor-opt target/catalyst/build/release/executor-opt
 
-.PHONY: all deps build test lint demo bench catalyst clean
+.PHONY: all deps build test lint demo bench catalyst fuzz clean
 
 all: build
 
@@ -102,6 +102,27 @@ demo: build
 bench: build
 	$(CARGO) build --release -p executor-runtime --example tcp_echo_rtt
 	@python=$$(bash bench/deps.sh) && $$python bench/run.py$(if $(BEFORE), --before '$(BEFORE)')
+
+# The fuzzers (tools/executor-fuzz, README "Fuzzing"): the compiler fuzzer on
+# mutants of the .mlir corpus, the protocol decoders in process (seeded, and
+# coverage-guided by libFuzzer) and a real executor-server on 127.0.0.1, for
+# FUZZ_SECONDS in all, from FUZZ_SEED. Findings, minimized, go to
+# target/fuzz/findings/, the summary to target/fuzz/summary.txt; it fails when a
+# finding is not in tools/executor-fuzz/known-findings.txt. The libFuzzer target
+# is built on stable Rust with SanitizerCoverage, in a target directory of its own.
+FUZZ_SECONDS ?= 600
+FUZZ_SEED ?= 1
+HOST_TRIPLE := $(shell rustc -vV | sed -n 's/^host: //p')
+LIBFUZZER_RUSTFLAGS := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+  -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+  -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks
+LIBFUZZER_DIR := target/fuzz/libfuzzer-build
+fuzz: build
+	RUSTFLAGS='$(LIBFUZZER_RUSTFLAGS)' $(CARGO) build --release \
+	  --manifest-path tools/executor-fuzz/libfuzzer/Cargo.toml \
+	  --target $(HOST_TRIPLE) --target-dir $(LIBFUZZER_DIR)
+	$(BIN)/executor-fuzz all --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --llvm-bin $(LLVM_BIN) \
+	  --libfuzzer $(LIBFUZZER_DIR)/$(HOST_TRIPLE)/release/decode
 
 clean:
 	$(CARGO) clean

@@ -1,0 +1,107 @@
+//! `make test`'s slice of the protocol fuzzers: a fixed seed and a fixed
+//! number of inputs through the decoders in process, and of connections to a
+//! real executor-server on 127.0.0.1; each fails on any finding that is not
+//! in known-findings.txt. The planted failures are unit tests of
+//! src/decoder.rs (a panicking decoder) and src/server.rs (fake servers
+//! that answer garbage, hang up, or report a crash).
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use executor_fuzz::{
+    alloc::{self, TrackingAllocator},
+    decoder,
+    findings::{Findings, Known},
+    minimize::Budget,
+    server,
+};
+
+// The allocation oracle of the decoder fuzzer.
+#[global_allocator]
+static ALLOCATOR: TrackingAllocator = TrackingAllocator;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn assert_nothing_new(mut findings: Findings) {
+    let known = Known::load(&root().join("tools/executor-fuzz/known-findings.txt")).unwrap();
+    findings.mark_known(&known);
+    let new: Vec<String> = findings
+        .new_ones()
+        .iter()
+        .map(|f| {
+            format!(
+                "{}\n  origin: {}\n  input: {}\n{}",
+                f.summary(),
+                f.origin,
+                executor_fuzz::findings::hex(&f.input),
+                f.detail
+            )
+        })
+        .collect();
+    assert!(new.is_empty(), "new findings:\n{}", new.join("\n"));
+}
+
+#[test]
+fn a_fixed_slice_of_the_decoder_fuzzer_finds_nothing_new() {
+    assert!(alloc::tracking(), "the allocation oracle is on");
+    let no_minimizing = Budget {
+        tests: 0,
+        time: Duration::ZERO,
+    };
+    let report = decoder::fuzz(1, 200_000, None, no_minimizing);
+    eprintln!("{}", report.per_decoder());
+    assert_eq!(report.inputs, 200_000);
+    // Mutants get past the first checks of every decoder.
+    for (name, (ran, decoded)) in &report.ran {
+        assert!(*decoded * 20 > *ran, "{name}: {decoded} of {ran} decoded");
+    }
+    assert_nothing_new(report.findings);
+}
+
+#[test]
+fn a_fixed_slice_of_the_server_fuzzer_finds_nothing_new() {
+    let bin = Path::new(env!("CARGO_BIN_EXE_executor-fuzz"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    let work =
+        std::env::temp_dir().join(format!("executor-fuzz-server-slice-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&work);
+    let options = server::Options {
+        server: bin.join("executor-server"),
+        seed: 1,
+        connections: 40,
+        time: None,
+        work_dir: work.clone(),
+        check_every: 10,
+        address_space: Some(4096 << 20),
+        replay_first: Vec::new(),
+        minimize: Budget {
+            tests: 0,
+            time: Duration::ZERO,
+        },
+    };
+    let report = server::fuzz(&options).expect("executor-server runs (make test builds it first)");
+    eprintln!("{}", report.summary());
+    assert_eq!(report.connections, 40);
+    assert_eq!(report.legitimate_checks, 5);
+    assert_eq!(report.restarts, 0);
+    // Sessions were opened and requests answered.
+    assert!(
+        report.replies.get("Welcome").copied().unwrap_or(0) >= 20,
+        "{}",
+        report.summary()
+    );
+    assert!(
+        report.replies.get("Failed").copied().unwrap_or(0) >= 20,
+        "{}",
+        report.summary()
+    );
+    assert_nothing_new(report.findings);
+    fs::remove_dir_all(work).unwrap();
+}
