@@ -13,11 +13,13 @@
 //! - [`dataflow`]: the transfer of each op and the fixpoints over regions and
 //!   loops.
 //! - [`facts`]: what holds at each op over every path and calling context.
+//! - [`fast_hash`]: the hash maps all of these look ops and values up in.
 //!
 //! Calls: a callee is analysed once per calling context, a context being the
 //! origins of its session and token arguments and the part of the caller's
-//! state it can reach (the sessions of the addresses it or its callees open or
-//! is passed, their handles and tokens). At most [`CONTEXT_LIMIT`] contexts
+//! state it can reach or change (the sessions of the addresses it or its
+//! callees open or is passed, their handles that may be open and pending
+//! tokens, and the handles and tokens it is passed). At most [`CONTEXT_LIMIT`] contexts
 //! are analysed per function; a call beyond that, or a recursive call, is
 //! treated as unknown code (its effects on the caller's sessions become
 //! unknown) and the callee's facts admit that unanalysed context. A function
