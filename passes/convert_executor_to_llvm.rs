@@ -931,20 +931,24 @@ fn memref_element_size(memref: Type<'_>) -> i64 {
 /// running at the same time. (Not every `AutomaticAllocationScope`: `scf.for`
 /// is one, and slots made in a loop body would grow the stack per iteration
 /// once lowered.)
-const CONCURRENT_SCOPES: &[&str] = &[
-    "scf.parallel",
-    "scf.forall",
-    "async.execute",
-    "omp.parallel",
-    "omp.task",
-    "omp.taskloop",
-    "memref.alloca_scope",
-];
+fn is_concurrent_scope(name: &str) -> bool {
+    use melior::dialect::ods::{r#async, memref, scf};
+    // melior generates no OpenMP dialect: its ops are named here.
+    const OPENMP: [&str; 3] = ["omp.parallel", "omp.task", "omp.taskloop"];
+    [
+        scf::ParallelOperation::name(),
+        scf::ForallOperation::name(),
+        r#async::ExecuteOperation::name(),
+        memref::AllocaScopeOperation::name(),
+    ]
+    .contains(&name)
+        || OPENMP.contains(&name)
+}
 
 /// The entry block of the allocation scope around `operation`: the region
 /// holding it of the nearest enclosing op that is isolated from above (a
 /// function, `omp.target`, ...), whose regions cannot use values from outside,
-/// or of one of [`CONCURRENT_SCOPES`].
+/// or of one of the ops [`is_concurrent_scope`] names.
 fn allocation_scope_entry<'c, 'a>(
     operation: OperationRef<'c, 'a>,
 ) -> Result<BlockRef<'c, 'a>, String> {
@@ -963,7 +967,7 @@ fn allocation_scope_entry<'c, 'a>(
         if ffi::is_symbol_table(candidate) {
             return Err(outside_function());
         }
-        if CONCURRENT_SCOPES.contains(&ir::operation_name(candidate))
+        if is_concurrent_scope(ir::operation_name(candidate))
             || ffi::is_isolated_from_above(candidate)
         {
             return region.first_block().ok_or_else(|| {

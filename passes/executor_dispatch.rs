@@ -18,6 +18,7 @@ use std::{
 
 use melior::{
     Context,
+    dialect::ods::func,
     ir::{
         Attribute, BlockLike, BlockRef, Location, OperationRef, RegionLike, Type, Value, ValueLike,
         attribute::{DictionaryAttribute, TypeAttribute},
@@ -356,8 +357,8 @@ impl<'c, 'a> Host<'c, 'a> {
         called: &mut [bool],
         errors: &mut Errors<'c>,
     ) {
-        let is_call = ir::operation_name(operation) == "func.call";
-        if ir::operation_name(operation) == "func.call_indirect"
+        let is_call = ir::operation_name(operation) == func::CallOperation::name();
+        if ir::operation_name(operation) == func::CallIndirectOperation::name()
             && let Some(function) = function
         {
             self.functions[function].uses.calls_indirectly = true;
@@ -730,7 +731,7 @@ fn block_operations<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>
 }
 
 fn is_function(operation: OperationRef<'_, '_>) -> bool {
-    ir::operation_name(operation) == "func.func"
+    ir::operation_name(operation) == func::FuncOperation::name()
 }
 
 /// The entry block of a function with a body.
@@ -759,7 +760,7 @@ fn returns<'c, 'a>(function: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> 
     let mut block = entry_block(function);
     while let Some(current) = block {
         if let Some(terminator) = current.terminator()
-            && ir::operation_name(terminator) == "func.return"
+            && ir::operation_name(terminator) == func::ReturnOperation::name()
         {
             returns.push(terminator);
         }

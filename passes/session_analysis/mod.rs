@@ -170,7 +170,7 @@ pub fn runs_at_least_once(for_op: OperationRef<'_, '_>) -> Option<bool> {
 pub fn constant_integer(value: Value<'_, '_>) -> Option<i64> {
     let result = OperationResult::try_from(value).ok()?;
     let owner = result.owner();
-    if ir::operation_name(owner) != "arith.constant" {
+    if ir::operation_name(owner) != melior::dialect::ods::arith::ConstantOperation::name() {
         return None;
     }
     Some(
@@ -254,31 +254,50 @@ struct Kinds {
 
 impl Kinds {
     fn new(context: &Context) -> Self {
+        // The names melior generates from each dialect's ODS definition.
+        use melior::dialect::ods::{arith, func, scf};
+
+        use crate::dialect::executor;
         let named = [
-            ("executor.open", Kind::Executor(ExecutorKind::Open)),
             (
-                "executor.send_binary",
+                executor::OpenOperation::name(),
+                Kind::Executor(ExecutorKind::Open),
+            ),
+            (
+                executor::SendBinaryOperation::name(),
                 Kind::Executor(ExecutorKind::SendBinary),
             ),
-            ("executor.launch", Kind::Executor(ExecutorKind::Launch)),
             (
-                "executor.launch_async",
+                executor::LaunchOperation::name(),
+                Kind::Executor(ExecutorKind::Launch),
+            ),
+            (
+                executor::LaunchAsyncOperation::name(),
                 Kind::Executor(ExecutorKind::LaunchAsync),
             ),
-            ("executor.await", Kind::Executor(ExecutorKind::Await)),
-            ("executor.call", Kind::Executor(ExecutorKind::Call)),
-            ("executor.close", Kind::Executor(ExecutorKind::Close)),
-            ("func.func", Kind::FuncFunc),
-            ("func.call", Kind::FuncCall),
-            ("func.return", Kind::FuncReturn),
-            ("scf.for", Kind::ScfFor),
-            ("scf.while", Kind::ScfWhile),
-            ("scf.if", Kind::ScfAlternatives),
-            ("scf.index_switch", Kind::ScfAlternatives),
-            ("scf.execute_region", Kind::ScfAlternatives),
-            ("scf.yield", Kind::Forward),
-            ("scf.condition", Kind::Forward),
-            ("arith.select", Kind::Select),
+            (
+                executor::AwaitOperation::name(),
+                Kind::Executor(ExecutorKind::Await),
+            ),
+            (
+                executor::CallOperation::name(),
+                Kind::Executor(ExecutorKind::Call),
+            ),
+            (
+                executor::CloseOperation::name(),
+                Kind::Executor(ExecutorKind::Close),
+            ),
+            (func::FuncOperation::name(), Kind::FuncFunc),
+            (func::CallOperation::name(), Kind::FuncCall),
+            (func::ReturnOperation::name(), Kind::FuncReturn),
+            (scf::ForOperation::name(), Kind::ScfFor),
+            (scf::WhileOperation::name(), Kind::ScfWhile),
+            (scf::IfOperation::name(), Kind::ScfAlternatives),
+            (scf::IndexSwitchOperation::name(), Kind::ScfAlternatives),
+            (scf::ExecuteRegionOperation::name(), Kind::ScfAlternatives),
+            (scf::YieldOperation::name(), Kind::Forward),
+            (scf::ConditionOperation::name(), Kind::Forward),
+            (arith::SelectOperation::name(), Kind::Select),
         ];
         Self {
             by_name: named
