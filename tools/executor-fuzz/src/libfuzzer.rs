@@ -89,7 +89,7 @@ fn artifact_finding(path: &Path, stderr: &str) -> io::Result<Finding> {
     let message = stderr
         .lines()
         .find(|line| line.contains("ERROR: libFuzzer") || line.contains("panicked at"))
-        .unwrap_or(&name);
+        .unwrap_or("libFuzzer saved an input that the decoder's checks do not fail");
     Ok(Finding {
         target: "libfuzzer-decode".into(),
         signature: Signature {
@@ -114,6 +114,11 @@ pub fn fuzz(binary: &Path, out: &Path, seed: u64, time: Duration) -> io::Result<
     let corpus = dir.join("corpus");
     let seeds = dir.join("seeds");
     let artifacts = dir.join("artifacts");
+    // The corpus stays; artifacts are this run's only (an earlier run's may
+    // be about an oracle since changed).
+    if artifacts.exists() {
+        fs::remove_dir_all(&artifacts)?;
+    }
     for path in [&corpus, &seeds, &artifacts] {
         fs::create_dir_all(path)?;
     }
