@@ -17,21 +17,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rejected_forms_name_the_accepted_ones() {
-        for text in [
-            "",
-            "localhost",
-            "host:",
-            ":9000",
-            "host:0",
-            "host:99999",
-            "a b:1",
-        ] {
-            let error = parse(text).unwrap_err().to_string();
-            assert!(
-                error.contains("'local', 'local:<name>' or '<host>:<port>'"),
-                "{text}: {error}"
-            );
-        }
+    fn a_rejected_form_names_the_accepted_ones() {
+        // Which forms are rejected is executor_abi::address's to test; here,
+        // what the error says.
+        let error = parse("localhost").unwrap_err().to_string();
+        assert!(
+            error.contains("'local', 'local:<name>' or '<host>:<port>'"),
+            "{error}"
+        );
     }
 }

@@ -19,7 +19,17 @@ struct Tester<'a, T> {
     started: Instant,
 }
 
-impl<T> Tester<'_, T> {
+impl<'a, T> Tester<'a, T> {
+    /// A tester that has run nothing yet, its budget starting now.
+    fn new(still_fails: &'a mut dyn FnMut(&T) -> bool, budget: Budget) -> Self {
+        Self {
+            still_fails,
+            tests: 0,
+            budget,
+            started: Instant::now(),
+        }
+    }
+
     fn exhausted(&self) -> bool {
         self.tests >= self.budget.tests || self.started.elapsed() >= self.budget.time
     }
@@ -117,12 +127,7 @@ pub fn minimize(
     still_fails: &mut dyn FnMut(&str) -> bool,
 ) -> Minimized {
     let mut adapter = |candidate: &String| still_fails(candidate);
-    let mut tester = Tester {
-        still_fails: &mut adapter,
-        tests: 0,
-        budget,
-        started: Instant::now(),
-    };
+    let mut tester = Tester::new(&mut adapter, budget);
     if !tester.test(&input.to_owned()) {
         return Minimized {
             text: input.to_owned(),
@@ -165,12 +170,7 @@ pub fn minimize_bytes(
     still_fails: &mut dyn FnMut(&[u8]) -> bool,
 ) -> MinimizedBytes {
     let mut adapter = |candidate: &Vec<u8>| still_fails(candidate);
-    let mut tester = Tester {
-        still_fails: &mut adapter,
-        tests: 0,
-        budget,
-        started: Instant::now(),
-    };
+    let mut tester = Tester::new(&mut adapter, budget);
     if !tester.test(&input.to_vec()) {
         return MinimizedBytes {
             bytes: input.to_vec(),
@@ -211,12 +211,7 @@ pub fn minimize_chunks(
     still_fails: &mut dyn FnMut(&[Vec<u8>]) -> bool,
 ) -> MinimizedChunks {
     let mut adapter = |candidate: &Vec<Vec<u8>>| still_fails(candidate);
-    let mut tester = Tester {
-        still_fails: &mut adapter,
-        tests: 0,
-        budget,
-        started: Instant::now(),
-    };
+    let mut tester = Tester::new(&mut adapter, budget);
     if !tester.test(&input.to_vec()) {
         return MinimizedChunks {
             chunks: input.to_vec(),
