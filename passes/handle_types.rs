@@ -2,7 +2,10 @@
 //! arguments (function entries, `scf` regions, `cf` successors) and function
 //! types, also nested ones (`func.constant`, `func.call_indirect`). Values are
 //! retyped in place, so every op that carries a handle (`func.call`,
-//! `scf.yield`, `cf.br`, ...) stays consistent without being rewritten.
+//! `scf.yield`, `cf.br`, ...) stays consistent without being rewritten. So are
+//! type attributes, which ops use to state the type their regions' arguments
+//! must have (`function_type` of `func.func`, `type` of
+//! `omp.declare_reduction`).
 //! A handle inside any other type (`tuple<!executor.session>`,
 //! `tensor<2x!executor.token>`) has no lowering and is reported first.
 
@@ -11,7 +14,7 @@ use std::collections::HashMap;
 use melior::{
     Context,
     ir::{
-        BlockLike, Location, OperationRef, RegionLike, Type, ValueLike,
+        BlockLike, Identifier, Location, OperationRef, RegionLike, Type, ValueLike,
         attribute::TypeAttribute,
         block::BlockArgument,
         operation::OperationLike,
@@ -111,9 +114,10 @@ impl<'c> HandleTypes<'c> {
 enum Typed<'c, 'a> {
     Result(OperationResult<'c, 'a>),
     Argument(BlockArgument<'c, 'a>),
-    /// The `function_type` attribute in which `func.func` and its kin keep
-    /// their signature, which must follow their entry block's argument types.
-    Signature(OperationRef<'c, 'a>, Type<'c>),
+    /// A type attribute of the op (a function's `function_type`, a
+    /// reduction's `type`): its verifier checks it against the op's block
+    /// arguments, which are retyped, so it must follow them.
+    Attribute(OperationRef<'c, 'a>, Identifier<'c>, Type<'c>),
 }
 
 impl<'c> Typed<'c, '_> {
@@ -121,7 +125,7 @@ impl<'c> Typed<'c, '_> {
         match self {
             Self::Result(result) => result.r#type(),
             Self::Argument(argument) => argument.r#type(),
-            Self::Signature(_, signature) => *signature,
+            Self::Attribute(_, _, attribute_type) => *attribute_type,
         }
     }
 
@@ -129,15 +133,15 @@ impl<'c> Typed<'c, '_> {
         match self {
             Self::Result(result) => result.set_type(new),
             Self::Argument(argument) => argument.set_type(new),
-            Self::Signature(operation, _) => {
-                ir::set_attribute(*operation, "function_type", TypeAttribute::new(new).into())
+            Self::Attribute(operation, name, _) => {
+                ir::set_attribute_named(*operation, *name, TypeAttribute::new(new).into())
             }
         }
     }
 }
 
 /// Calls `visit` with every op under `root` (itself included) and each of
-/// its results, block arguments and signature.
+/// its results, block arguments and type attributes.
 fn for_each_typed<'c, 'a>(
     root: OperationRef<'c, 'a>,
     mut visit: impl FnMut(OperationRef<'c, 'a>, Typed<'c, 'a>),
@@ -156,12 +160,16 @@ fn for_each_typed<'c, 'a>(
                 block = current.next_in_region();
             }
         }
-        if let Some(signature) = operation
-            .attribute("function_type")
-            .ok()
-            .and_then(|attribute| TypeAttribute::try_from(attribute).ok())
-        {
-            visit(operation, Typed::Signature(operation, signature.value()));
+        for index in 0..operation.attribute_count() {
+            let (name, attribute) = operation
+                .attribute_at(index)
+                .expect("index below attribute_count");
+            if let Ok(type_attribute) = TypeAttribute::try_from(attribute) {
+                visit(
+                    operation,
+                    Typed::Attribute(operation, name, type_attribute.value()),
+                );
+            }
         }
     }
 }

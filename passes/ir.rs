@@ -9,8 +9,8 @@ use std::ffi::CString;
 use melior::{
     Context, StringRef,
     ir::{
-        Attribute, AttributeLike, BlockLike, BlockRef, Location, OperationRef, Type, TypeLike,
-        Value, ValueLike,
+        Attribute, AttributeLike, BlockLike, BlockRef, Identifier, Location, OperationRef, Type,
+        TypeLike, Value, ValueLike,
         attribute::StringAttribute,
         operation::{OperationLike, WalkOrder, WalkResult},
     },
@@ -150,6 +150,25 @@ pub fn set_attribute(operation: OperationRef<'_, '_>, name: &str, attribute: Att
         mlirOperationSetAttributeByName(
             operation.to_raw(),
             StringRef::new(name).to_raw(),
+            attribute.to_raw(),
+        )
+    }
+}
+
+/// Sets the attribute `name`, an identifier taken from the op itself: its
+/// bytes need not be UTF-8, so they are passed on without a `&str`.
+pub fn set_attribute_named(
+    operation: OperationRef<'_, '_>,
+    name: Identifier<'_>,
+    attribute: Attribute<'_>,
+) {
+    // SAFETY: the operation, the identifier and the attribute are live and
+    // share a context; the name's bytes are owned by that context and copied
+    // by MLIR.
+    unsafe {
+        mlirOperationSetAttributeByName(
+            operation.to_raw(),
+            mlirIdentifierStr(name.to_raw()),
             attribute.to_raw(),
         )
     }

@@ -256,3 +256,22 @@ func.func @session_through_indirect_call() {
   executor.close %s : !executor.session
   return
 }
+
+// -----
+
+// A type attribute that states the type of an op's block arguments follows
+// them: omp.declare_reduction's verifier requires its `type` to match its
+// regions' arguments (found by make fuzz, seed 7).
+// CHECK-LABEL: omp.declare_reduction @session_reduction : i64 init {
+//  CHECK-NEXT: ^bb0(%[[I:.*]]: i64):
+//  CHECK-NEXT:   omp.yield(%[[I]] : i64)
+//  CHECK-NEXT: } combiner {
+//  CHECK-NEXT: ^bb0(%[[A:.*]]: i64, %{{.*}}: i64):
+//  CHECK-NEXT:   omp.yield(%[[A]] : i64)
+omp.declare_reduction @session_reduction : !executor.session init {
+^bb0(%a: !executor.session):
+  omp.yield(%a : !executor.session)
+} combiner {
+^bb0(%a: !executor.session, %b: !executor.session):
+  omp.yield(%a : !executor.session)
+}
