@@ -329,11 +329,10 @@ impl<R: Read> FrameBody<'_, R> {
 
     fn string(&mut self) -> Result<String, ProtocolError> {
         let len = self.length()?;
-        if len > self.left() {
-            return Err(past_the_end());
-        }
-        let mut bytes = vec![0u8; len];
-        self.exact(&mut bytes)?;
+        // Grown as the bytes arrive, like a payload: a frame that claims a
+        // long name and then stops costs no more than what it sent.
+        let mut bytes = Vec::new();
+        self.bytes_into(&mut bytes, len)?;
         String::from_utf8(bytes).map_err(|error| {
             ProtocolError::Malformed(format!("a string that is not UTF-8: {error}"))
         })

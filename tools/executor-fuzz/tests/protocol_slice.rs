@@ -63,6 +63,20 @@ fn a_fixed_slice_of_the_decoder_fuzzer_finds_nothing_new() {
     assert_nothing_new(report.findings);
 }
 
+/// A launch whose frame claims a 128 MiB entry name and then ends: the name
+/// is not reserved whole ahead of its bytes (the first 30-minute `make fuzz`
+/// found read_request doing that).
+#[test]
+fn a_launch_claiming_a_long_entry_name_reserves_only_what_arrives() {
+    assert!(alloc::tracking(), "the allocation oracle is on");
+    // Frame length 16, variant 1 (Launch), entry name length 2^27 as a varint.
+    let frame = [0x10, 0, 0, 0, 0x01, 0x80, 0x80, 0x80, 0x40];
+    match decoder::check(decoder::Decoder::Request, &frame) {
+        Ok(decoded) => assert!(!decoded, "a truncated frame does not decode"),
+        Err((signature, detail)) => panic!("{signature:?}: {detail}"),
+    }
+}
+
 #[test]
 fn a_fixed_slice_of_the_server_fuzzer_finds_nothing_new() {
     let bin = Path::new(env!("CARGO_BIN_EXE_executor-fuzz"))
