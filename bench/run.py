@@ -50,7 +50,7 @@ import os
 import time
 from pathlib import Path
 
-from harness import measure, profiles, readme, report, revision, summary, verdicts
+from harness import measure, profiles, readme, report, revision, session_passes, summary, verdicts
 from harness.plots import plot
 from harness.common import (
     ASYNC_RUNTIME, CURRENT, DOC, EXECUTOR_OPT, EXECUTOR_SERVER, GNU_TIME, MLIR_OPT, MLIR_RUNNER, PLACEMENTS, PLOTS,
@@ -63,6 +63,8 @@ def write_results(context: dict) -> None:
     run's context, after judging it."""
     context.update(verdicts.judge(context["compile"], context["runtime"], context["profiles"],
                                   context["other_load"]))
+    if "sessions" in context:
+        context["verdicts"].update(session_passes.verdicts(context["sessions"]))
     if "before_after" in context:
         context["before_after_verdicts"] = verdicts.before_after(context["before_after"]["summary"])
     report.write_report(context)
@@ -111,6 +113,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
         runtime_raw["remote"][placement] = measure.bench_remote(config, kernels, placement)
     runtime_summary = summary.summarize_runtime(runtime_raw, config)
     criterion = measure.bench_criterion(config)
+    sessions_raw = session_passes.measure(config, kernels)
     profiled = {"async": profiles.profile_async(config, kernels), "remote": profiles.profile_remote(config, kernels)}
     if verdicts.compile_missed(verdicts.verdicts(compile_summary, runtime_summary)):
         profiled["compile"] = profiles.profile_compile(config, compile_summary)
@@ -139,6 +142,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
         "plots": plots,
         "elapsed_min": (time.time() - started) / 60,
         "other_load": {"cores": other_cores, "busy": busy_at_start},
+        "sessions": session_passes.summarize(sessions_raw),
     }
     if before is not None:
         context["before_after"] = before_recorded
@@ -147,7 +151,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
         "machine": machine, "config": config.to_json(), "compile_raw": compile_raw, "compile": compile_summary,
         "runtime_raw": runtime_raw, "runtime": runtime_summary, "criterion": criterion, "profiles": profiled,
         "verdicts": context["verdicts"], "headline": context["headline"], "findings": context["findings"],
-        "other_load": context["other_load"],
+        "other_load": context["other_load"], "sessions_raw": sessions_raw, "sessions": context["sessions"],
         "plots": {name: str(path.relative_to(ROOT)) for name, path in plots.items()},
         "elapsed_min": context["elapsed_min"], "elapsed_s": time.time() - started,
     }
@@ -195,6 +199,8 @@ def report_only() -> None:
         "elapsed_min": recorded["elapsed_min"],
         "other_load": recorded["other_load"],
     }
+    if "sessions" in recorded:
+        context["sessions"] = recorded["sessions"]
     if "before_after" in recorded:
         context["before_after"] = recorded["before_after"]
     write_results(context)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import summary, verdicts  # noqa: E402
+from harness import session_passes, summary, verdicts  # noqa: E402
 from harness.verdicts import (  # noqa: E402
     TARGET_ASYNC, TARGET_BULK, TARGET_LOCAL_NS, TARGET_MEMORY, TARGET_PER_OP, TARGET_RTT, TARGET_SCALING,
 )
@@ -318,6 +318,46 @@ class BeforeAfterVerdicts(unittest.TestCase):
         judged = verdicts.before_after([worse, no_worse, unclear])
         self.assertEqual((judged["overall"], judged["worse"]), (verdicts.WORSE, ["c"]))
         self.assertEqual(judged["figures"], {"c": verdicts.WORSE, "a": verdicts.NO_WORSE, "b": verdicts.INCONCLUSIVE})
+
+
+def session_run(verify_10k: float, verify_100k: float, written_s: float, reused_s: float, sums=None) -> dict:
+    """The raw measurements of session_passes.measure: upstream's pass takes 1 s
+    at 10,000 ops and 11 s at 100,000, the optimizer as long as the checker."""
+    def passes(verify: float, upstream: float) -> dict:
+        return {"verify-sessions": [verify], "optimize": [verify], "upstream": [upstream]}
+    iterations = 1000
+    expected = [iterations * (iterations - 1) // 2]
+    return {
+        "compile": {10_000: {"ops": 10_000, "seconds": passes(verify_10k, 1.0)},
+                    100_000: {"ops": 100_000, "seconds": passes(verify_100k, 11.0)}},
+        "reuse": {"iterations": iterations, "seconds": {"as written": [written_s], "reuse-sessions": [reused_s]},
+                  "sums": sums or {"as written": expected, "reuse-sessions": expected}},
+    }
+
+
+class SessionPassTargets(unittest.TestCase):
+    def judged(self, *args, **kwargs) -> dict:
+        return session_passes.verdicts(session_passes.summarize(session_run(*args, **kwargs)))
+
+    def test_met_at_the_bounds(self):
+        scaling, speedup = session_passes.TARGET_SCALING, session_passes.TARGET_REUSE_SPEEDUP
+        judged = self.judged(1.0, scaling, speedup, 1.0)
+        self.assertEqual(judged, {"sessions_per_op": True, "sessions_scaling": True, "reuse_sessions": True})
+
+    def test_per_op_missed_past_upstream(self):
+        self.assertFalse(self.judged(above(1.0), 10.0, 10.0, 1.0)["sessions_per_op"])
+
+    def test_scaling_missed_past_its_bound(self):
+        judged = self.judged(0.5, above(0.5 * session_passes.TARGET_SCALING), 10.0, 1.0)
+        self.assertFalse(judged["sessions_scaling"])
+        self.assertTrue(judged["sessions_per_op"])
+
+    def test_reuse_missed_when_slower_than_the_bound(self):
+        self.assertFalse(self.judged(1.0, 10.0, below(session_passes.TARGET_REUSE_SPEEDUP), 1.0)["reuse_sessions"])
+
+    def test_reuse_missed_when_the_results_differ(self):
+        sums = {"as written": [499_500], "reuse-sessions": [499_500, 1]}
+        self.assertFalse(self.judged(1.0, 10.0, 100.0, 1.0, sums=sums)["reuse_sessions"])
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 numbers and the verdicts of verdicts.py."""
 import textwrap
 
+from . import session_passes
 from .common import README
 from .text import fmt, ratio
 
@@ -27,6 +28,8 @@ def render_paragraph(context: dict) -> str:
         "bulk": f"a 64 MiB launch reaches {ratio(h['bulk_ratio_free'])} / {ratio(h['bulk_ratio_pinned'])} the "
                 "throughput of a loopback socket copy (at least 0.5x)",
     }
+    if "sessions" in context:
+        claims.update(session_passes.claims(context["sessions"]))
 
     def sentence(names) -> str:
         parts = [claims[name] for name in names]

@@ -6,6 +6,7 @@ taken)."""
 import shlex
 
 from .common import ASYNC_PIPELINE, BULK_BYTES, DOC, EXECUTOR_PASS, PLACEMENT_LABELS, PLACEMENTS, ROOT, UPSTREAM_PASS
+from . import session_passes
 from .measure import CRITERION_BENCHES, compile_commands
 from .text import fmt, mark, ns, ratio
 from .verdicts import (
@@ -60,10 +61,17 @@ def render_report(context: dict) -> str:
     compile and runtime summaries, profiles, criterion results, plots,
     elapsed_min and other_load, and what verdicts.judge made of them."""
     lines = []
-    for section in (title, summary, machine, commands, compile_time, run_time, before_and_after, micro_benchmarks,
-                    where_the_time_goes):
+    for section in (title, summary, machine, commands, compile_time, run_time, sessions, before_and_after,
+                    micro_benchmarks, where_the_time_goes):
         lines += section(context)
     return "\n".join(lines)
+
+
+def sessions(context: dict) -> list:
+    """The session passes' section (session_passes.py), when the run measured them."""
+    if "sessions" not in context:
+        return []
+    return session_passes.report_section(context["sessions"], context["verdicts"])
 
 
 def write_report(context: dict) -> None:
