@@ -12,6 +12,7 @@ mod module_symbols;
 mod object_file;
 pub mod optimize_executor;
 mod session_analysis;
+mod symbol_names;
 pub mod verify_sessions;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

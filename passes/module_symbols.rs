@@ -24,18 +24,14 @@ use melior::{
     },
 };
 
-use super::{ir, llvm_builder::LlvmTypes};
+use super::{ir, llvm_builder::LlvmTypes, symbol_names::SymbolNames};
 
 pub struct ModuleSymbols<'c, 'a> {
     context: &'c Context,
     types: LlvmTypes<'c>,
     body: BlockRef<'c, 'a>,
     location: Location<'c>,
-    /// Every symbol name of the table, as bytes: MLIR symbols need not be UTF-8.
-    taken: HashSet<Vec<u8>>,
-    /// The next suffix to try per base name, so that many globals with one
-    /// readable prefix cost one probe each.
-    next_suffix: HashMap<String, usize>,
+    names: SymbolNames,
     strings: HashMap<Vec<u8>, String>,
     i64_arrays: HashMap<Vec<i64>, String>,
     declared: HashSet<&'static str>,
@@ -50,11 +46,11 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         table: OperationRef<'c, 'a>,
         body: BlockRef<'c, 'a>,
     ) -> Self {
-        let mut taken = HashSet::new();
+        let mut names = SymbolNames::default();
         let mut next = body.first_operation();
         while let Some(operation) = next {
             if let Some(name) = symbol_name(operation) {
-                taken.insert(name.to_vec());
+                names.insert(name);
             }
             next = operation.next_in_block();
         }
@@ -63,8 +59,7 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
             types,
             body,
             location: table.location(),
-            taken,
-            next_suffix: HashMap::new(),
+            names,
             strings: HashMap::new(),
             i64_arrays: HashMap::new(),
             declared: HashSet::new(),
@@ -86,7 +81,7 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
             &[],
             self.location,
         );
-        if self.taken.contains(function.name.as_bytes()) {
+        if self.names.contains(function.name.as_bytes()) {
             let existing = self
                 .find(function.name.as_bytes())
                 .expect("a taken symbol names an operation of the table");
@@ -102,7 +97,7 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
             }
         } else {
             self.insert(declaration);
-            self.taken.insert(function.name.as_bytes().to_vec());
+            self.names.insert(function.name.as_bytes());
         }
         self.declared.insert(function.name);
         Ok(())
@@ -127,7 +122,9 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         if let Some(name) = self.strings.get(text) {
             return name.clone();
         }
-        let name = self.unique_name(&format!("__executor_str_{}", sanitize(text)));
+        let name = self
+            .names
+            .unique(&format!("__executor_str_{}", sanitize(text)));
         let mut bytes = text.to_vec();
         bytes.push(0);
         let global_type = llvm::r#type::array(self.types.i8, bytes.len() as u32);
@@ -143,7 +140,7 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
             return name.clone();
         }
         let joined: Vec<String> = values.iter().map(i64::to_string).collect();
-        let name = self.unique_name(&format!(
+        let name = self.names.unique(&format!(
             "__executor_i64s_{}",
             sanitize(joined.join("_").as_bytes())
         ));
@@ -173,17 +170,6 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
             .initializer(Region::new())
             .build();
         self.insert(global.into());
-    }
-
-    fn unique_name(&mut self, base: &str) -> String {
-        let mut name = base.to_owned();
-        let suffix = self.next_suffix.entry(base.to_owned()).or_insert(0);
-        while self.taken.contains(name.as_bytes()) {
-            *suffix += 1;
-            name = format!("{base}_{suffix}");
-        }
-        self.taken.insert(name.as_bytes().to_vec());
-        name
     }
 
     /// Keeps the added symbols together at the top of the table, in the order
