@@ -189,6 +189,8 @@ void _mlir_ciface_segv(void) { *(volatile int *)0 = 1; }
 
 void _mlir_ciface_hang(void) { for (;;) pause(); }
 
+void _mlir_ciface_nap(void) { usleep(100000); }
+
 void warm_up(void) { usleep(1000); }
 
 void crash_later(void) { usleep(50000); *(volatile int *)0 = 1; }
