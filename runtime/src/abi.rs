@@ -16,7 +16,7 @@ use std::{
 use executor_abi::call_buffer;
 
 use crate::{
-    deadline::{self, ArmedDeadline, LAUNCH_TIMEOUT_ENV},
+    deadline::{self, ArmedDeadline},
     error::{Result, RuntimeError},
     executor,
     local::fast_launch,
@@ -103,18 +103,19 @@ impl<'a> Call<'a> {
         )
     }
 
-    /// With `EXECUTOR_LAUNCH_TIMEOUT_MS` set, ends the program with this
-    /// call's line unless the returned guard is dropped within that time:
-    /// taken just before the call waits for its kernel.
-    fn deadline(&self) -> Result<Option<ArmedDeadline>> {
-        let Some(timeout) = deadline::launch_timeout()? else {
+    /// With a launch timeout for `session`'s address, ends the program with
+    /// this call's line unless the returned guard is dropped within that
+    /// time: taken just before the call waits for its kernel.
+    fn deadline(&self, session: &Session) -> Result<Option<ArmedDeadline>> {
+        let Some(timeout) = &session.launch_timeout else {
             return Ok(None);
         };
         let message = self.line(&format!(
-            "the kernel did not finish within {} ms ({LAUNCH_TIMEOUT_ENV})",
-            timeout.as_millis()
+            "the kernel did not finish within {} ms ({})",
+            timeout.duration.as_millis(),
+            timeout.origin
         ));
-        deadline::arm(timeout, message).map(Some)
+        deadline::arm(timeout.duration, message).map(Some)
     }
 }
 
@@ -303,10 +304,11 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
             )
         };
         call.symbol = Some(entry.into());
-        let _deadline = call.deadline()?;
+        let _deadline = call.deadline(&session)?;
         session.executor.launch(entry, object, &inputs, &outputs)?;
         // The next launch of this site on this thread may skip all of this.
         if let Some(local) = session.executor.as_local()
+            && session.launch_timeout.is_none()
             && fast_launch::qualifies(entry, num_outputs)
             && let Ok(address) = local.entry_address(entry, object)
         {
@@ -352,7 +354,7 @@ pub extern "C" fn __catalyst__executor__await(token: i64) {
         let (session, executor_token, entry) = sessions::take_launch(token)?;
         call.address = Some(session.address.to_string());
         call.symbol = Some(entry.into());
-        let _deadline = call.deadline()?;
+        let _deadline = call.deadline(&session)?;
         session.executor.await_launch(executor_token)
     })
 }
@@ -393,7 +395,7 @@ pub unsafe extern "C" fn __catalyst__executor__call_wrapper(
         // SAFETY: `args_buf`, not null, points at `args_len` bytes (the contract).
         let arguments =
             unsafe { std::slice::from_raw_parts(args_buf.cast::<u8>(), args_len as usize) };
-        let _deadline = call.deadline()?;
+        let _deadline = call.deadline(&session)?;
         let outputs = session.executor.call(symbol, layout, arguments)?;
         // SAFETY: malloc of at least one byte, checked; the caller releases it
         // with __catalyst__executor__free_result.

@@ -1,5 +1,7 @@
 //! The optional deadline of the C ABI's calls that wait for a kernel
-//! (`launch`, `await`, `call_wrapper`): `EXECUTOR_LAUNCH_TIMEOUT_MS`.
+//! (`launch`, `await`, `call_wrapper`): the session's launch timeout
+//! (`crate::config`: `EXECUTOR_LAUNCH_TIMEOUT_MS`, or `launch_timeout_ms` of
+//! its address).
 //!
 //! A kernel that never returns cannot be stopped: on `local` it runs on the
 //! caller's thread (or an async launch's), and no thread can be killed; on a
@@ -11,40 +13,11 @@
 //! and is killed (docs/protocol.md).
 
 use std::{
-    ffi::OsString,
     sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError},
     time::{Duration, Instant},
 };
 
 use crate::error::{Result, RuntimeError};
-
-/// The environment variable that sets the deadline, in milliseconds.
-pub const LAUNCH_TIMEOUT_ENV: &str = "EXECUTOR_LAUNCH_TIMEOUT_MS";
-
-/// The deadline `EXECUTOR_LAUNCH_TIMEOUT_MS` sets (read once), if it is set.
-pub fn launch_timeout() -> Result<Option<Duration>> {
-    static TIMEOUT: OnceLock<std::result::Result<Option<Duration>, String>> = OnceLock::new();
-    TIMEOUT
-        .get_or_init(|| parse_timeout(std::env::var_os(LAUNCH_TIMEOUT_ENV)))
-        .clone()
-        .map_err(|value| RuntimeError::InvalidSetting {
-            variable: LAUNCH_TIMEOUT_ENV,
-            value,
-            expected: "a positive number of milliseconds",
-        })
-}
-
-/// The timeout `value` gives; unset or empty is none, the value itself is
-/// the error.
-fn parse_timeout(value: Option<OsString>) -> std::result::Result<Option<Duration>, String> {
-    let Some(value) = value.filter(|value| !value.is_empty()) else {
-        return Ok(None);
-    };
-    match value.to_str().and_then(|text| text.parse::<u64>().ok()) {
-        Some(milliseconds) if milliseconds > 0 => Ok(Some(Duration::from_millis(milliseconds))),
-        _ => Err(value.to_string_lossy().into_owned()),
-    }
-}
 
 /// A deadline being watched: until it is dropped, the program ends with its
 /// message once its time has passed.
@@ -129,7 +102,7 @@ fn start_watchdog() -> Result<()> {
         .clone()
         .map_err(|error| {
             RuntimeError::BadArguments(format!(
-                "cannot start the thread that watches {LAUNCH_TIMEOUT_ENV}: {error}"
+                "cannot start the thread that watches launch deadlines: {error}"
             ))
         })
 }
@@ -189,17 +162,6 @@ fn end_program(message: &str) -> ! {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_timeout_is_a_positive_number_of_milliseconds() {
-        let parse = |value: &str| parse_timeout(Some(value.into()));
-        assert_eq!(parse_timeout(None), Ok(None));
-        assert_eq!(parse(""), Ok(None));
-        assert_eq!(parse("250"), Ok(Some(Duration::from_millis(250))));
-        for wrong in ["0", "-5", "1.5", "10s", " 10"] {
-            assert_eq!(parse(wrong), Err(wrong.to_owned()));
-        }
-    }
 
     #[test]
     fn a_disarmed_deadline_does_not_end_the_program() {

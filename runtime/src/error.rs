@@ -62,11 +62,26 @@ pub enum RuntimeError {
         value: String,
         expected: &'static str,
     },
+    /// The configuration file (`EXECUTOR_CONFIG`) or a file it names cannot
+    /// be used; the message names the file and the line.
+    #[error("{0}")]
+    Config(String),
     #[error("kernel '{symbol}' crashed with signal {signal} ({name})")]
     KernelCrashed {
         symbol: String,
         signal: i32,
         name: String,
+    },
+    /// The worker process of a server's session was killed (by a signal no
+    /// kernel raised: the OOM killer, an operator), while `running` ran, if
+    /// anything did.
+    #[error("the executor's worker at {address} was killed by signal {signal} ({name}){}",
+        running.as_ref().map(|symbol| format!(" while running '{symbol}'")).unwrap_or_default())]
+    WorkerKilled {
+        address: String,
+        signal: i32,
+        name: String,
+        running: Option<String>,
     },
     #[error("the async launch of '{0}' panicked (its message is on the executor's stderr)")]
     AsyncLaunchPanicked(String),

@@ -48,6 +48,13 @@ pub trait Executor: Send + Sync {
     /// session loaded.
     fn close(&self) -> Result<()>;
 
+    /// Whether the session can no longer be used (its server went away),
+    /// known without waiting: `executor.open` of its address then starts a
+    /// new session. A session in use on another thread has not ended.
+    fn has_ended(&self) -> bool {
+        false
+    }
+
     /// The embedded executor behind this session, if it is one (whose
     /// launches may take `local::fast_launch`).
     fn as_local(&self) -> Option<&LocalExecutor> {

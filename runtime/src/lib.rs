@@ -5,6 +5,8 @@
 
 pub mod abi;
 pub mod address;
+pub mod config;
+mod dead_peer;
 mod deadline;
 pub mod error;
 pub mod executor;

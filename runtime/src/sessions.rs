@@ -13,17 +13,20 @@ use std::{
 
 use crate::{
     address::Address,
+    config::{self, LaunchTimeout},
     error::{Result, RuntimeError},
     executor::Executor,
     local::LocalExecutor,
     remote::RemoteExecutor,
 };
 
-/// An open session: where it goes, and what runs it.
+/// An open session: where it goes, what runs it, and how long its kernels
+/// may take.
 #[derive(Clone)]
 pub struct Session {
     pub address: Address,
     pub executor: Arc<dyn Executor>,
+    pub launch_timeout: Option<LaunchTimeout>,
 }
 
 /// An async launch in flight.
@@ -37,6 +40,8 @@ struct AsyncLaunch {
 #[derive(Default)]
 struct Table {
     sessions: HashMap<i64, Session>,
+    /// The session `open` returns for each address: the latest one opened
+    /// there (an ended one stays in `sessions` until it is closed).
     by_address: HashMap<Address, i64>,
     /// Async launches in flight, by token.
     launches: HashMap<i64, AsyncLaunch>,
@@ -61,25 +66,48 @@ impl Table {
 }
 
 /// Opens a session with the executor at `address`, or returns the one already
-/// open there: `open` is idempotent per address.
+/// open there: `open` is idempotent per address, unless that session has
+/// ended (its server restarted, say), when a new one is opened.
 pub fn open(address: &str) -> Result<i64> {
     let address = crate::address::parse(address)?;
     close_all_at_exit();
-    if let Some(handle) = with_table(|table| table.by_address.get(&address).copied()) {
-        return Ok(handle);
+    let current = with_table(|table| {
+        let handle = *table.by_address.get(&address)?;
+        Some((handle, Arc::clone(&table.sessions.get(&handle)?.executor)))
+    });
+    let ended = match current {
+        // Asked outside the table's lock: it may look at the connection.
+        Some((handle, executor)) if !executor.has_ended() => return Ok(handle),
+        Some((handle, _)) => Some(handle),
+        None => None,
+    };
+    if let Some(handle) = ended {
+        tracing::info!(%address, handle, "the session there has ended: opening a new one");
     }
+    let settings = config::settings_for(&address)?;
     // Connecting may take a while: not under the lock.
     let executor: Arc<dyn Executor> = match &address {
         Address::Local { .. } => Arc::new(LocalExecutor::new()?),
-        Address::Remote { .. } => Arc::new(RemoteExecutor::connect(&address.to_string())?),
+        Address::Remote { .. } => Arc::new(RemoteExecutor::connect_with(
+            &address.to_string(),
+            &settings.connect,
+        )?),
     };
     Ok(with_table(|table| {
-        if let Some(handle) = table.by_address.get(&address) {
+        // Another thread may have opened one meanwhile.
+        if let Some(handle) = table.by_address.get(&address)
+            && Some(*handle) != ended
+        {
             return *handle;
         }
         let handle = table.next_handle();
         table.by_address.insert(address.clone(), handle);
-        table.sessions.insert(handle, Session { address, executor });
+        let session = Session {
+            address,
+            executor,
+            launch_timeout: settings.launch_timeout,
+        };
+        table.sessions.insert(handle, session);
         handle
     }))
 }
@@ -95,7 +123,9 @@ pub fn remove(handle: i64) -> Result<Session> {
             .sessions
             .remove(&handle)
             .ok_or(RuntimeError::BadSession(handle))?;
-        table.by_address.remove(&session.address);
+        if table.by_address.get(&session.address) == Some(&handle) {
+            table.by_address.remove(&session.address);
+        }
         table.launches.retain(|_, launch| launch.session != handle);
         crate::local::fast_launch::invalidate();
         Ok(session)

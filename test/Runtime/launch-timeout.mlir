@@ -25,7 +25,7 @@
 // IN-TIME: the program ran to its end
 
 // RUN: env EXECUTOR_LAUNCH_TIMEOUT_MS=soon not %run_host %t/add.local.mlir 2>&1 | FileCheck %s --check-prefix=INVALID
-// INVALID: executor runtime: __catalyst__executor__launch(address local, symbol _mlir_ciface_add): invalid EXECUTOR_LAUNCH_TIMEOUT_MS 'soon': expected a positive number of milliseconds{{$}}
+// INVALID: executor runtime: __catalyst__executor__open(address local): invalid EXECUTOR_LAUNCH_TIMEOUT_MS 'soon': expected a positive number of milliseconds{{$}}
 
 // RUN: %with_server -- sh -c "for program in launch-hang await-hang add; do \
 // RUN:     sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@KERNELS@|%t.kernels.o|' %t/\$program.mlir \

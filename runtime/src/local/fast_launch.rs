@@ -61,13 +61,13 @@ fn slot(entry: *const c_char) -> usize {
 
 /// Whether a launch of `entry` with `num_outputs` results may take the fast
 /// path at all: the C-interface convention with at most one result, whose
-/// descriptor the kernel fills in place, nothing to log and no launch
-/// deadline to arm (`EXECUTOR_LAUNCH_TIMEOUT_MS`, fixed for the process).
+/// descriptor the kernel fills in place, and nothing to log. (A session with
+/// a launch deadline to arm never takes it: its caller checks, since the
+/// deadline is fixed per session.)
 pub fn qualifies(entry: &str, num_outputs: usize) -> bool {
     num_outputs <= 1
         && EntryConvention::of_entry_symbol(entry) != Some(EntryConvention::CatalystPyface)
         && !tracing::enabled!(tracing::Level::DEBUG)
-        && matches!(crate::deadline::launch_timeout(), Ok(None))
 }
 
 /// Whether the NUL-terminated `text` is `expected` (NUL included).

@@ -194,6 +194,10 @@ mod tests {
                 symbol: "boom".into(),
                 signal: 11,
             },
+            Response::Pong {
+                sessions: 2,
+                max_sessions: 256,
+            },
         ] {
             round_trip(response);
         }

@@ -11,7 +11,7 @@ use crate::{executor::BinaryFormat, memref::DenseBuffer};
 /// The version this build speaks. Bump it on any change to [`Request`] or
 /// [`Response`]; [`Hello`] and [`HelloReply`] never change, so that peers of
 /// different versions can always tell each other so.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The first message on a connection, from the client.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +87,11 @@ pub enum Request {
     /// Waits for outstanding async launches and ends the session. Answered by
     /// [`Response::Done`], after which the server closes the connection.
     Close,
+    /// Asks how the server is doing. Answered by [`Response::Pong`], by the
+    /// server process itself: a session's worker is started at its first
+    /// other request, so a connection that only pings costs no process. A
+    /// `Ping` after that is answered by [`Response::Failed`].
+    Ping,
 }
 
 /// The answer to one [`Request`].
@@ -103,11 +108,18 @@ pub enum Response {
     Failed {
         message: String,
     },
-    /// The session's worker died by `signal` while running `symbol`; the
-    /// server closes the connection after this.
+    /// The session's worker died by `signal` while running `symbol` (empty
+    /// when it ran no client code: it was killed); the server closes the
+    /// connection after this.
     Crashed {
         symbol: String,
         signal: i32,
+    },
+    /// The answer to [`Request::Ping`]: the server's sessions other than
+    /// this one, and its `--max-sessions`.
+    Pong {
+        sessions: u32,
+        max_sessions: u32,
     },
 }
 
@@ -139,6 +151,7 @@ mod tests {
             .map(|request| postcard::to_stdvec(request).unwrap()[0])
             .collect();
         assert_eq!(requests, [0, 0, 1, 2, 3, 4, 4, 5]);
+        assert_eq!(postcard::to_stdvec(&Request::Ping).unwrap(), [6]);
         let responses = [
             Response::Done,
             Response::Launched {
@@ -153,12 +166,16 @@ mod tests {
                 symbol: String::new(),
                 signal: 0,
             },
+            Response::Pong {
+                sessions: 0,
+                max_sessions: 0,
+            },
         ];
         let responses: Vec<u8> = responses
             .iter()
             .map(|response| postcard::to_stdvec(response).unwrap()[0])
             .collect();
-        assert_eq!(responses, [0, 1, 2, 3, 4, 5]);
+        assert_eq!(responses, [0, 1, 2, 3, 4, 5, 6]);
     }
 
     #[test]

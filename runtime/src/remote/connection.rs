@@ -5,10 +5,12 @@
 use std::{
     io::{self, BufReader},
     net::{SocketAddr, TcpStream, ToSocketAddrs},
+    time::Duration,
 };
 
 use super::{options::ConnectOptions, signal::signal_name};
 use crate::{
+    dead_peer,
     error::{Result, RuntimeError},
     memref::DenseView,
     protocol::{
@@ -25,6 +27,9 @@ pub(super) struct Connection {
     reader: BufReader<TcpStream>,
     /// The server's limit, which applies in both directions.
     max_message_size: u32,
+    /// How long the server's host may stay silent (for the message when it
+    /// has).
+    dead_link_timeout: Duration,
     /// Why the connection can no longer be used, once it can't.
     ended: Option<String>,
 }
@@ -43,8 +48,44 @@ impl Connection {
             stream,
             reader,
             max_message_size,
+            dead_link_timeout: options.dead_link_timeout,
             ended: None,
         })
+    }
+
+    /// Whether the session can no longer be used: it failed, or the server
+    /// has closed the connection (it restarted, or the worker died) or sent
+    /// something unasked (a crash report) since the last reply. Does not
+    /// wait.
+    pub fn has_ended(&self) -> bool {
+        if self.ended.is_some() || !self.reader.buffer().is_empty() {
+            return true;
+        }
+        if self.stream.set_nonblocking(true).is_err() {
+            return true;
+        }
+        let peeked = self.stream.peek(&mut [0; 1]);
+        let restored = self.stream.set_nonblocking(false);
+        let quiet = matches!(&peeked, Err(error) if error.kind() == io::ErrorKind::WouldBlock);
+        !quiet || restored.is_err()
+    }
+
+    /// Asks the server how it is doing, waiting for the answer no longer
+    /// than for the handshake's: the sessions it serves besides this one,
+    /// and its limit.
+    pub fn ping(&mut self, timeout: Duration) -> Result<(u32, u32)> {
+        self.stream
+            .set_read_timeout(Some(timeout))
+            .map_err(ProtocolError::Io)?;
+        match self.round_trip(&Request::Ping)? {
+            Response::Pong {
+                sessions,
+                max_sessions,
+            } => Ok((sessions, max_sessions)),
+            other => Err(RuntimeError::Protocol(format!(
+                "expected Pong from the executor, got {other:?}"
+            ))),
+        }
     }
 
     /// Sends `request` and reads its response. `Failed` becomes
@@ -91,10 +132,21 @@ impl Connection {
         match response {
             Ok(Response::Failed { message }) => Err(RuntimeError::Remote(message)),
             Ok(Response::Crashed { symbol, signal }) => {
-                let error = RuntimeError::KernelCrashed {
-                    symbol,
-                    signal,
-                    name: signal_name(signal).to_owned(),
+                let name = signal_name(signal).to_owned();
+                // No kernel raises SIGKILL: something outside killed the worker.
+                let error = if symbol.is_empty() || signal == libc::SIGKILL {
+                    RuntimeError::WorkerKilled {
+                        address: self.address.clone(),
+                        signal,
+                        name,
+                        running: (!symbol.is_empty()).then_some(symbol),
+                    }
+                } else {
+                    RuntimeError::KernelCrashed {
+                        symbol,
+                        signal,
+                        name,
+                    }
                 };
                 self.end(error.to_string());
                 Err(error)
@@ -126,6 +178,15 @@ impl Connection {
 
     fn lost(&self, error: ProtocolError) -> RuntimeError {
         match error {
+            ProtocolError::Io(error) if error.kind() == io::ErrorKind::TimedOut => self
+                .unreachable(format!(
+                    "the link is dead: the executor's host has not answered for {} ms \
+                     (dead_link_timeout_ms) ({error})",
+                    self.dead_link_timeout.as_millis()
+                )),
+            ProtocolError::Io(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                self.unreachable("no answer in time".to_owned())
+            }
             ProtocolError::Closed | ProtocolError::Truncated { .. } | ProtocolError::Io(_) => {
                 self.unreachable(format!("lost the connection: {error}"))
             }
@@ -163,6 +224,9 @@ fn connect(address: &str, options: &ConnectOptions) -> Result<TcpStream> {
                 // time: Nagle's algorithm would only add latency.
                 stream
                     .set_nodelay(true)
+                    .and_then(|()| {
+                        dead_peer::give_up_on_silent_peer(&stream, options.dead_link_timeout)
+                    })
                     .map_err(|error| unreachable(error.to_string()))?;
                 return Ok(stream);
             }

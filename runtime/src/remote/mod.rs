@@ -7,8 +7,10 @@
 //! result back into a `malloc`ed buffer here. Changes a kernel makes to its *inputs* are
 //! not copied back.
 //!
-//! The token for a server started with `--token-file` comes from
-//! `EXECUTOR_TOKEN`, or else from the file named by `EXECUTOR_TOKEN_FILE`.
+//! The token and the deadlines of each address come from `crate::config`.
+//! A session whose server went away (it restarted, its worker was killed)
+//! is seen as ended without a round trip ([`Executor::has_ended`]), so that
+//! `executor.open` starts a new one and closing the old one is no error.
 
 mod connection;
 mod options;
@@ -21,7 +23,8 @@ use std::{
 
 use connection::Connection;
 pub use options::{
-    ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, TOKEN_ENV, TOKEN_FILE_ENV,
+    ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT,
+    TOKEN_ENV, TOKEN_FILE_ENV,
 };
 pub use signal::signal_name;
 
@@ -46,16 +49,40 @@ struct Session {
     /// Files already shipped, by canonical path: a file is loaded once per
     /// session, however it is spelled.
     sent_paths: HashSet<String>,
+    /// Async launches not awaited yet: a session that ends with some lost
+    /// cannot close quietly.
+    outstanding_launches: usize,
+}
+
+/// What `executor-server --check` reports of a server that admitted it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Health {
+    pub protocol_version: u32,
+    /// Whether a token was presented (and accepted).
+    pub authenticated: bool,
+    /// The server's sessions besides the checking connection.
+    pub sessions: u32,
+    pub max_sessions: u32,
+}
+
+/// Connects to the server at `address`, completes the handshake and pings
+/// it: no worker process is started for this. Every wait is bounded by the
+/// options' connect and handshake timeouts.
+pub fn check(address: &str, options: &ConnectOptions) -> Result<Health> {
+    let mut connection = Connection::open(address, options)?;
+    let (sessions, max_sessions) = connection.ping(options.handshake_timeout)?;
+    connection.end("checked".to_owned());
+    Ok(Health {
+        protocol_version: crate::protocol::PROTOCOL_VERSION,
+        authenticated: options.token.is_some(),
+        sessions,
+        max_sessions,
+    })
 }
 
 impl RemoteExecutor {
     /// Connects to the executor-server at `address` (`host:port`, as
-    /// [`crate::address::Address`] displays it), with the token from the
-    /// environment.
-    pub fn connect(address: &str) -> Result<Self> {
-        Self::connect_with(address, &ConnectOptions::from_env()?)
-    }
-
+    /// [`crate::address::Address`] displays it).
     pub fn connect_with(address: &str, options: &ConnectOptions) -> Result<Self> {
         let connection = Connection::open(address, options)?;
         tracing::debug!(address, "connected to executor-server");
@@ -63,6 +90,7 @@ impl RemoteExecutor {
             session: Mutex::new(Session {
                 connection,
                 sent_paths: HashSet::new(),
+                outstanding_launches: 0,
             }),
             names: ObjectNames::default(),
         })
@@ -144,18 +172,24 @@ impl Executor for RemoteExecutor {
             entry: entry.to_owned(),
             object: self.names.canonical(object),
         };
-        match self.session().connection.round_trip(&request)? {
-            Response::Token(token) => Ok(token),
+        let mut session = self.session();
+        match session.connection.round_trip(&request)? {
+            Response::Token(token) => {
+                session.outstanding_launches += 1;
+                Ok(token)
+            }
             other => Err(unexpected(other, "Token")),
         }
     }
 
     fn await_launch(&self, token: u64) -> Result<()> {
-        match self
-            .session()
-            .connection
-            .round_trip(&Request::Await(token))?
-        {
+        let mut session = self.session();
+        let reply = session.connection.round_trip(&Request::Await(token));
+        if !matches!(reply, Err(RuntimeError::Remote(_))) {
+            // Awaited, or lost with the session: not outstanding any more.
+            session.outstanding_launches = session.outstanding_launches.saturating_sub(1);
+        }
+        match reply? {
             Response::Done => Ok(()),
             other => Err(unexpected(other, "Done")),
         }
@@ -175,11 +209,29 @@ impl Executor for RemoteExecutor {
 
     fn close(&self) -> Result<()> {
         let mut session = self.session();
+        // A session that already failed has nothing left to close; one that
+        // ended unseen with launches in flight says how they were lost.
+        if session.connection.has_ended() && session.outstanding_launches == 0 {
+            session.connection.end("it was closed".to_owned());
+            tracing::debug!("closed a session that had already ended");
+            return Ok(());
+        }
         let reply = session.connection.round_trip(&Request::Close);
         session.connection.end("it was closed".to_owned());
         match reply? {
             Response::Done => Ok(()),
             other => Err(unexpected(other, "Done")),
+        }
+    }
+
+    fn has_ended(&self) -> bool {
+        // A session busy on another thread is in use, not ended.
+        match self.session.try_lock() {
+            Ok(session) => session.connection.has_ended(),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => {
+                poisoned.into_inner().connection.has_ended()
+            }
+            Err(std::sync::TryLockError::WouldBlock) => false,
         }
     }
 }

@@ -1,12 +1,7 @@
-//! How a client connects: timeouts, and the token it authenticates with, taken
-//! from the environment.
+//! How a client connects: its token and its deadlines. `crate::config` fills
+//! them in for each address, from the configuration file and the environment.
 
-use std::{fmt, path::Path, time::Duration};
-
-use crate::{
-    error::{Result, RuntimeError},
-    protocol,
-};
+use std::{fmt, time::Duration};
 
 /// The token itself, for a server started with `--token-file`.
 pub const TOKEN_ENV: &str = "EXECUTOR_TOKEN";
@@ -16,16 +11,21 @@ pub const TOKEN_FILE_ENV: &str = "EXECUTOR_TOKEN_FILE";
 
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+pub const DEFAULT_DEAD_LINK_TIMEOUT: Duration = Duration::from_secs(15);
 
 #[derive(Clone)]
 pub struct ConnectOptions {
     pub token: Option<String>,
     /// How long to wait for the TCP connection.
     pub connect_timeout: Duration,
-    /// How long to wait for the server's answer to the handshake, so that a
-    /// port where something else listens fails instead of hanging. Later
-    /// replies have no timeout: kernels may run for as long as they need.
+    /// How long to wait for the server's answer to the handshake (and to a
+    /// ping), so that a port where something else listens fails instead of
+    /// hanging.
     pub handshake_timeout: Duration,
+    /// How long the server's host may stay silent before the connection is
+    /// given up (`crate::dead_peer`): a reply may take as long as its kernel
+    /// runs, but a link or host that is gone fails every wait by then.
+    pub dead_link_timeout: Duration,
 }
 
 impl Default for ConnectOptions {
@@ -34,6 +34,7 @@ impl Default for ConnectOptions {
             token: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            dead_link_timeout: DEFAULT_DEAD_LINK_TIMEOUT,
         }
     }
 }
@@ -45,29 +46,7 @@ impl fmt::Debug for ConnectOptions {
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
             .field("connect_timeout", &self.connect_timeout)
             .field("handshake_timeout", &self.handshake_timeout)
+            .field("dead_link_timeout", &self.dead_link_timeout)
             .finish()
     }
-}
-
-impl ConnectOptions {
-    /// The default timeouts and the token from `EXECUTOR_TOKEN`, or else from
-    /// the file `EXECUTOR_TOKEN_FILE` names; no token if neither is set.
-    pub fn from_env() -> Result<Self> {
-        let token = match (std::env::var(TOKEN_ENV), std::env::var_os(TOKEN_FILE_ENV)) {
-            (Ok(token), _) => Some(token),
-            (Err(_), Some(path)) => Some(token_from_file(Path::new(&path))?),
-            (Err(_), None) => None,
-        };
-        Ok(Self {
-            token,
-            ..Self::default()
-        })
-    }
-}
-
-fn token_from_file(path: &Path) -> Result<String> {
-    protocol::read_token_file(path).map_err(|error| RuntimeError::Unreadable {
-        path: path.display().to_string(),
-        reason: format!("{error} (the token file named by {TOKEN_FILE_ENV})"),
-    })
 }

@@ -13,6 +13,7 @@ mod handshake;
 mod linger;
 mod listen;
 mod pending;
+mod ping;
 mod session;
 mod shutdown;
 mod status;
@@ -46,6 +47,11 @@ use work_dir::WorkDirClaim;
 
 /// The address served when none is given.
 pub const DEFAULT_LISTEN_ADDRESS: &str = "127.0.0.1:9000";
+/// How many sessions a server serves at once unless told otherwise.
+pub const DEFAULT_MAX_SESSIONS: u32 = 256;
+/// How long a client's host may stay silent before its session is ended,
+/// unless told otherwise.
+pub const DEFAULT_DEAD_LINK_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
@@ -65,6 +71,11 @@ pub struct ServerConfig {
     pub worker_program: PathBuf,
     /// The deadline and the caps of connections that have not authenticated.
     pub handshake: HandshakeLimits,
+    /// The most sessions served at once; a connection past it is refused.
+    pub max_sessions: u32,
+    /// How long a client's host may stay silent (keepalive unanswered)
+    /// before its session ends (whole seconds, at least 2).
+    pub dead_link_timeout: Duration,
 }
 
 #[derive(Debug, Error)]
@@ -103,6 +114,8 @@ struct Settings {
     session_dir_prefix: String,
     worker_program: PathBuf,
     handshake: HandshakeLimits,
+    max_sessions: u32,
+    dead_link_timeout: Duration,
 }
 
 pub struct Server {
@@ -157,6 +170,8 @@ impl Server {
                 session_dir_prefix: claim.session_dir_prefix().to_owned(),
                 worker_program: config.worker_program,
                 handshake: config.handshake,
+                max_sessions: config.max_sessions,
+                dead_link_timeout: config.dead_link_timeout,
             }),
             live_sessions: Arc::new(LiveSessions::default()),
             pending: PendingHandshakes::new(config.handshake),
@@ -312,6 +327,8 @@ mod tests {
             work_dir: std::env::temp_dir(),
             worker_program: PathBuf::from("/nonexistent"),
             handshake: HandshakeLimits::default(),
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            dead_link_timeout: DEFAULT_DEAD_LINK_TIMEOUT,
         };
         let error = Server::bind(config).err().expect("refused");
         assert!(

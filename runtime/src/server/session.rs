@@ -11,6 +11,8 @@ use std::{
 
 use tempfile::TempDir;
 
+use crate::dead_peer;
+
 use super::{
     Settings,
     handshake::{self, Admission},
@@ -76,17 +78,33 @@ pub(super) fn serve(
             return;
         }
     };
-    live_sessions.add(id, directory.path().to_owned());
+    if !live_sessions.add_within(settings.max_sessions, id, directory.path().to_owned()) {
+        tracing::warn!(
+            max_sessions = settings.max_sessions,
+            "refused: the server serves its limit of sessions"
+        );
+        handshake::refuse(
+            stream,
+            format!(
+                "the server already serves its limit of {} sessions (executor-server --max-sessions)",
+                settings.max_sessions
+            ),
+            deadline,
+        );
+        return;
+    }
     let started = Instant::now();
     let admitted = handshake::welcome(stream, settings.max_message_size, deadline)
         .map_err(io::Error::other)
         // Requests may come at any pace and kernels run as long as they
-        // need: no timeouts once the session is open.
-        .and_then(|()| clear_timeouts(stream));
+        // need: no timeouts once the session is open. Only a client whose
+        // host has gone silent is given up on.
+        .and_then(|()| clear_timeouts(stream))
+        .and_then(|()| dead_peer::give_up_on_silent_peer(stream, settings.dead_link_timeout));
     match admitted {
         Ok(()) => {
             tracing::info!(directory = %directory.path().display(), "session started");
-            supervisor::run(stream, directory.path(), settings);
+            supervisor::run(stream, directory.path(), settings, live_sessions);
         }
         Err(error) => tracing::info!(%error, "the client left during the handshake"),
     }

@@ -22,8 +22,18 @@ pub(super) struct LiveSessions {
 }
 
 impl LiveSessions {
-    pub fn add(&self, id: u64, directory: PathBuf) {
-        self.directories().insert(id, directory);
+    /// Records the session unless `max` sessions are live already.
+    pub fn add_within(&self, max: u32, id: u64, directory: PathBuf) -> bool {
+        let mut directories = self.directories();
+        if directories.len() >= max as usize {
+            return false;
+        }
+        directories.insert(id, directory);
+        true
+    }
+
+    pub fn count(&self) -> usize {
+        self.directories().len()
     }
 
     pub fn remove(&self, id: u64) {

@@ -3,7 +3,9 @@
 //! kernel crashed, from the status table the worker keeps in memory shared
 //! with this process (`status.rs`).
 //!
-//! The worker is this executable re-run with `--worker`; it inherits two file
+//! The worker is started at the session's first request that is not a
+//! `Ping` (the supervisor answers those itself, `ping.rs`). It is this
+//! executable re-run with `--worker`; it inherits two file
 //! descriptors, passed by number: the connection and the status table's
 //! memfd. Everything else it inherits is closed on exec. The supervisor sleeps
 //! in `poll` on a pidfd of the worker (readable when it exits) and on the
@@ -26,6 +28,8 @@ use std::{
 use super::{
     Settings,
     linger::close_gracefully,
+    ping::{self, AfterPings},
+    shutdown::LiveSessions,
     status::{RunningSymbols, StatusTable},
 };
 use crate::{
@@ -46,7 +50,19 @@ const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(50);
 
 /// Serves the session on `stream` in a worker process and returns once the
 /// worker has exited and the connection is closed.
-pub(super) fn run(stream: &TcpStream, directory: &Path, settings: &Settings) {
+pub(super) fn run(
+    stream: &TcpStream,
+    directory: &Path,
+    settings: &Settings,
+    live_sessions: &LiveSessions,
+) {
+    let pong = || Response::Pong {
+        sessions: u32::try_from(live_sessions.count().saturating_sub(1)).unwrap_or(u32::MAX),
+        max_sessions: settings.max_sessions,
+    };
+    if ping::answer_pings(stream, pong) == AfterPings::ClientGone {
+        return;
+    }
     let (mut child, status) = match spawn_worker(stream, directory, settings) {
         Ok(spawned) => spawned,
         Err(error) => {
@@ -274,7 +290,15 @@ fn conclude(stream: &TcpStream, exit: ExitStatus, running: &RunningSymbols, clie
     let response = match exit.signal() {
         Some(signal) => {
             tracing::warn!(%symbol, signal = signal_name(signal), "the worker died by a signal");
-            Response::Crashed { symbol, signal }
+            // An empty symbol tells the client no kernel ran: it was killed.
+            Response::Crashed {
+                symbol: if running.is_empty() {
+                    String::new()
+                } else {
+                    symbol
+                },
+                signal,
+            }
         }
         None if !running.is_empty() => {
             tracing::warn!(%symbol, %exit, "the worker exited in the middle of a request");

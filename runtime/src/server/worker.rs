@@ -250,6 +250,12 @@ impl Worker {
                 arguments,
             } => ("call", self.call(&symbol, layout, &arguments)),
             Request::Close => ("close", self.close().map(|()| Response::Done)),
+            Request::Ping => (
+                "ping",
+                Err(RuntimeError::BadArguments(
+                    "a Ping is answered only before the session's first other request".to_owned(),
+                )),
+            ),
         };
         tracing::debug!(request = kind, elapsed = ?started.elapsed(), ok = result.is_ok(), "served");
         result.unwrap_or_else(|error| Response::Failed {

@@ -180,6 +180,10 @@ pub fn seeds() -> Vec<(Decoder, Vec<u8>)> {
             symbol: "segv".into(),
             signal: 11,
         },
+        Response::Pong {
+            sessions: 3,
+            max_sessions: 256,
+        },
     ] {
         seeds.push((
             Decoder::Response,
@@ -269,6 +273,7 @@ pub fn requests() -> Vec<Request> {
             bytes: b"x".to_vec(),
         },
         Request::Close,
+        Request::Ping,
     ]
 }
 

@@ -240,6 +240,7 @@ fn response_name(response: &Response) -> &'static str {
         Response::CallResult(_) => "CallResult",
         Response::Failed { .. } => "Failed",
         Response::Crashed { .. } => "Crashed",
+        Response::Pong { .. } => "Pong",
     }
 }
 

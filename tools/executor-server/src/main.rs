@@ -11,11 +11,14 @@ use std::{
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser};
 use executor_runtime::{
+    address::{self, Address},
+    config,
     protocol::DEFAULT_MAX_MESSAGE_SIZE,
+    remote,
     server::{
-        DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS, DEFAULT_MAX_PENDING,
-        DEFAULT_MAX_PENDING_PER_PEER, HandshakeLimits, Server, ServerConfig, WorkerConfig,
-        run_worker,
+        DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS,
+        DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_MAX_SESSIONS, HandshakeLimits,
+        Server, ServerConfig, WorkerConfig, run_worker,
     },
 };
 use tracing_subscriber::EnvFilter;
@@ -57,6 +60,35 @@ struct Cli {
     /// system's temporary directory].
     #[arg(long, value_name = "DIR")]
     work_dir: Option<PathBuf>,
+
+    /// The most sessions served at once; a connection past it is refused
+    /// in the handshake.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = DEFAULT_MAX_SESSIONS,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    max_sessions: u32,
+
+    /// How long a client's host may stay silent (TCP keepalive probes
+    /// unanswered) before its session is ended, idle or not; its worker is
+    /// killed at most 2 s later.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = DEFAULT_DEAD_LINK_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(2..)
+    )]
+    dead_link_timeout: u64,
+
+    /// Instead of serving, checks the server at HOST:PORT: connects,
+    /// authenticates (with the client's token for that address:
+    /// EXECUTOR_CONFIG, EXECUTOR_TOKEN, EXECUTOR_TOKEN_FILE) and pings it,
+    /// without starting a worker there. Prints one line; exits with 0 when
+    /// the server answered, 1 otherwise.
+    #[arg(long, value_name = "HOST:PORT")]
+    check: Option<String>,
 
     #[command(flatten)]
     handshake: HandshakeArgs,
@@ -155,7 +187,30 @@ fn worker_program() -> Result<PathBuf> {
     std::env::current_exe().context("cannot find this executable to run workers")
 }
 
+/// `--check ADDRESS`: one line saying how the server there is doing.
+fn check(address: &str) -> Result<()> {
+    let parsed = address::parse(address)?;
+    if !matches!(parsed, Address::Remote { .. }) {
+        bail!("--check takes a HOST:PORT address, not '{address}'");
+    }
+    let settings = config::settings_for(&parsed)?;
+    let health = remote::check(&parsed.to_string(), &settings.connect)?;
+    let admission = if health.authenticated {
+        "authenticated"
+    } else {
+        "admitted without a token"
+    };
+    println!(
+        "{parsed}: reachable, {admission}, protocol version {}, {} of {} sessions in use",
+        health.protocol_version, health.sessions, health.max_sessions
+    );
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<()> {
+    if let Some(address) = &cli.check {
+        return check(address).with_context(|| format!("--check {address}"));
+    }
     if cli.worker.worker {
         let WorkerArgs {
             socket_fd: Some(socket_fd),
@@ -183,6 +238,8 @@ fn run(cli: Cli) -> Result<()> {
         work_dir: cli.work_dir.unwrap_or_else(std::env::temp_dir),
         worker_program: worker_program()?,
         handshake: cli.handshake.limits(),
+        max_sessions: cli.max_sessions,
+        dead_link_timeout: Duration::from_secs(cli.dead_link_timeout),
     };
     let server = Server::bind(config)?;
     let addresses = server.local_addrs()?;

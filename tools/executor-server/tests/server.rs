@@ -3,20 +3,19 @@
 //! so it can see the sessions' private directories come and go.
 
 use std::{
-    io::{BufRead, BufReader, Write},
+    io::{BufRead, Write},
     net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream},
     os::{
         fd::{AsRawFd, FromRawFd},
         unix::{fs::PermissionsExt, process::CommandExt},
     },
-    path::{Path, PathBuf},
-    process::{Child, ChildStdout, Command, Stdio},
+    process::{Command, Stdio},
     sync::{
         Arc,
         atomic::{AtomicBool, Ordering},
     },
     thread::sleep,
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use executor_abi::call_buffer::Layout;
@@ -31,135 +30,10 @@ use executor_runtime::{
     },
     remote::{ConnectOptions, RemoteExecutor},
 };
-use tempfile::TempDir;
 
-/// A server process of this test, killed (with SIGKILL) when dropped.
-struct Server {
-    process: Child,
-    _stdout: BufReader<ChildStdout>,
-    address: String,
-    work_dir: PathBuf,
-    /// The work directory, unless the test gave one.
-    _own_work_dir: Option<TempDir>,
-}
+mod common;
 
-impl Server {
-    fn start(extra_args: &[&str]) -> Self {
-        Self::start_with(extra_args, |_| {})
-    }
-
-    /// [`Server::start`], with the command adjusted by `configure` first.
-    fn start_with(extra_args: &[&str], configure: impl FnOnce(&mut Command)) -> Self {
-        let work_dir = tempfile::tempdir().unwrap();
-        let mut server = Self::start_in(work_dir.path(), extra_args, configure);
-        server._own_work_dir = Some(work_dir);
-        server
-    }
-
-    /// A server with the work directory `work_dir`.
-    fn start_in(
-        work_dir: &Path,
-        extra_args: &[&str],
-        configure: impl FnOnce(&mut Command),
-    ) -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_executor-server"));
-        command
-            .args(["--listen", "127.0.0.1:0", "--work-dir"])
-            .arg(work_dir)
-            .args(extra_args)
-            .env("EXECUTOR_LOG", "error")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped());
-        configure(&mut command);
-        let mut process = command.spawn().expect("executor-server starts");
-        let mut stdout = BufReader::new(process.stdout.take().unwrap());
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        let address = line
-            .trim_end()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_owned();
-        assert!(address.starts_with("127.0.0.1:"), "{address}");
-        Self {
-            process,
-            _stdout: stdout,
-            address,
-            work_dir: work_dir.to_owned(),
-            _own_work_dir: None,
-        }
-    }
-
-    fn connect(&self) -> Result<RemoteExecutor, RuntimeError> {
-        RemoteExecutor::connect_with(&self.address, &ConnectOptions::default())
-    }
-
-    /// The session directories in the work directory (of every server that
-    /// uses it), sorted.
-    fn session_dirs(&self) -> Vec<PathBuf> {
-        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&self.work_dir)
-            .unwrap()
-            .map(|entry| entry.unwrap().path())
-            .filter(|path| {
-                let name = path.file_name().unwrap().to_string_lossy();
-                name.starts_with("executor-session-")
-            })
-            .collect();
-        dirs.sort();
-        dirs
-    }
-
-    /// The lock files of the servers using the work directory.
-    fn lock_files(&self) -> usize {
-        std::fs::read_dir(&self.work_dir)
-            .unwrap()
-            .filter(|entry| {
-                let name = entry.as_ref().unwrap().file_name();
-                let name = name.to_string_lossy();
-                name.starts_with("executor-server-") && name.ends_with(".lock")
-            })
-            .count()
-    }
-
-    /// Waits (a bounded time) until no session directory is left.
-    fn assert_sessions_cleaned_up(&self) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !self.session_dirs().is_empty() {
-            assert!(
-                Instant::now() < deadline,
-                "left behind: {:?}",
-                self.session_dirs()
-            );
-            sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// A raw connection that has completed the handshake.
-    fn raw_session(&self) -> (TcpStream, u32) {
-        let mut stream = TcpStream::connect(&self.address).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        let hello = Hello {
-            protocol_version: PROTOCOL_VERSION,
-            token: None,
-        };
-        protocol::write_message(&mut stream, &hello, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
-        match protocol::read_message(&mut stream, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap() {
-            HelloReply::Welcome {
-                max_message_size, ..
-            } => (stream, max_message_size),
-            refused => panic!("{refused:?}"),
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.process.kill();
-        let _ = self.process.wait();
-    }
-}
+use common::{Server, children_of, compile_kernels};
 
 #[test]
 fn a_session_has_a_private_directory_until_it_closes() {
@@ -171,8 +45,156 @@ fn a_session_has_a_private_directory_until_it_closes() {
     assert_eq!(mode & 0o777, 0o700);
     session.close().unwrap();
     server.assert_sessions_cleaned_up();
-    let error = session.close().unwrap_err().to_string();
+    // Closing a session that has ended is no error; using it is.
+    session.close().unwrap();
+    let error = session.launch_async("k", "o").unwrap_err().to_string();
     assert!(error.contains("ended"), "{error}");
+}
+
+#[test]
+fn a_worker_killed_from_outside_is_reported_as_killed_not_as_a_crash() {
+    let scratch = tempfile::tempdir().unwrap();
+    let library = compile_kernels(scratch.path());
+    let object = library.to_str().unwrap();
+    let server = Server::start(&[]);
+    let session = server.connect().unwrap();
+    session
+        .send_binary(object, BinaryFormat::SharedLibrary)
+        .unwrap();
+    let workers = children_of(server.process.id());
+    assert_eq!(workers.len(), 1, "{workers:?}");
+    // SAFETY: sends a signal to a process of this test's own server.
+    assert_eq!(unsafe { libc::kill(workers[0] as i32, libc::SIGKILL) }, 0);
+    let error = session.launch_async("warm_up", object).unwrap_err();
+    assert!(
+        matches!(error, RuntimeError::WorkerKilled { running: None, .. }),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the executor's worker at {} was killed by signal 9 (SIGKILL)",
+            server.address
+        )
+    );
+    // The session has ended: closing it is no error.
+    session.close().unwrap();
+    server.assert_sessions_cleaned_up();
+}
+
+#[test]
+fn a_ping_is_answered_without_starting_a_worker() {
+    let server = Server::start(&["--max-sessions", "5"]);
+    let busy = server.connect().unwrap();
+    busy.launch_async("k", "o").unwrap_err();
+    let (mut stream, max_message_size) = server.raw_session();
+    for _ in 0..3 {
+        protocol::write_message(&mut stream, &Request::Ping, max_message_size).unwrap();
+        assert_eq!(
+            protocol::read_message::<Response>(&mut stream, max_message_size).unwrap(),
+            Response::Pong {
+                sessions: 1,
+                max_sessions: 5
+            }
+        );
+    }
+    assert_eq!(
+        children_of(server.process.id()).len(),
+        1,
+        "only the busy session has a worker"
+    );
+    // Once the session has a worker, a ping is refused and the session goes on.
+    protocol::write_message(&mut stream, &Request::Await(7), max_message_size).unwrap();
+    let reply: Response = protocol::read_message(&mut stream, max_message_size).unwrap();
+    assert!(matches!(reply, Response::Failed { .. }), "{reply:?}");
+    protocol::write_message(&mut stream, &Request::Ping, max_message_size).unwrap();
+    let reply: Response = protocol::read_message(&mut stream, max_message_size).unwrap();
+    assert!(
+        matches!(&reply, Response::Failed { message } if message.contains("only before")),
+        "{reply:?}"
+    );
+    busy.close().unwrap();
+}
+
+#[test]
+fn sessions_past_the_limit_are_refused_until_one_ends() {
+    let server = Server::start(&["--max-sessions", "1"]);
+    let first = server.connect().unwrap();
+    let refused = server.connect().err().unwrap().to_string();
+    assert!(
+        refused.contains("limit of 1 sessions (executor-server --max-sessions)"),
+        "{refused}"
+    );
+    first.close().unwrap();
+    server.assert_sessions_cleaned_up();
+    server.connect().unwrap().close().unwrap();
+}
+
+/// Runs `executor-server --check address` with `token` in the environment.
+fn check(address: &str, token: Option<&str>) -> (bool, String) {
+    let mut command = Command::new(common::SERVER);
+    command
+        .args(["--check", address])
+        .env_remove("EXECUTOR_TOKEN")
+        .env_remove("EXECUTOR_TOKEN_FILE")
+        .env_remove("EXECUTOR_CONFIG");
+    if let Some(token) = token {
+        command.env("EXECUTOR_TOKEN", token);
+    }
+    let output = command.output().expect("executor-server --check runs");
+    let text = String::from_utf8_lossy(if output.status.success() {
+        &output.stdout
+    } else {
+        &output.stderr
+    })
+    .into_owned();
+    (output.status.success(), text)
+}
+
+#[test]
+fn check_says_in_one_line_whether_a_server_answers() {
+    let secrets = tempfile::tempdir().unwrap();
+    let token_file = secrets.path().join("token");
+    std::fs::write(&token_file, "correct horse\n").unwrap();
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let server = Server::start(&["--token-file", token_file.to_str().unwrap()]);
+    let options = ConnectOptions {
+        token: Some("correct horse".into()),
+        ..ConnectOptions::default()
+    };
+    let busy = RemoteExecutor::connect_with(&server.address, &options).unwrap();
+
+    let (healthy, line) = check(&server.address, Some("correct horse"));
+    assert!(healthy, "{line}");
+    assert_eq!(
+        line,
+        format!(
+            "{}: reachable, authenticated, protocol version {PROTOCOL_VERSION}, 1 of 256 sessions in use\n",
+            server.address
+        )
+    );
+    let (healthy, line) = check(&server.address, Some("battery staple"));
+    assert!(!healthy);
+    assert!(
+        line.starts_with(&format!("executor-server: --check {}: ", server.address))
+            && line.ends_with("wrong token\n")
+            && line.lines().count() == 1,
+        "{line}"
+    );
+    busy.close().unwrap();
+    server.assert_sessions_cleaned_up();
+    assert!(children_of(server.process.id()).is_empty());
+
+    let gone = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().to_string()
+    };
+    let (healthy, line) = check(&gone, None);
+    assert!(!healthy);
+    assert!(line.contains("cannot reach executor at"), "{line}");
+    let (healthy, line) = check("local", None);
+    assert!(!healthy);
+    assert!(line.contains("HOST:PORT"), "{line}");
 }
 
 #[test]
@@ -305,61 +327,6 @@ fn a_port_in_use_is_reported_once() {
         stderr,
         format!("executor-server: cannot listen on '{address}': {reason}\n")
     );
-}
-
-/// Kernels in C, built the way `llvm.emit_c_interface` lays out arguments:
-/// result descriptors first, then inputs. Launches name the wrapper itself,
-/// as the lowering does.
-const KERNELS: &str = r#"
-#include <stdint.h>
-#include <stdlib.h>
-#include <unistd.h>
-
-typedef struct { float *allocated, *aligned; int64_t offset, sizes[1], strides[1]; } memref_1d;
-
-void _mlir_ciface_add(memref_1d *result, memref_1d *a, memref_1d *b) {
-    int64_t n = a->sizes[0];
-    float *sum = malloc(n * sizeof(float));
-    for (int64_t i = 0; i < n; i++)
-        sum[i] = a->aligned[a->offset + i * a->strides[0]] + b->aligned[b->offset + i * b->strides[0]];
-    *result = (memref_1d){sum, sum, 0, {n}, {1}};
-}
-
-/* Returns its input: the executor must not free that buffer. */
-void _mlir_ciface_identity(memref_1d *result, memref_1d *a) { *result = *a; }
-
-void _mlir_ciface_segv(void) { *(volatile int *)0 = 1; }
-
-void _mlir_ciface_hang(void) { for (;;) pause(); }
-
-void warm_up(void) { usleep(1000); }
-
-void crash_later(void) { usleep(50000); *(volatile int *)0 = 1; }
-
-/* For executor.call: one input and one output buffer, written in place. */
-void twice(memref_1d *in, memref_1d *out) {
-    for (int64_t i = 0; i < in->sizes[0]; i++) out->aligned[i] = 2 * in->aligned[i];
-}
-"#;
-
-fn compile_kernels(directory: &Path) -> PathBuf {
-    let source = directory.join("kernels.c");
-    let library = directory.join("kernels.so");
-    std::fs::write(&source, KERNELS).unwrap();
-    let llvm_clang = Path::new(env!("EXECUTOR_LLVM_PREFIX")).join("bin/clang");
-    let compiler = if llvm_clang.exists() {
-        llvm_clang
-    } else {
-        PathBuf::from("cc")
-    };
-    let status = Command::new(&compiler)
-        .args(["-shared", "-fPIC", "-O1", "-o"])
-        .arg(&library)
-        .arg(&source)
-        .status()
-        .unwrap_or_else(|error| panic!("cannot run {}: {error}", compiler.display()));
-    assert!(status.success(), "compiling the test kernels failed");
-    library
 }
 
 fn floats(values: &[f32]) -> DenseBuffer {
@@ -548,24 +515,6 @@ fn peak_memory_kib(pid: u32) -> u64 {
         .and_then(|value| value.trim().strip_suffix("kB"))
         .and_then(|kib| kib.trim().parse().ok())
         .unwrap_or_else(|| panic!("no VmHWM in /proc/{pid}/status"))
-}
-
-/// The processes whose parent is `parent`.
-fn children_of(parent: u32) -> Vec<u32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            // The parent is the 2nd field after the command, which ends at the last ')'.
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|stat| {
-                    let fields = stat.rsplit_once(')')?.1;
-                    fields.split_whitespace().nth(1)?.parse::<u32>().ok()
-                })
-                == Some(parent)
-        })
-        .collect()
 }
 
 #[test]
@@ -844,7 +793,7 @@ fn a_server_listens_on_every_listen_address_given() {
     // The harness's own --listen comes first; a second one is added.
     let mut server = Server::start_in(work_dir.path(), &["--listen", "127.0.0.2:0"], |_| {});
     let mut line = String::new();
-    server._stdout.read_line(&mut line).unwrap();
+    server.stdout.read_line(&mut line).unwrap();
     let second = line
         .trim_end()
         .strip_prefix("listening on ")

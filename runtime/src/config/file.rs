@@ -1,0 +1,281 @@
+//! The configuration file's syntax: sections named by an executor address,
+//! each with `key = value` lines. Every error names the file, the line and
+//! the column.
+//!
+//! ```text
+//! # comments and blank lines are ignored
+//! [10.0.0.2:9000]
+//! token_file = /etc/executor/a.token
+//! dead_link_timeout_ms = 5000
+//! ```
+
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use crate::address::Address;
+
+/// The keys a section may set.
+const KEYS: &[&str] = &[
+    "token_file",
+    "connect_timeout_ms",
+    "handshake_timeout_ms",
+    "dead_link_timeout_ms",
+    "launch_timeout_ms",
+];
+
+/// A setting and the line that set it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Located<T> {
+    pub value: T,
+    pub line: usize,
+}
+
+/// What one address's section sets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Section {
+    /// Relative paths are taken from the configuration file's directory.
+    pub token_file: Option<Located<PathBuf>>,
+    pub connect_timeout: Option<Located<Duration>>,
+    pub handshake_timeout: Option<Located<Duration>>,
+    pub dead_link_timeout: Option<Located<Duration>>,
+    pub launch_timeout: Option<Located<Duration>>,
+}
+
+/// A parsed configuration file.
+#[derive(Clone, Debug, Default)]
+pub struct ConfigFile {
+    pub path: PathBuf,
+    pub sections: Vec<(Address, Section)>,
+}
+
+impl ConfigFile {
+    /// Reads and parses the file at `path`; the error is one line.
+    pub fn read(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+        Self::parse(path, &text)
+    }
+
+    pub fn parse(path: &Path, text: &str) -> Result<Self, String> {
+        let at = |line: usize, column: usize, message: String| {
+            format!("{}:{line}:{column}: {message}", path.display())
+        };
+        let directory = path.parent().unwrap_or(Path::new("."));
+        let mut sections: Vec<(Address, Section)> = Vec::new();
+        for (index, raw) in text.lines().enumerate() {
+            let line = index + 1;
+            let indent = raw.len() - raw.trim_start().len();
+            let content = raw.trim();
+            let column = indent + 1;
+            if content.is_empty() || content.starts_with('#') {
+                continue;
+            }
+            if let Some(header) = content.strip_prefix('[') {
+                let Some(name) = header.strip_suffix(']') else {
+                    return Err(at(
+                        line,
+                        column,
+                        "expected ']' at the end of the section name".into(),
+                    ));
+                };
+                let name = name.trim();
+                let address = Address::parse(name).ok_or_else(|| {
+                    at(
+                        line,
+                        column + 1,
+                        format!(
+                            "'{name}' is not an executor address: expected 'local', 'local:<name>' or '<host>:<port>'"
+                        ),
+                    )
+                })?;
+                if sections.iter().any(|(known, _)| *known == address) {
+                    return Err(at(line, column, format!("a second section for {address}")));
+                }
+                sections.push((address, Section::default()));
+                continue;
+            }
+            let Some(equals) = content.find('=') else {
+                return Err(at(
+                    line,
+                    column,
+                    "expected '[<address>]' or '<key> = <value>'".into(),
+                ));
+            };
+            let (key, rest) = (content[..equals].trim(), &content[equals + 1..]);
+            let value = rest.trim();
+            let value_column = column + equals + 1 + (rest.len() - rest.trim_start().len());
+            let Some((address, section)) = sections.last_mut() else {
+                return Err(at(
+                    line,
+                    column,
+                    format!("'{key}' is outside any section: start one with '[<address>]'"),
+                ));
+            };
+            if !KEYS.contains(&key) {
+                return Err(at(
+                    line,
+                    column,
+                    format!("unknown key '{key}' (expected one of: {})", KEYS.join(", ")),
+                ));
+            }
+            if matches!(address, Address::Local { .. }) && key != "launch_timeout_ms" {
+                return Err(at(
+                    line,
+                    column,
+                    format!("'{key}' applies to '<host>:<port>' addresses only, not {address}"),
+                ));
+            }
+            let set_twice = || at(line, column, format!("'{key}' is set twice for {address}"));
+            if key == "token_file" {
+                if value.is_empty() {
+                    return Err(at(line, value_column, "expected a file name".into()));
+                }
+                fill(&mut section.token_file, directory.join(value), line).ok_or_else(set_twice)?;
+                continue;
+            }
+            let duration = match value.parse::<u64>() {
+                Ok(milliseconds) if milliseconds > 0 => Duration::from_millis(milliseconds),
+                _ => {
+                    return Err(at(
+                        line,
+                        value_column,
+                        format!("'{value}' is not a positive number of milliseconds"),
+                    ));
+                }
+            };
+            let slot = match key {
+                "connect_timeout_ms" => &mut section.connect_timeout,
+                "handshake_timeout_ms" => &mut section.handshake_timeout,
+                "dead_link_timeout_ms" => &mut section.dead_link_timeout,
+                _ => &mut section.launch_timeout,
+            };
+            fill(slot, duration, line).ok_or_else(set_twice)?;
+        }
+        Ok(Self {
+            path: path.to_owned(),
+            sections,
+        })
+    }
+
+    /// The section of `address`, if the file has one.
+    pub fn section(&self, address: &Address) -> Option<&Section> {
+        self.sections
+            .iter()
+            .find(|(known, _)| known == address)
+            .map(|(_, section)| section)
+    }
+}
+
+/// Sets an unset `slot`; None if it was set already.
+fn fill<T>(slot: &mut Option<Located<T>>, value: T, line: usize) -> Option<()> {
+    if slot.is_some() {
+        return None;
+    }
+    *slot = Some(Located { value, line });
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<ConfigFile, String> {
+        ConfigFile::parse(Path::new("/etc/executor.conf"), text)
+    }
+
+    fn address(text: &str) -> Address {
+        Address::parse(text).unwrap()
+    }
+
+    #[test]
+    fn sections_set_their_addresses_settings() {
+        let file = parse(
+            "# three executors\n\
+             [10.0.0.2:9000]\n\
+             token_file = a.token\n\
+             \n\
+             dead_link_timeout_ms=3000\n\
+             [local]\n  launch_timeout_ms = 250 \n",
+        )
+        .unwrap();
+        let remote = file.section(&address("10.0.0.2:9000")).unwrap();
+        assert_eq!(
+            remote.token_file,
+            Some(Located {
+                value: PathBuf::from("/etc/a.token"),
+                line: 3
+            })
+        );
+        assert_eq!(
+            remote
+                .dead_link_timeout
+                .as_ref()
+                .map(|setting| setting.value),
+            Some(Duration::from_secs(3))
+        );
+        assert_eq!(remote.launch_timeout, None);
+        let local = file.section(&address("local")).unwrap();
+        assert_eq!(
+            local.launch_timeout,
+            Some(Located {
+                value: Duration::from_millis(250),
+                line: 7
+            })
+        );
+        assert!(file.section(&address("10.0.0.3:9000")).is_none());
+    }
+
+    #[test]
+    fn each_error_names_the_line_and_column() {
+        let cases = [
+            (
+                "token_file = a\n",
+                "/etc/executor.conf:1:1: 'token_file' is outside any section",
+            ),
+            (
+                "[h:1]\n  colour = blue\n",
+                "/etc/executor.conf:2:3: unknown key 'colour'",
+            ),
+            (
+                "[h:1]\nconnect_timeout_ms =  soon\n",
+                "/etc/executor.conf:2:23: 'soon' is not a positive number",
+            ),
+            (
+                "[h:1]\nlaunch_timeout_ms = 0\n",
+                "/etc/executor.conf:2:21: '0' is not a positive number",
+            ),
+            ("[h:1\n", "/etc/executor.conf:1:1: expected ']'"),
+            (
+                "[nowhere]\n",
+                "/etc/executor.conf:1:2: 'nowhere' is not an executor address",
+            ),
+            (
+                "[h:1]\n[h:1]\n",
+                "/etc/executor.conf:2:1: a second section for h:1",
+            ),
+            (
+                "[h:1]\njust words\n",
+                "/etc/executor.conf:2:1: expected '[<address>]' or '<key> = <value>'",
+            ),
+            (
+                "[h:1]\ntoken_file = a\ntoken_file = b\n",
+                "/etc/executor.conf:3:1: 'token_file' is set twice",
+            ),
+            (
+                "[local]\ntoken_file = a\n",
+                "/etc/executor.conf:2:1: 'token_file' applies to '<host>:<port>' addresses only",
+            ),
+            (
+                "[h:1]\ntoken_file =\n",
+                "/etc/executor.conf:2:13: expected a file name",
+            ),
+        ];
+        for (text, expected) in cases {
+            let error = parse(text).unwrap_err();
+            assert!(error.starts_with(expected), "{text:?}: {error}");
+            assert!(!error.contains('\n'), "{error}");
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Dead peers detected by the kernel, for both ends of a session's
+//! connection: TCP keepalive, and `TCP_USER_TIMEOUT` for data sent and never
+//! acknowledged. A peer whose host still runs answers keepalive probes
+//! however long its kernel or its client takes, so only a link or a host that
+//! is gone trips them; then every read and write on the socket fails with
+//! `ETIMEDOUT` (`io::ErrorKind::TimedOut`) and `poll` reports an error,
+//! instead of blocking forever.
+
+use std::{io, net::TcpStream, os::fd::AsRawFd, time::Duration};
+
+/// The shortest deadline: keepalive counts whole seconds, and a probe needs
+/// one of them after at least one second of silence.
+pub const MIN_DEAD_PEER_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How keepalive probes are spaced so that a silent peer is given up
+/// `timeout` (rounded up to whole seconds, at least 2) after its last sign of
+/// life: the first probe after a third of it, then one a second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ProbeSchedule {
+    idle_seconds: u32,
+    interval_seconds: u32,
+    probes: u32,
+}
+
+impl ProbeSchedule {
+    fn within(timeout: Duration) -> Self {
+        let total = u32::try_from(timeout.as_millis().div_ceil(1000))
+            .unwrap_or(u32::MAX)
+            .max(MIN_DEAD_PEER_TIMEOUT.as_secs() as u32);
+        let idle_seconds = (total / 3).max(1);
+        Self {
+            idle_seconds,
+            interval_seconds: 1,
+            probes: total - idle_seconds,
+        }
+    }
+
+    fn total_seconds(self) -> u32 {
+        self.idle_seconds + self.interval_seconds * self.probes
+    }
+}
+
+/// Makes reads and writes on `stream` fail once its peer has been silent for
+/// `timeout` (whole seconds, at least [`MIN_DEAD_PEER_TIMEOUT`]), whatever
+/// they wait for.
+pub fn give_up_on_silent_peer(stream: &TcpStream, timeout: Duration) -> io::Result<()> {
+    let schedule = ProbeSchedule::within(timeout);
+    let user_timeout_ms = schedule.total_seconds().saturating_mul(1000);
+    set_option(stream, libc::SOL_SOCKET, libc::SO_KEEPALIVE, 1)?;
+    set_option(
+        stream,
+        libc::IPPROTO_TCP,
+        libc::TCP_KEEPIDLE,
+        schedule.idle_seconds,
+    )?;
+    set_option(
+        stream,
+        libc::IPPROTO_TCP,
+        libc::TCP_KEEPINTVL,
+        schedule.interval_seconds,
+    )?;
+    set_option(
+        stream,
+        libc::IPPROTO_TCP,
+        libc::TCP_KEEPCNT,
+        schedule.probes,
+    )?;
+    set_option(
+        stream,
+        libc::IPPROTO_TCP,
+        libc::TCP_USER_TIMEOUT,
+        user_timeout_ms,
+    )
+}
+
+fn set_option(stream: &TcpStream, level: i32, name: i32, value: u32) -> io::Result<()> {
+    let value = libc::c_int::try_from(value).unwrap_or(libc::c_int::MAX);
+    // SAFETY: setsockopt reads an int of the given size from a valid pointer,
+    // on a descriptor `stream` keeps open for the call.
+    let result = unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            level,
+            name,
+            std::ptr::from_ref(&value).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if result == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+
+    use super::*;
+
+    #[test]
+    fn the_probes_end_by_the_deadline_in_whole_seconds() {
+        for (timeout_ms, idle, probes) in [(1, 1, 1), (2_000, 1, 1), (3_000, 1, 2), (2_500, 1, 2)] {
+            let schedule = ProbeSchedule::within(Duration::from_millis(timeout_ms));
+            assert_eq!((schedule.idle_seconds, schedule.probes), (idle, probes));
+        }
+        let schedule = ProbeSchedule::within(Duration::from_secs(30));
+        assert_eq!(schedule.total_seconds(), 30);
+        assert_eq!(schedule.idle_seconds, 10);
+    }
+
+    #[test]
+    fn the_options_are_set_on_a_real_socket() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let stream = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        give_up_on_silent_peer(&stream, Duration::from_secs(9)).unwrap();
+        let mut value: libc::c_int = 0;
+        let mut length = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: getsockopt writes an int to a valid pointer, its size given.
+        let result = unsafe {
+            libc::getsockopt(
+                stream.as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_USER_TIMEOUT,
+                std::ptr::from_mut(&mut value).cast(),
+                &mut length,
+            )
+        };
+        assert_eq!((result, value), (0, 9_000));
+    }
+}

@@ -1,0 +1,135 @@
+//! Pings answered by the server process itself, before a session's worker is
+//! started: the supervisor looks at each request's first bytes without taking
+//! them, answers a `Ping` with a `Pong`, and leaves anything else, still
+//! unread, to the worker it then starts. A connection that only pings
+//! (`executor-server --check`) thus costs no process.
+
+use std::{
+    io::{self, Read, Write},
+    net::TcpStream,
+    os::fd::AsRawFd,
+};
+
+use crate::protocol::{self, Response};
+
+/// A `Ping` request's whole frame: a payload of one byte, its variant.
+const PING_FRAME: [u8; 5] = [0, 0, 0, 1, 6];
+
+/// What came after the pings.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum AfterPings {
+    /// Another request, not read yet: the worker's to serve.
+    Request,
+    /// The client left (or its link died) without asking for more.
+    ClientGone,
+}
+
+/// Answers `Ping`s with `pong()` until the client sends something else or
+/// leaves.
+pub(super) fn answer_pings(stream: &TcpStream, pong: impl Fn() -> Response) -> AfterPings {
+    loop {
+        let mut head = [0; PING_FRAME.len()];
+        match peek_exact(stream, &mut head) {
+            Ok(true) if head == PING_FRAME => {}
+            Ok(true) => return AfterPings::Request,
+            Ok(false) => return AfterPings::ClientGone,
+            Err(error) => {
+                tracing::info!(%error, "the client is gone");
+                return AfterPings::ClientGone;
+            }
+        }
+        let answered = (&*stream).read_exact(&mut head).and_then(|()| {
+            let frame = protocol::encode_frame(&pong(), u32::MAX).map_err(io::Error::other)?;
+            (&*stream).write_all(&frame)
+        });
+        if let Err(error) = answered {
+            tracing::info!(%error, "cannot answer a ping");
+            return AfterPings::ClientGone;
+        }
+        tracing::debug!("answered a ping");
+    }
+}
+
+/// Waits until `buffer.len()` bytes can be read from `stream` and copies them
+/// without consuming them; false if the stream ends first.
+fn peek_exact(stream: &TcpStream, buffer: &mut [u8]) -> io::Result<bool> {
+    loop {
+        // SAFETY: recv writes at most `buffer.len()` bytes into `buffer`,
+        // which is valid for writes, on a descriptor `stream` keeps open.
+        let received = unsafe {
+            libc::recv(
+                stream.as_raw_fd(),
+                buffer.as_mut_ptr().cast(),
+                buffer.len(),
+                libc::MSG_PEEK | libc::MSG_WAITALL,
+            )
+        };
+        match usize::try_from(received) {
+            Ok(count) => return Ok(count == buffer.len()),
+            Err(_) => {
+                let error = io::Error::last_os_error();
+                if error.kind() != io::ErrorKind::Interrupted {
+                    return Err(error);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{net::TcpListener, thread, time::Duration};
+
+    use super::*;
+    use crate::protocol::Request;
+
+    fn pong() -> Response {
+        Response::Pong {
+            sessions: 1,
+            max_sessions: 8,
+        }
+    }
+
+    #[test]
+    fn the_ping_frame_is_what_the_client_sends() {
+        assert_eq!(
+            protocol::encode_frame(&Request::Ping, 1024).unwrap(),
+            PING_FRAME
+        );
+    }
+
+    #[test]
+    fn pings_are_answered_and_the_next_request_is_left_unread() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let server = listener.accept().unwrap().0;
+        let close = protocol::encode_frame(&Request::Close, 1024).unwrap();
+        let serving = thread::spawn(move || {
+            let after = answer_pings(&server, pong);
+            (after, protocol::read_message::<Request>(&mut &server, 1024))
+        });
+        // A ping split across two writes is still one ping.
+        client.write_all(&PING_FRAME[..2]).unwrap();
+        thread::sleep(Duration::from_millis(50));
+        client.write_all(&PING_FRAME[2..]).unwrap();
+        assert_eq!(
+            protocol::read_message::<Response>(&mut client, 1024).unwrap(),
+            pong()
+        );
+        client.write_all(&close).unwrap();
+        let (after, next) = serving.join().unwrap();
+        assert_eq!(after, AfterPings::Request);
+        assert_eq!(next.unwrap(), Request::Close);
+    }
+
+    #[test]
+    fn a_client_that_leaves_after_pinging_is_gone() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let server = listener.accept().unwrap().0;
+        client.write_all(&PING_FRAME).unwrap();
+        client.write_all(&PING_FRAME[..3]).unwrap();
+        client.shutdown(std::net::Shutdown::Write).unwrap();
+        assert_eq!(answer_pings(&server, pong), AfterPings::ClientGone);
+    }
+}

@@ -1,0 +1,240 @@
+//! What the end-to-end tests of executor-server share: a server process per
+//! test, the test kernels, and a look at a server's worker processes. Each
+//! test binary uses part of it.
+#![allow(dead_code)]
+
+use std::{
+    io::{BufRead, BufReader},
+    net::TcpStream,
+    path::{Path, PathBuf},
+    process::{Child, ChildStdout, Command, Stdio},
+    thread::sleep,
+    time::{Duration, Instant},
+};
+
+use executor_runtime::{
+    error::RuntimeError,
+    protocol::{self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION},
+    remote::{ConnectOptions, RemoteExecutor},
+};
+use tempfile::TempDir;
+
+/// The server under test.
+pub const SERVER: &str = env!("CARGO_BIN_EXE_executor-server");
+
+/// A server process of this test, killed (with SIGKILL) when dropped.
+pub struct Server {
+    pub process: Child,
+    /// Its output after the first "listening on" line.
+    pub stdout: BufReader<ChildStdout>,
+    /// The address of its first listener.
+    pub address: String,
+    pub work_dir: PathBuf,
+    /// The work directory, unless the test gave one.
+    _own_work_dir: Option<TempDir>,
+}
+
+impl Server {
+    pub fn start(extra_args: &[&str]) -> Self {
+        Self::start_with(extra_args, |_| {})
+    }
+
+    /// [`Server::start`], with the command adjusted by `configure` first.
+    pub fn start_with(extra_args: &[&str], configure: impl FnOnce(&mut Command)) -> Self {
+        let work_dir = tempfile::tempdir().unwrap();
+        let mut server = Self::start_in(work_dir.path(), extra_args, configure);
+        server._own_work_dir = Some(work_dir);
+        server
+    }
+
+    /// A server on a free loopback port with the work directory `work_dir`.
+    pub fn start_in(
+        work_dir: &Path,
+        extra_args: &[&str],
+        configure: impl FnOnce(&mut Command),
+    ) -> Self {
+        let mut command = Command::new(SERVER);
+        command.args(["--listen", "127.0.0.1:0"]).args(extra_args);
+        configure(&mut command);
+        let server = Self::spawn(command, work_dir);
+        assert!(
+            server.address.starts_with("127.0.0.1:"),
+            "{}",
+            server.address
+        );
+        server
+    }
+
+    /// Runs `command`, an executor-server's command line (perhaps run by
+    /// another program) to which the work directory `work_dir` is added,
+    /// and waits for its first "listening on" line.
+    pub fn spawn(mut command: Command, work_dir: &Path) -> Self {
+        command
+            .arg("--work-dir")
+            .arg(work_dir)
+            .env("EXECUTOR_LOG", "error")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped());
+        let mut process = command.spawn().expect("executor-server starts");
+        let mut stdout = BufReader::new(process.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        let address = line
+            .trim_end()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        Self {
+            process,
+            stdout,
+            address,
+            work_dir: work_dir.to_owned(),
+            _own_work_dir: None,
+        }
+    }
+
+    pub fn connect(&self) -> Result<RemoteExecutor, RuntimeError> {
+        RemoteExecutor::connect_with(&self.address, &ConnectOptions::default())
+    }
+
+    /// The session directories in the work directory (of every server that
+    /// uses it), sorted.
+    pub fn session_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&self.work_dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| {
+                let name = path.file_name().unwrap().to_string_lossy();
+                name.starts_with("executor-session-")
+            })
+            .collect();
+        dirs.sort();
+        dirs
+    }
+
+    /// The lock files of the servers using the work directory.
+    pub fn lock_files(&self) -> usize {
+        std::fs::read_dir(&self.work_dir)
+            .unwrap()
+            .filter(|entry| {
+                let name = entry.as_ref().unwrap().file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("executor-server-") && name.ends_with(".lock")
+            })
+            .count()
+    }
+
+    /// Waits (a bounded time) until no session directory is left.
+    pub fn assert_sessions_cleaned_up(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.session_dirs().is_empty() {
+            assert!(
+                Instant::now() < deadline,
+                "left behind: {:?}",
+                self.session_dirs()
+            );
+            sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// A raw connection that has completed the handshake.
+    pub fn raw_session(&self) -> (TcpStream, u32) {
+        let mut stream = TcpStream::connect(&self.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let hello = Hello {
+            protocol_version: PROTOCOL_VERSION,
+            token: None,
+        };
+        protocol::write_message(&mut stream, &hello, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
+        match protocol::read_message(&mut stream, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap() {
+            HelloReply::Welcome {
+                max_message_size, ..
+            } => (stream, max_message_size),
+            refused => panic!("{refused:?}"),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// Kernels in C, built the way `llvm.emit_c_interface` lays out arguments:
+/// result descriptors first, then inputs. Launches name the wrapper itself,
+/// as the lowering does.
+pub const KERNELS: &str = r#"
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+typedef struct { float *allocated, *aligned; int64_t offset, sizes[1], strides[1]; } memref_1d;
+
+void _mlir_ciface_add(memref_1d *result, memref_1d *a, memref_1d *b) {
+    int64_t n = a->sizes[0];
+    float *sum = malloc(n * sizeof(float));
+    for (int64_t i = 0; i < n; i++)
+        sum[i] = a->aligned[a->offset + i * a->strides[0]] + b->aligned[b->offset + i * b->strides[0]];
+    *result = (memref_1d){sum, sum, 0, {n}, {1}};
+}
+
+/* Returns its input: the executor must not free that buffer. */
+void _mlir_ciface_identity(memref_1d *result, memref_1d *a) { *result = *a; }
+
+void _mlir_ciface_segv(void) { *(volatile int *)0 = 1; }
+
+void _mlir_ciface_hang(void) { for (;;) pause(); }
+
+void _mlir_ciface_nap(void) { usleep(100000); }
+
+void warm_up(void) { usleep(1000); }
+
+void crash_later(void) { usleep(50000); *(volatile int *)0 = 1; }
+
+/* For executor.call: one input and one output buffer, written in place. */
+void twice(memref_1d *in, memref_1d *out) {
+    for (int64_t i = 0; i < in->sizes[0]; i++) out->aligned[i] = 2 * in->aligned[i];
+}
+"#;
+
+pub fn compile_kernels(directory: &Path) -> PathBuf {
+    let source = directory.join("kernels.c");
+    let library = directory.join("kernels.so");
+    std::fs::write(&source, KERNELS).unwrap();
+    let llvm_clang = Path::new(env!("EXECUTOR_LLVM_PREFIX")).join("bin/clang");
+    let compiler = if llvm_clang.exists() {
+        llvm_clang
+    } else {
+        PathBuf::from("cc")
+    };
+    let status = Command::new(&compiler)
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&library)
+        .arg(&source)
+        .status()
+        .unwrap_or_else(|error| panic!("cannot run {}: {error}", compiler.display()));
+    assert!(status.success(), "compiling the test kernels failed");
+    library
+}
+
+/// The processes whose parent is `parent`.
+pub fn children_of(parent: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            // The parent is the 2nd field after the command, which ends at the last ')'.
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let fields = stat.rsplit_once(')')?.1;
+                    fields.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
