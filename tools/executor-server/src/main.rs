@@ -14,8 +14,8 @@ use executor_runtime::{
     protocol::DEFAULT_MAX_MESSAGE_SIZE,
     server::{
         DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS, DEFAULT_MAX_PENDING,
-        DEFAULT_MAX_PENDING_PER_PEER, HandshakeLimits, Server, ServerConfig, WorkerConfig,
-        run_worker,
+        DEFAULT_MAX_PENDING_PER_PEER, HandshakeLimits, Listen, Server, ServerConfig, WorkerConfig,
+        run_worker, sockets_passed,
     },
 };
 use tracing_subscriber::EnvFilter;
@@ -25,11 +25,13 @@ use tracing_subscriber::EnvFilter;
 #[derive(Parser, Debug)]
 #[command(name = "executor-server", version)]
 struct Cli {
-    /// An address to listen on (repeatable, as catalyst-executor's --bind).
-    /// Port 0 picks a free port; each address is printed as "listening on
-    /// HOST:PORT", in the order given. A non-loopback address requires
-    /// --token-file.
-    #[arg(long, value_name = "HOST:PORT", default_value = DEFAULT_LISTEN_ADDRESS)]
+    /// An address to listen on (repeatable, as catalyst-executor's --bind)
+    /// [default: 127.0.0.1:9000]. Port 0 picks a free port; each address is
+    /// printed as "listening on HOST:PORT", in the order given. A non-loopback
+    /// address requires --token-file. Started by systemd with sockets
+    /// (socket activation: LISTEN_PID and LISTEN_FDS), it serves those
+    /// instead, under the same rule, and takes no --listen.
+    #[arg(long, value_name = "HOST:PORT")]
     listen: Vec<String>,
 
     /// A file holding the token every client must present in the handshake
@@ -175,8 +177,16 @@ fn run(cli: Cli) -> Result<()> {
         })?;
         return Ok(());
     }
+    let listen = match (sockets_passed(), cli.listen.is_empty()) {
+        (true, true) => Listen::PassedSockets,
+        (true, false) => {
+            bail!("--listen cannot be given when systemd passes the sockets (LISTEN_FDS)")
+        }
+        (false, true) => Listen::Addresses(vec![DEFAULT_LISTEN_ADDRESS.to_owned()]),
+        (false, false) => Listen::Addresses(cli.listen),
+    };
     let config = ServerConfig {
-        listen: cli.listen,
+        listen,
         token_file: cli.token_file,
         preload: cli.preload,
         max_message_size: cli.max_message_size,
