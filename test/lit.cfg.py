@@ -99,6 +99,10 @@ def ssh_netns_missing():
     return None
 
 
+if shutil.which("systemd-analyze"):
+    config.available_features.add("systemd-analyze")
+else:
+    lit_config.note("test/Deploy/systemd-units.test is unsupported here: systemd-analyze is not installed")
 missing = ssh_netns_missing()
 if missing is None:
     config.available_features.add("ssh-netns")
