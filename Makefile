@@ -130,7 +130,8 @@ fuzz: build
 # the runtime's header to include/, the README and the protocol and ABI
 # documents to share/doc/executor-mlir/, and the systemd units of
 # executor-server (dist/systemd/, their paths set to PREFIX's) to
-# $(SYSTEMD_UNIT_DIR). README "Running executors on other hosts";
+# $(SYSTEMD_UNIT_DIR); it makes $(SYSCONFDIR)/executor-server (mode 0700), where
+# the service's token goes, but no token. README "Running executors on other hosts";
 # test/Deploy/install.test lists what it installs.
 PREFIX ?= /usr/local
 BINDIR := $(PREFIX)/bin
@@ -138,6 +139,7 @@ LIBDIR := $(PREFIX)/lib
 INCLUDEDIR := $(PREFIX)/include
 DOCDIR := $(PREFIX)/share/doc/executor-mlir
 SYSTEMD_UNIT_DIR ?= $(LIBDIR)/systemd/system
+SYSCONFDIR ?= /etc
 INSTALL_PROGRAMS := executor-opt executor-run executor-server
 INSTALL_LIBRARIES := libexecutor_runtime.so libexecutor_runtime.a libexecutor_plugin.so
 INSTALL_DOCS := README.md docs/protocol.md docs/runtime-abi.md
@@ -158,14 +160,15 @@ install:
 	install -m 0644 include/executor_runtime.h $(DESTDIR)$(INCLUDEDIR)
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)
 	install -m 0644 docs/protocol.md docs/runtime-abi.md $(DESTDIR)$(DOCDIR)/docs
+	install -d -m 0700 $(DESTDIR)$(SYSCONFDIR)/executor-server
 	@for unit in $(INSTALL_UNITS); do \
-	  sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@docdir@|$(DOCDIR)|g' dist/systemd/$$unit.in \
+	  sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@docdir@|$(DOCDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' dist/systemd/$$unit.in \
 	    > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$unit && chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$unit; \
 	done
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/executor-server 2>/dev/null
 
 clean:
 	$(CARGO) clean
