@@ -9,7 +9,7 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, Parser};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, parser::ValueSource};
 use executor_runtime::{
     protocol::DEFAULT_MAX_MESSAGE_SIZE,
     server::{
@@ -25,13 +25,13 @@ use tracing_subscriber::EnvFilter;
 #[derive(Parser, Debug)]
 #[command(name = "executor-server", version)]
 struct Cli {
-    /// An address to listen on (repeatable, as catalyst-executor's --bind)
-    /// [default: 127.0.0.1:9000]. Port 0 picks a free port; each address is
-    /// printed as "listening on HOST:PORT", in the order given. A non-loopback
-    /// address requires --token-file. Started by systemd with sockets
-    /// (socket activation: LISTEN_PID and LISTEN_FDS), it serves those
-    /// instead, under the same rule, and takes no --listen.
-    #[arg(long, value_name = "HOST:PORT")]
+    /// An address to listen on (repeatable, as catalyst-executor's --bind).
+    /// Port 0 picks a free port; each address is printed as "listening on
+    /// HOST:PORT", in the order given. A non-loopback address requires
+    /// --token-file. Started by systemd with sockets (socket activation:
+    /// LISTEN_PID and LISTEN_FDS), it serves those instead, under the same
+    /// rule, and takes no --listen.
+    #[arg(long, value_name = "HOST:PORT", default_value = DEFAULT_LISTEN_ADDRESS)]
     listen: Vec<String>,
 
     /// A file holding the token every client must present in the handshake
@@ -125,9 +125,12 @@ struct WorkerArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    // Sockets passed by systemd replace the default address, not one given.
+    let listen_given = matches.value_source("listen") == Some(ValueSource::CommandLine);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     init_logging();
-    match run(cli) {
+    match run(cli, listen_given) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("executor-server: {error:#}");
@@ -157,7 +160,7 @@ fn worker_program() -> Result<PathBuf> {
     std::env::current_exe().context("cannot find this executable to run workers")
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli, listen_given: bool) -> Result<()> {
     if cli.worker.worker {
         let WorkerArgs {
             socket_fd: Some(socket_fd),
@@ -177,13 +180,12 @@ fn run(cli: Cli) -> Result<()> {
         })?;
         return Ok(());
     }
-    let listen = match (sockets_passed(), cli.listen.is_empty()) {
-        (true, true) => Listen::PassedSockets,
-        (true, false) => {
+    let listen = match (sockets_passed(), listen_given) {
+        (true, false) => Listen::PassedSockets,
+        (true, true) => {
             bail!("--listen cannot be given when systemd passes the sockets (LISTEN_FDS)")
         }
-        (false, true) => Listen::Addresses(vec![DEFAULT_LISTEN_ADDRESS.to_owned()]),
-        (false, false) => Listen::Addresses(cli.listen),
+        (false, _) => Listen::Addresses(cli.listen),
     };
     let config = ServerConfig {
         listen,
