@@ -5,7 +5,9 @@
 # (10.0.0.1 and 10.0.0.2, which exist in these two namespaces only), sshd
 # (a fresh host key, one authorized key) in "host" and COMMAND in "client",
 # with SSH_CONFIG naming an ssh configuration in which the host
-# "executor-host" is that sshd. Each side has a TMPDIR of its own.
+# "executor-host" is that sshd, and CLIENT_LINK the client's end of the link.
+# Each side has a TMPDIR of its own. The sshd drops a client that has not
+# answered for 3 s (ClientAliveInterval 1, ClientAliveCountMax 3).
 #
 # After COMMAND, it checks that nothing COMMAND started is left: no process in
 # either namespace but sshd (within 10 s), nothing in the host's TMPDIR and no
@@ -75,6 +77,8 @@ KbdInteractiveAuthentication no
 UsePAM no
 StrictModes no
 SetEnv TMPDIR=$dir/host-tmp
+ClientAliveInterval 1
+ClientAliveCountMax 3
 EOF
 echo "10.0.0.2 $(cat "$dir/host_key.pub")" >"$dir/known_hosts"
 cat >"$dir/ssh_config" <<EOF
@@ -95,7 +99,7 @@ if ! eventually test -s "$dir/sshd.pid"; then
 fi
 sshd_pid=$(cat "$dir/sshd.pid")
 
-ip netns exec "$client" env SSH_CONFIG="$dir/ssh_config" TMPDIR="$dir/client-tmp" "$@"
+ip netns exec "$client" env SSH_CONFIG="$dir/ssh_config" CLIENT_LINK="exs${id}c" TMPDIR="$dir/client-tmp" "$@"
 status=$?
 
 only_sshd_left() { [ "$(ip netns pids "$host")" = "$sshd_pid" ]; }

@@ -139,13 +139,18 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr, filtered by EXECUTOR_LOG (`info` when unset).
+/// Logs go to stderr, filtered by EXECUTOR_LOG (`info` when unset). A log
+/// line that cannot be written is dropped: by default the subscriber reports
+/// that with `eprintln!`, which panics when stderr is gone (a closed pipe: the
+/// ssh session the server was started from dropped), and would end the
+/// thread that logged, the one that stops the server on SIGTERM among them.
 fn init_logging() {
     let filter = EnvFilter::try_from_env("EXECUTOR_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
+        .log_internal_errors(false)
         .init();
 }
 
