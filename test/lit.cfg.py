@@ -87,7 +87,7 @@ config.substitutions.append(
 def ssh_netns_missing():
     """Why the sshd-in-a-namespace tests cannot run here, or None."""
     sbin_path = os.pathsep.join([config.environment["PATH"], "/usr/sbin", "/sbin"])
-    for tool in ["ip", "ssh", "ssh-keygen"]:
+    for tool in ["ip", "ssh", "ssh-keygen", "unshare"]:
         if shutil.which(tool, path=sbin_path) is None:
             return f"{tool} is not installed"
     if not os.access("/usr/sbin/sshd", os.X_OK):
