@@ -30,7 +30,7 @@ RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,$(LLVM_LIB)/libmlir_c_runner_utils.
 CATALYST_PLUGIN_BUILD := EXECUTOR_MLIR_HOST=catalyst $(CARGO) build --release -p executor_plugin --target-dir target/catalyst/build \
 	&& ln -sfn ../../../release/executor-opt target/catalyst/build/release/executor-opt
 
-.PHONY: all deps build test lint demo bench catalyst fuzz clean
+.PHONY: all deps build test lint demo bench catalyst fuzz install uninstall clean
 
 all: build
 
@@ -123,6 +123,52 @@ fuzz: build
 	  --target $(HOST_TRIPLE) --target-dir $(LIBFUZZER_DIR)
 	$(BIN)/executor-fuzz all --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --llvm-bin $(LLVM_BIN) \
 	  --libfuzzer $(LIBFUZZER_DIR)/$(HOST_TRIPLE)/release/decode
+
+# Copies what `make build` built (it builds nothing, so that `sudo make install`
+# leaves no root-owned files in target/) under $(DESTDIR)$(PREFIX): the tools
+# and scripts/executor-ssh to bin/, the runtime library and the plugin to lib/,
+# the runtime's header to include/, the README and the protocol and ABI
+# documents to share/doc/executor-mlir/, and the systemd units of
+# executor-server (dist/systemd/, their paths set to PREFIX's) to
+# $(SYSTEMD_UNIT_DIR); it makes $(SYSCONFDIR)/executor-server (mode 0700), where
+# the service's token goes, but no token. README "Running executors on other hosts";
+# test/Deploy/install.test lists what it installs.
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+LIBDIR := $(PREFIX)/lib
+INCLUDEDIR := $(PREFIX)/include
+DOCDIR := $(PREFIX)/share/doc/executor-mlir
+SYSTEMD_UNIT_DIR ?= $(LIBDIR)/systemd/system
+SYSCONFDIR ?= /etc
+INSTALL_PROGRAMS := executor-opt executor-run executor-server
+INSTALL_LIBRARIES := libexecutor_runtime.so libexecutor_runtime.a libexecutor_plugin.so
+INSTALL_DOCS := README.md docs/protocol.md docs/runtime-abi.md
+INSTALL_UNITS := executor-server.service executor-server.socket
+INSTALLED := $(addprefix $(BINDIR)/,$(INSTALL_PROGRAMS) executor-ssh) \
+  $(addprefix $(LIBDIR)/,$(INSTALL_LIBRARIES)) $(INCLUDEDIR)/executor_runtime.h \
+  $(addprefix $(DOCDIR)/,$(INSTALL_DOCS)) $(addprefix $(SYSTEMD_UNIT_DIR)/,$(INSTALL_UNITS))
+
+install:
+	@for built in $(addprefix $(BIN)/,$(INSTALL_PROGRAMS) $(INSTALL_LIBRARIES)); do \
+	  [ -f $$built ] || { echo "make install: $$built is missing: run make build first" >&2; exit 1; }; \
+	done
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+	  $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	install -m 0755 $(addprefix $(BIN)/,$(INSTALL_PROGRAMS)) scripts/executor-ssh $(DESTDIR)$(BINDIR)
+	install -m 0755 $(BIN)/libexecutor_runtime.so $(BIN)/libexecutor_plugin.so $(DESTDIR)$(LIBDIR)
+	install -m 0644 $(BIN)/libexecutor_runtime.a $(DESTDIR)$(LIBDIR)
+	install -m 0644 include/executor_runtime.h $(DESTDIR)$(INCLUDEDIR)
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)
+	install -m 0644 docs/protocol.md docs/runtime-abi.md $(DESTDIR)$(DOCDIR)/docs
+	install -d -m 0700 $(DESTDIR)$(SYSCONFDIR)/executor-server
+	@for unit in $(INSTALL_UNITS); do \
+	  sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@docdir@|$(DOCDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' dist/systemd/$$unit.in \
+	    > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$unit && chmod 0644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$unit; \
+	done
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/executor-server 2>/dev/null
 
 clean:
 	$(CARGO) clean

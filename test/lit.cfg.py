@@ -7,6 +7,8 @@
 # config.executor_catalyst_root) and the directory the tests run in, and says how
 # to run lit by hand.
 import os
+import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config  # set by lit.llvm.initialize in the site config
@@ -20,8 +22,9 @@ if not hasattr(config, "executor_tools_dir"):
 
 config.name = "executor-mlir"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-# Python tests are the ones that drive Catalyst through its Python API.
-config.suffixes = [".mlir", ".py"]
+# Python tests are the ones that drive Catalyst through its Python API; .test
+# files test what is not MLIR (test/Deploy: make install, executor-ssh).
+config.suffixes = [".mlir", ".py", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = config.executor_exec_root
 # Inputs/ hold the files tests use, this file is Python but no test.
@@ -68,6 +71,43 @@ config.substitutions.append(
     )
 )
 config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment["PATH"]])
+
+# test/Deploy: the project's root (for make install), the SSH recipe, and the
+# sshd in network namespaces that tests it, which needs root (creating network
+# namespaces) and openssh-server (scripts/deps.sh installs it): without them
+# the tests that REQUIRE `ssh-netns` are reported unsupported, and why is said.
+config.substitutions.append(("%project_root", project_root))
+config.substitutions.append(("%executor_ssh", os.path.join(project_root, "scripts", "executor-ssh")))
+config.substitutions.append(("%executor_server", os.path.join(project_bin, "executor-server")))
+config.substitutions.append(
+    ("%with_ssh_host", os.path.join(config.test_source_root, "Deploy", "Inputs", "with-ssh-host.sh"))
+)
+
+
+def ssh_netns_missing():
+    """Why the sshd-in-a-namespace tests cannot run here, or None."""
+    sbin_path = os.pathsep.join([config.environment["PATH"], "/usr/sbin", "/sbin"])
+    for tool in ["ip", "ssh", "ssh-keygen", "unshare"]:
+        if shutil.which(tool, path=sbin_path) is None:
+            return f"{tool} is not installed"
+    if not os.access("/usr/sbin/sshd", os.X_OK):
+        return "/usr/sbin/sshd is not installed (scripts/deps.sh installs openssh-server)"
+    if os.geteuid() != 0:
+        return "creating network namespaces needs root"
+    if subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode != 0:
+        return "this machine does not allow network namespaces (unshare --net failed)"
+    return None
+
+
+if shutil.which("systemd-analyze"):
+    config.available_features.add("systemd-analyze")
+else:
+    lit_config.note("test/Deploy/systemd-units.test is unsupported here: systemd-analyze is not installed")
+missing = ssh_netns_missing()
+if missing is None:
+    config.available_features.add("ssh-netns")
+else:
+    lit_config.note(f"test/Deploy's SSH tests are unsupported here: {missing}")
 
 # Catalyst's own `catalyst` CLI and the plugin built for it, where `make
 # catalyst` has fetched them (docs/catalyst.md); without them the tests that

@@ -9,6 +9,7 @@
 //! and supervises it (`supervisor.rs`); the worker serves the requests with a
 //! [`crate::local::LocalExecutor`] (`worker.rs`).
 
+mod activation;
 mod handshake;
 mod linger;
 mod listen;
@@ -35,6 +36,7 @@ use std::{
 
 use thiserror::Error;
 
+pub use activation::sockets_passed;
 pub use listen::is_loopback_only;
 pub use pending::{
     DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, HandshakeLimits,
@@ -53,10 +55,19 @@ pub const DEFAULT_MAX_SESSIONS: u32 = 256;
 /// unless told otherwise.
 pub const DEFAULT_DEAD_LINK_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Where a server's connections come from.
+#[derive(Clone, Debug)]
+pub enum Listen {
+    /// The `host:port`s to bind (at least one); port 0 picks a free port.
+    Addresses(Vec<String>),
+    /// The listening sockets passed by systemd (socket activation,
+    /// [`sockets_passed`]).
+    PassedSockets,
+}
+
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// The `host:port`s to listen on (at least one); port 0 picks a free port.
-    pub listen: Vec<String>,
+    pub listen: Listen,
     /// The file holding the token every client must present; required for a
     /// non-loopback `listen` address.
     pub token_file: Option<PathBuf>,
@@ -87,6 +98,8 @@ pub enum ServerError {
          who can reach it could run code on this machine"
     )]
     TokenRequired { address: String },
+    #[error("cannot serve the sockets passed by systemd: {0}")]
+    Activation(String),
     #[error("cannot read token file '{path}': {reason}")]
     TokenFile { path: String, reason: String },
     #[error("cannot preload '{path}': {reason}")]
@@ -128,37 +141,19 @@ pub struct Server {
 }
 
 impl Server {
-    /// Checks the configuration and binds the listening socket: a non-loopback
-    /// address without a token file is refused before anything is bound.
+    /// Checks the configuration and binds the listening sockets (or takes
+    /// those passed): a non-loopback address without a token file is refused
+    /// before anything is bound or accepted.
     pub fn bind(config: ServerConfig) -> Result<Self, ServerError> {
-        let resolved = config
-            .listen
-            .iter()
-            .map(|listen| Ok((listen, listen::resolve(listen)?)))
-            .collect::<Result<Vec<_>, ServerError>>()?;
-        if config.token_file.is_none()
-            && let Some((listen, _)) = resolved
-                .iter()
-                .find(|(_, addresses)| !is_loopback_only(addresses))
-        {
-            return Err(ServerError::TokenRequired {
-                address: (*listen).clone(),
-            });
-        }
         let token = config.token_file.as_deref().map(token::load).transpose()?;
         for library in &config.preload {
             check_preload(library)?;
         }
         check_work_dir(&config.work_dir)?;
-        let listeners = resolved
-            .iter()
-            .map(|(listen, addresses)| {
-                TcpListener::bind(&addresses[..]).map_err(|reason| ServerError::Bind {
-                    address: (*listen).clone(),
-                    reason,
-                })
-            })
-            .collect::<Result<Vec<_>, ServerError>>()?;
+        let listeners = match &config.listen {
+            Listen::Addresses(listen) => bind_addresses(listen, token.is_some())?,
+            Listen::PassedSockets => passed_sockets(token.is_some())?,
+        };
         let claim = claim_work_dir(&config.work_dir)?;
         Ok(Self {
             listeners,
@@ -218,6 +213,48 @@ impl Server {
         shared.accept_forever(&last);
         Ok(())
     }
+}
+
+/// Binds each `host:port`, once all are known to be allowed: a non-loopback one
+/// needs a token.
+fn bind_addresses(listen: &[String], has_token: bool) -> Result<Vec<TcpListener>, ServerError> {
+    let resolved = listen
+        .iter()
+        .map(|listen| Ok((listen, listen::resolve(listen)?)))
+        .collect::<Result<Vec<_>, ServerError>>()?;
+    if !has_token
+        && let Some((listen, _)) = resolved
+            .iter()
+            .find(|(_, addresses)| !is_loopback_only(addresses))
+    {
+        return Err(ServerError::TokenRequired {
+            address: (*listen).clone(),
+        });
+    }
+    resolved
+        .iter()
+        .map(|(listen, addresses)| {
+            TcpListener::bind(&addresses[..]).map_err(|reason| ServerError::Bind {
+                address: (*listen).clone(),
+                reason,
+            })
+        })
+        .collect()
+}
+
+/// Takes the sockets passed by systemd, each allowed as a `--listen` address
+/// would be: a non-loopback one needs a token.
+fn passed_sockets(has_token: bool) -> Result<Vec<TcpListener>, ServerError> {
+    let listeners = activation::take_passed_sockets()?;
+    for listener in &listeners {
+        let address = listener.local_addr()?;
+        if !has_token && !is_loopback_only(&[address]) {
+            return Err(ServerError::TokenRequired {
+                address: format!("{address} (passed by systemd)"),
+            });
+        }
+    }
+    Ok(listeners)
 }
 
 /// What every listener's accept loop shares.
@@ -320,7 +357,7 @@ mod tests {
     fn a_non_loopback_address_needs_a_token_file() {
         // Refused before any socket is created: nothing is ever bound here.
         let config = ServerConfig {
-            listen: vec!["0.0.0.0:0".to_owned()],
+            listen: Listen::Addresses(vec!["0.0.0.0:0".to_owned()]),
             token_file: None,
             preload: Vec::new(),
             max_message_size: crate::protocol::DEFAULT_MAX_MESSAGE_SIZE,

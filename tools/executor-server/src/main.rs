@@ -9,7 +9,7 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, Parser};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, parser::ValueSource};
 use executor_runtime::{
     address::{self, Address},
     config,
@@ -18,7 +18,7 @@ use executor_runtime::{
     server::{
         DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS,
         DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_MAX_SESSIONS, HandshakeLimits,
-        Server, ServerConfig, WorkerConfig, run_worker,
+        Listen, Server, ServerConfig, WorkerConfig, run_worker, sockets_passed,
     },
 };
 use tracing_subscriber::EnvFilter;
@@ -31,7 +31,9 @@ struct Cli {
     /// An address to listen on (repeatable, as catalyst-executor's --bind).
     /// Port 0 picks a free port; each address is printed as "listening on
     /// HOST:PORT", in the order given. A non-loopback address requires
-    /// --token-file.
+    /// --token-file. Started by systemd with sockets (socket activation:
+    /// LISTEN_PID and LISTEN_FDS), it serves those instead, under the same
+    /// rule, and takes no --listen.
     #[arg(long, value_name = "HOST:PORT", default_value = DEFAULT_LISTEN_ADDRESS)]
     listen: Vec<String>,
 
@@ -155,9 +157,12 @@ struct WorkerArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    // Sockets passed by systemd replace the default address, not one given.
+    let listen_given = matches.value_source("listen") == Some(ValueSource::CommandLine);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     init_logging();
-    match run(cli) {
+    match run(cli, listen_given) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("executor-server: {error:#}");
@@ -166,13 +171,18 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr, filtered by EXECUTOR_LOG (`info` when unset).
+/// Logs go to stderr, filtered by EXECUTOR_LOG (`info` when unset). A log
+/// line that cannot be written is dropped: by default the subscriber reports
+/// that with `eprintln!`, which panics when stderr is gone (a closed pipe: the
+/// ssh session the server was started from dropped), and would end the
+/// thread that logged, the one that stops the server on SIGTERM among them.
 fn init_logging() {
     let filter = EnvFilter::try_from_env("EXECUTOR_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
+        .log_internal_errors(false)
         .init();
 }
 
@@ -207,7 +217,7 @@ fn check(address: &str) -> Result<()> {
     Ok(())
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli, listen_given: bool) -> Result<()> {
     if let Some(address) = &cli.check {
         return check(address).with_context(|| format!("--check {address}"));
     }
@@ -230,8 +240,15 @@ fn run(cli: Cli) -> Result<()> {
         })?;
         return Ok(());
     }
+    let listen = match (sockets_passed(), listen_given) {
+        (true, false) => Listen::PassedSockets,
+        (true, true) => {
+            bail!("--listen cannot be given when systemd passes the sockets (LISTEN_FDS)")
+        }
+        (false, _) => Listen::Addresses(cli.listen),
+    };
     let config = ServerConfig {
-        listen: cli.listen,
+        listen,
         token_file: cli.token_file,
         preload: cli.preload,
         max_message_size: cli.max_message_size,

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# launch-then-signal.sh SIGNAL EXECUTOR-RUN PROGRAM EXECUTOR-SSH [ARGS...]
+# Starts EXECUTOR-SSH ARGS... (no command: it prints the address and the token
+# file, then waits), runs the dispatch-form PROGRAM with EXECUTOR-RUN on that
+# address, sends SIGNAL to executor-ssh and prints its exit status. A killed
+# executor-ssh (KILL) cannot remove its local directory: this removes it, once
+# it has checked it is there.
+set -u
+signal=$1
+executor_run=$2
+program=$3
+shift 3
+out=$(mktemp -d)
+: >"$out/stdout"
+"$@" >"$out/stdout" 2>"$out/stderr" &
+pid=$!
+for _ in $(seq 300); do
+  grep -q '^EXECUTOR_TOKEN_FILE=' "$out/stdout" && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+if ! grep -q '^EXECUTOR_TOKEN_FILE=' "$out/stdout"; then
+  echo "launch-then-signal.sh: executor-ssh did not print its address:" >&2
+  cat "$out/stderr" >&2
+  kill "$pid" 2>/dev/null
+  wait "$pid"
+  rm -rf "$out"
+  exit 1
+fi
+EXECUTOR_ADDRESS=$(sed -n 's/^EXECUTOR_ADDRESS=//p' "$out/stdout")
+EXECUTOR_TOKEN_FILE=$(sed -n 's/^EXECUTOR_TOKEN_FILE=//p' "$out/stdout")
+export EXECUTOR_TOKEN_FILE
+sed "/executor.target/s|local|$EXECUTOR_ADDRESS|" "$program" | "$executor_run" -
+kill "-$signal" "$pid"
+wait "$pid"
+echo "executor-ssh exited with status $?"
+if [ "$signal" = KILL ]; then
+  [ -f "$EXECUTOR_TOKEN_FILE" ] && echo "its token file is left"
+  rm -rf "$(dirname "$EXECUTOR_TOKEN_FILE")"
+fi
+rm -rf "$out"
