@@ -347,6 +347,16 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) -> Result<Vec<Value<'c, 'a>>, String> {
         let session = launch.anchor(generated(launch.session())?);
         let callee = ir::string_bytes(generated(launch.kernel_callee())?);
+        let (function, site) = match self.convention {
+            EntryConvention::MlirCInterface => {
+                let site = self.symbols().launch_site(callee);
+                (
+                    &functions::LAUNCH_SITE,
+                    Some(self.prologue(at).address_of(&site)),
+                )
+            }
+            EntryConvention::CatalystPyface => (&functions::LAUNCH, None),
+        };
         let entry_symbol = self.string(at, &self.convention.entry_symbol(callee));
         let object = self.string_of(at, generated(launch.object())?);
 
@@ -359,15 +369,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             let descriptor = at.cast(*input, self.descriptor_type(*input_type));
             at.store(descriptor, *slot);
         }
-        let mut operands = Vec::new();
-        let function = match self.convention {
-            EntryConvention::MlirCInterface => {
-                let site = self.symbols().launch_site(callee);
-                operands.push(self.prologue(at).address_of(&site));
-                &functions::LAUNCH_SITE
-            }
-            EntryConvention::CatalystPyface => &functions::LAUNCH,
-        };
+        let mut operands: Vec<Value> = site.into_iter().collect();
         operands.extend([session, entry_symbol, object]);
         for (types, array) in [
             (&input_types, frame.input_array),
