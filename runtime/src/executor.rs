@@ -49,7 +49,7 @@ pub trait Executor: Send + Sync {
     fn close(&self) -> Result<()>;
 
     /// The embedded executor behind this session, if it is one (whose
-    /// launches may take `local::fast_launch`).
+    /// launches may take `local::fast_launch` and `local::launch_site`).
     fn as_local(&self) -> Option<&LocalExecutor> {
         None
     }
