@@ -290,11 +290,7 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
         output_elem_sizes,
     };
     // SAFETY: the arguments are what the contract says.
-    unsafe {
-        if !launch.run_from_thread_cache() {
-            launch.run_general(None);
-        }
-    }
+    unsafe { launch.run_without_site() }
 }
 
 /// What `executor.launch` lowers to under the default entry convention; see
@@ -325,45 +321,6 @@ pub unsafe extern "C" fn __executor__launch_site(
     output_ranks: *const usize,
     output_elem_sizes: *const usize,
 ) {
-    // SAFETY: null or the site's own cache (the contract).
-    let Some(site) = (unsafe { LaunchSite::from_ptr(site) }) else {
-        // SAFETY: the rest of the arguments are what its contract says.
-        return unsafe {
-            __catalyst__executor__launch(
-                session,
-                entry_symbol,
-                object,
-                num_inputs,
-                input_descs,
-                input_ranks,
-                input_elem_sizes,
-                num_outputs,
-                output_descs,
-                output_ranks,
-                output_elem_sizes,
-            )
-        };
-    };
-    if let Some(resolved) = site.lookup(session, entry_symbol, object)
-        // SAFETY: the entry resolved for this session, entry and object in
-        // the current generation; the strings are the unchanged ones it was
-        // resolved for (the contract), of which the entry was read as UTF-8.
-        && unsafe {
-            fast_launch::run_resolved(
-                resolved.address,
-                entry_symbol,
-                resolved.entry_len,
-                num_inputs,
-                input_descs,
-                num_outputs,
-                output_descs,
-                output_ranks,
-                output_elem_sizes,
-            )
-        }
-    {
-        return;
-    }
     let launch = Launch {
         session,
         entry_symbol,
@@ -377,8 +334,14 @@ pub unsafe extern "C" fn __executor__launch_site(
         output_ranks,
         output_elem_sizes,
     };
-    // SAFETY: the arguments are what the contract says.
-    unsafe { launch.run_general(Some(site)) };
+    // SAFETY: `site` is null or the site's own cache, the rest is what
+    // `__catalyst__executor__launch`'s contract says (the contract).
+    unsafe {
+        match LaunchSite::from_ptr(site) {
+            Some(site) => launch.run_from_site(site),
+            None => launch.run_without_site(),
+        }
+    }
 }
 
 /// The arguments of a launch, as `__catalyst__executor__launch` takes them.
@@ -397,15 +360,15 @@ struct Launch {
 }
 
 impl Launch {
-    /// Runs the launch if this thread has its site cached; false if it must
-    /// take the general path.
+    /// Runs the launch from this thread's cache of the sites it ran, or else
+    /// on the general path.
     ///
     /// # Safety
     ///
     /// The arguments are what `__catalyst__executor__launch`'s contract says.
-    unsafe fn run_from_thread_cache(&self) -> bool {
+    unsafe fn run_without_site(&self) {
         // SAFETY: per the contract.
-        unsafe {
+        let done = unsafe {
             fast_launch::run(
                 self.session,
                 self.entry_symbol,
@@ -417,7 +380,43 @@ impl Launch {
                 self.output_ranks,
                 self.output_elem_sizes,
             )
+        };
+        if !done {
+            // SAFETY: per the contract.
+            unsafe { self.run_general(None) }
         }
+    }
+
+    /// Runs the launch straight from `site` when it holds the entry for this
+    /// launch, or else on the general path, which fills `site`.
+    ///
+    /// # Safety
+    ///
+    /// As `__executor__launch_site`'s contract, `site` its own cache.
+    unsafe fn run_from_site(&self, site: &LaunchSite) {
+        if let Some(resolved) = site.lookup(self.session, self.entry_symbol, self.object)
+            // SAFETY: the entry resolved for this session, entry and object
+            // in the current generation; the strings are the unchanged ones
+            // it was resolved for (the contract), of which the entry was read
+            // as UTF-8.
+            && unsafe {
+                fast_launch::run_resolved(
+                    resolved.address,
+                    self.entry_symbol,
+                    resolved.entry_len,
+                    self.num_inputs,
+                    self.input_descs,
+                    self.num_outputs,
+                    self.output_descs,
+                    self.output_ranks,
+                    self.output_elem_sizes,
+                )
+            }
+        {
+            return;
+        }
+        // SAFETY: per the contract.
+        unsafe { self.run_general(Some(site)) }
     }
 
     /// The general path: checks everything, runs the launch, then caches the
