@@ -22,7 +22,7 @@ use executor_abi::{EntryConvention, descriptor};
 
 use super::{
     crash,
-    invoke::{MAX_ARGUMENTS, call_with_pointers},
+    invoke::{MAX_ARGUMENTS, call_with_few_pointers},
 };
 use crate::memref::Descriptor;
 
@@ -251,14 +251,11 @@ pub unsafe fn run_resolved(
     let symbol = unsafe {
         std::str::from_utf8_unchecked(std::slice::from_raw_parts(entry.cast(), entry_len))
     };
-    // SAFETY: the kernel takes exactly these pointers (the convention).
-    if crash::guard(symbol, || unsafe {
-        call_with_pointers(address, &pointers[..count])
-    })
-    .is_err()
-    {
-        return false;
-    }
+    // SAFETY: the kernel takes exactly these pointers (the convention), at
+    // most MAX_ARGUMENTS (checked above).
+    crash::guard(symbol, || unsafe {
+        call_with_few_pointers(address, &pointers[..count])
+    });
     if num_outputs == 1 {
         // SAFETY: the output descriptor the kernel filled, of its rank and
         // element size; the inputs' first words are their `allocated` pointers.
