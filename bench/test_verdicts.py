@@ -66,7 +66,7 @@ def placement(async_ratio=0.5, echo=1.0, sink=1.0, bulk=1.0) -> dict:
     }
 
 
-def runtime_summary(local_ns=500.0, free=None, pinned=None) -> dict:
+def runtime_summary(local_ns=15.0, free=None, pinned=None) -> dict:
     return {"local_ns": {"median": local_ns}, "free": free or placement(), "pinned": pinned or placement()}
 
 

@@ -1,8 +1,9 @@
 /*===- executor_runtime.h - The executor runtime C ABI ------------*- C -*-===*\
 |*                                                                            *|
 |* The functions that code lowered by convert-executor-to-llvm calls. Names   *|
-|* and signatures are those of Catalyst's executor C API; docs/runtime-abi.md *|
-|* says what each argument holds and the layouts Catalyst leaves open.        *|
+|* and signatures are those of Catalyst's executor C API, except              *|
+|* __executor__launch_site, this project's own; docs/runtime-abi.md says what *|
+|* each argument holds and the layouts Catalyst leaves open.                  *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -38,6 +39,21 @@ void __catalyst__executor__launch(int64_t session, const char *entry_symbol,
                                   size_t num_outputs, void *const *output_descs,
                                   const size_t *output_ranks,
                                   const size_t *output_elem_sizes);
+
+/* __catalyst__executor__launch with the cache of one launch site: `site`
+ * points at that site's own writable, zero-initialized, 8-byte aligned 64-byte
+ * block, which only the runtime reads and writes. The first launch
+ * resolves the entry and fills it; the next ones with the same session,
+ * entry and object (the same pointers) call the entry directly while the
+ * session stays open. */
+void __executor__launch_site(void *site, int64_t session,
+                             const char *entry_symbol, const char *object,
+                             size_t num_inputs, void *const *input_descs,
+                             const size_t *input_ranks,
+                             const size_t *input_elem_sizes,
+                             size_t num_outputs, void *const *output_descs,
+                             const size_t *output_ranks,
+                             const size_t *output_elem_sizes);
 
 /* Starts the `void(void)` function `entry_symbol` of `object` on a background
  * thread of the executor; returns a token for __catalyst__executor__await. */

@@ -328,13 +328,18 @@ impl<'c, 'a> Lowering<'c, 'a> {
     }
 
     //===------------------------------------------------------------------===//
-    // executor.launch -> __catalyst__executor__launch
+    // executor.launch -> __executor__launch_site (__catalyst__executor__launch
+    //                   under Catalyst's entry convention)
     //===------------------------------------------------------------------===//
 
     /// Each input's descriptor is stored into its slot, the runtime gets the
     /// arrays of pointers to the input and result slots and constant arrays of
     /// ranks and element sizes, and the results are read back from their
-    /// filled slots.
+    /// filled slots. Under the default entry convention each launch gets a
+    /// cache of its own (`executor_abi::launch_site`) and calls
+    /// `LAUNCH_SITE`, which calls the resolved entry directly from the
+    /// second launch on; code lowered for Catalyst's convention calls
+    /// Catalyst's `LAUNCH`, which Catalyst's runtime has too.
     fn lower_launch(
         &mut self,
         at: &Emitter<'c, 'a>,
@@ -342,6 +347,16 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) -> Result<Vec<Value<'c, 'a>>, String> {
         let session = launch.anchor(generated(launch.session())?);
         let callee = ir::string_bytes(generated(launch.kernel_callee())?);
+        let (function, site) = match self.convention {
+            EntryConvention::MlirCInterface => {
+                let site = self.symbols().launch_site(callee);
+                (
+                    &functions::LAUNCH_SITE,
+                    Some(self.prologue(at).address_of(&site)),
+                )
+            }
+            EntryConvention::CatalystPyface => (&functions::LAUNCH, None),
+        };
         let entry_symbol = self.string(at, &self.convention.entry_symbol(callee));
         let object = self.string_of(at, generated(launch.object())?);
 
@@ -354,7 +369,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
             let descriptor = at.cast(*input, self.descriptor_type(*input_type));
             at.store(descriptor, *slot);
         }
-        let mut operands = vec![session, entry_symbol, object];
+        let mut operands: Vec<Value> = site.into_iter().collect();
+        operands.extend([session, entry_symbol, object]);
         for (types, array) in [
             (&input_types, frame.input_array),
             (&result_types, frame.output_array),
@@ -366,7 +382,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             operands.push(self.i64_array(at, &ranks));
             operands.push(self.i64_array(at, &sizes));
         }
-        self.call(at, &functions::LAUNCH, &operands)?;
+        self.call(at, function, &operands)?;
 
         Ok(result_types
             .iter()

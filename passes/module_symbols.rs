@@ -1,11 +1,12 @@
 //! The symbols the lowering adds to a symbol table (the `builtin.module` or
 //! `gpu.module` around the lowered ops): runtime declarations (once per
-//! table) and internal constant globals (once per distinct content), under
-//! readable names that never collide with the table's own symbols.
+//! table), internal constant globals (once per distinct content) and the
+//! launch sites' caches (one per `executor.launch`), under readable names
+//! that never collide with the table's own symbols.
 
 use std::collections::{HashMap, HashSet};
 
-use executor_abi::functions::RuntimeFunction;
+use executor_abi::{functions::RuntimeFunction, launch_site};
 use melior::{
     Context,
     dialect::{
@@ -129,7 +130,7 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         bytes.push(0);
         let global_type = llvm::r#type::array(self.types.i8, bytes.len() as u32);
         let value = ir::string_attribute(self.context, &bytes);
-        self.insert_global(&name, value, global_type);
+        self.insert_global(&name, value, global_type, GlobalKind::Constant);
         self.strings.insert(text.to_vec(), name.clone());
         name
     }
@@ -153,22 +154,53 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
             .expect("i64 elements fit a tensor of i64")
             .into();
         let global_type = llvm::r#type::array(self.types.i64, values.len() as u32);
-        self.insert_global(&name, value, global_type);
+        self.insert_global(&name, value, global_type, GlobalKind::Constant);
         self.i64_arrays.insert(values.to_vec(), name.clone());
         name
     }
 
-    fn insert_global(&mut self, name: &str, value: Attribute<'c>, global_type: Type<'c>) {
+    /// The name of a new launch site's cache (`executor_abi::launch_site`)
+    /// for a launch of `entry`: an internal, writable global of zeros.
+    pub fn launch_site(&mut self, entry: &[u8]) -> String {
+        let name = self.names.unique(&format!("__executor_site_{}", sanitize(entry)));
+        let words = launch_site::WORDS as u32;
+        let tensor = RankedTensorType::new(&[words.into()], self.types.i64, None);
+        let zeros = DenseElementsAttribute::new(
+            tensor.into(),
+            &[IntegerAttribute::new(self.types.i64, 0).into()],
+        )
+        .expect("a splat of i64 fits a tensor of i64")
+        .into();
+        let global_type = llvm::r#type::array(self.types.i64, words);
+        self.insert_global(&name, zeros, global_type, GlobalKind::LaunchSite);
+        name
+    }
+
+    /// Adds the internal global `name` of `global_type`, holding `value`.
+    fn insert_global(
+        &mut self,
+        name: &str,
+        value: Attribute<'c>,
+        global_type: Type<'c>,
+        kind: GlobalKind,
+    ) {
         let context = self.context;
-        let global = ods::llvm::GlobalOperationBuilder::new(context, self.location)
+        let builder = ods::llvm::GlobalOperationBuilder::new(context, self.location)
             .global_type(TypeAttribute::new(global_type))
-            .constant(Attribute::unit(context))
             .sym_name(StringAttribute::new(context, name))
             .linkage(linkage(context, Linkage::Internal))
             .value(value)
             .addr_space(IntegerAttribute::new(self.types.i32, 0))
-            .initializer(Region::new())
-            .build();
+            .initializer(Region::new());
+        let global = match kind {
+            GlobalKind::Constant => builder.constant(Attribute::unit(context)),
+            // The runtime reads and writes a launch site's words atomically.
+            GlobalKind::LaunchSite => builder.alignment(IntegerAttribute::new(
+                self.types.i64,
+                launch_site::ALIGNMENT as i64,
+            )),
+        }
+        .build();
         self.insert(global.into());
     }
 
@@ -192,6 +224,15 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         }
         None
     }
+}
+
+/// What a global added by the lowering is.
+#[derive(Clone, Copy)]
+enum GlobalKind {
+    /// Read-only data (strings, arrays of ranks and sizes).
+    Constant,
+    /// A launch site's cache, which the runtime writes.
+    LaunchSite,
 }
 
 /// The body block of a symbol table op.

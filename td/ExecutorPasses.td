@@ -20,6 +20,13 @@ def ConvertExecutorToLLVMPass : Pass<"convert-executor-to-llvm", "::mlir::Module
     `!executor.token` into `i64`: function signatures, calls, block arguments
     and region-carried values included.
 
+    Under the default entry convention each `executor.launch` gets a launch
+    site, an internal writable global that the runtime fills on its first run,
+    and calls `__executor__launch_site` (this project's own function, which
+    then calls the resolved kernel directly); under
+    `entry-convention=catalyst-pyface` it calls Catalyst's
+    `__catalyst__executor__launch`.
+
     String attributes become internal constant NUL-terminated globals shared by
     content. Stack slots, constants and global addresses are made once, in a
     prologue at the top of the enclosing function (or other allocation scope,

@@ -112,23 +112,42 @@ pub const SEND_BINARY: RuntimeFunction = RuntimeFunction {
     ],
 };
 
+/// The parameters of [`LAUNCH`], after those given first (`$first`).
+macro_rules! launch_parameters {
+    ($($first:expr),*) => {
+        &[
+            $($first,)*
+            ("int64_t", "session"),
+            ("const char *", "entry_symbol"),
+            ("const char *", "object"),
+            ("size_t", "num_inputs"),
+            ("void *const *", "input_descs"),
+            ("const size_t *", "input_ranks"),
+            ("const size_t *", "input_elem_sizes"),
+            ("size_t", "num_outputs"),
+            ("void *const *", "output_descs"),
+            ("const size_t *", "output_ranks"),
+            ("const size_t *", "output_elem_sizes"),
+        ]
+    };
+}
+
 /// `executor.launch`: runs a kernel with memref descriptors and waits for it.
 pub const LAUNCH: RuntimeFunction = RuntimeFunction {
     name: "__catalyst__executor__launch",
     result: None,
-    parameters: &[
-        ("int64_t", "session"),
-        ("const char *", "entry_symbol"),
-        ("const char *", "object"),
-        ("size_t", "num_inputs"),
-        ("void *const *", "input_descs"),
-        ("const size_t *", "input_ranks"),
-        ("const size_t *", "input_elem_sizes"),
-        ("size_t", "num_outputs"),
-        ("void *const *", "output_descs"),
-        ("const size_t *", "output_ranks"),
-        ("const size_t *", "output_elem_sizes"),
-    ],
+    parameters: launch_parameters!(),
+};
+
+/// `executor.launch` under the default entry convention: [`LAUNCH`] with the
+/// launch site's cache ([`crate::launch_site`]), which resolves the entry on
+/// the site's first launch and calls it directly on the next ones. This
+/// project's own: Catalyst's runtime has no such function, so code lowered
+/// for Catalyst's convention calls [`LAUNCH`].
+pub const LAUNCH_SITE: RuntimeFunction = RuntimeFunction {
+    name: "__executor__launch_site",
+    result: None,
+    parameters: launch_parameters!(("void *", "site")),
 };
 
 /// `executor.launch_async`: starts an entry without arguments; returns a token.
@@ -179,10 +198,11 @@ pub const CLOSE: RuntimeFunction = RuntimeFunction {
 };
 
 /// Every function of the runtime, in the order of `include/executor_runtime.h`.
-pub const RUNTIME: [&RuntimeFunction; 8] = [
+pub const RUNTIME: [&RuntimeFunction; 9] = [
     &OPEN,
     &SEND_BINARY,
     &LAUNCH,
+    &LAUNCH_SITE,
     &LAUNCH_ASYNC,
     &AWAIT,
     &CALL_WRAPPER,
@@ -221,6 +241,10 @@ mod tests {
             "i32 (i64, ptr, ptr, i64, ptr, ptr)"
         );
         assert_eq!(FREE_RESULT.llvm_signature(), "void (ptr)");
+        assert_eq!(
+            LAUNCH_SITE.llvm_signature(),
+            "void (ptr, i64, ptr, ptr, i64, ptr, ptr, ptr, i64, ptr, ptr, ptr)"
+        );
         for function in RUNTIME.iter().copied().chain([&MALLOC, &FREE]) {
             // Every C type maps to an LLVM type (of_c_type panics otherwise).
             assert_eq!(function.parameter_types().len(), function.parameters.len());

@@ -1,6 +1,6 @@
 //! The executor runtime ABI, defined once for every side of it.
 //!
-//! `convert-executor-to-llvm` emits calls and memory layouts from these
+//! `convert-executor-to-llvm` emits calls, launch-site caches and memory layouts from these
 //! definitions (and `send_binary`'s formats, which the verifier checks), the runtime decodes with them, `build.rs` generates the pass
 //! option's C++ values from [`EntryConvention`], and this crate's tests check
 //! `include/executor_runtime.h` and `docs/runtime-abi.md` against them. A
@@ -16,6 +16,7 @@ pub mod call_buffer;
 pub mod descriptor;
 mod entry;
 pub mod functions;
+pub mod launch_site;
 
 pub use binary_format::BinaryFormat;
 pub use entry::EntryConvention;

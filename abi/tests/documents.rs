@@ -1,7 +1,9 @@
 //! The ABI's written copies, `include/executor_runtime.h` and
 //! `docs/runtime-abi.md`, say what this crate defines.
 
-use executor_abi::{BinaryFormat, EntryConvention, call_buffer, descriptor, functions};
+use executor_abi::{
+    BinaryFormat, EntryConvention, call_buffer, descriptor, functions, launch_site,
+};
 
 fn read(path: &str) -> String {
     let path = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
@@ -21,6 +23,16 @@ fn c_tokens(source: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// C source, comments included, every run of white space and comment
+/// leaders (` * `) one space.
+fn c_tokens_and_comments(source: &str) -> String {
+    source
+        .split_whitespace()
+        .filter(|word| *word != "*")
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[test]
 fn the_header_declares_exactly_the_runtime_functions() {
     let header = c_tokens(&read("include/executor_runtime.h"));
@@ -31,11 +43,12 @@ fn the_header_declares_exactly_the_runtime_functions() {
             "include/executor_runtime.h does not declare `{declaration}`"
         );
     }
-    let declared = header.matches("__catalyst__executor__").count();
+    // `__catalyst__executor__open` and `__executor__launch_site` alike.
+    let declared = header.matches("__executor__").count();
     assert_eq!(
         declared,
         functions::RUNTIME.len(),
-        "include/executor_runtime.h declares other __catalyst__executor__ functions"
+        "include/executor_runtime.h declares other __executor__ functions"
     );
 }
 
@@ -78,6 +91,26 @@ fn the_documented_layouts_match() {
     assert!(
         doc.contains(&version),
         "docs/runtime-abi.md does not name {version}"
+    );
+    let site = format!(
+        "of {} words of {} bytes (`executor_abi::launch_site::WORDS`), {}-byte aligned",
+        launch_site::WORDS,
+        descriptor::WORD_BYTES,
+        launch_site::ALIGNMENT
+    );
+    assert!(
+        doc.contains(&site),
+        "docs/runtime-abi.md does not give a launch site's size: {site}"
+    );
+    let header = c_tokens_and_comments(&read("include/executor_runtime.h"));
+    let block = format!(
+        "{}-byte aligned {}-byte block",
+        launch_site::ALIGNMENT,
+        launch_site::WORDS * descriptor::WORD_BYTES
+    );
+    assert!(
+        header.contains(&block),
+        "include/executor_runtime.h does not give a launch site's size: {block}"
     );
     assert!(
         doc.contains(descriptor::C_STRUCT),

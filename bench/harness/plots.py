@@ -72,7 +72,7 @@ def plot(compile_summary: dict, compile_raw: dict, runtime_raw: dict, runtime_su
     figure, axes = plt.subplots(1, 3, figsize=(16, 4.8), gridspec_kw={"width_ratios": [1, 2, 2]})
     distribution(axes[0], {"executor.launch\n(local, empty kernel)": runtime_raw["local"]["local_ns"]},
                  "local launch: ns per launch,\none point per process run\n(1,000,000 launches each)",
-                 "ns per launch", TARGET_LOCAL_NS, "target: 1 us")
+                 "ns per launch", TARGET_LOCAL_NS, f"target: {TARGET_LOCAL_NS:g} ns")
     for axis, placement in zip(axes[1:], PLACEMENTS):
         raw, summary = runtime_raw["async"][placement], runtime_summary[placement]
         distribution(

@@ -6,6 +6,7 @@ import textwrap
 from . import session_passes
 from .common import README
 from .text import fmt, ratio
+from .verdicts import TARGET_LOCAL_NS
 
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
@@ -20,7 +21,7 @@ def render_paragraph(context: dict) -> str:
         "scaling": f"its time grows {ratio(h['scaling_pass'])} from {h['middle']:,} to {h['largest']:,} ops "
                    "(at most 11x)",
         "memory": f"its peak memory is {ratio(h['memory_ratio'])} the baseline's (at most 1.5x)",
-        "local": f"a local launch costs {fmt(h['local_ns'])} ns (at most 1 us)",
+        "local": f"a local launch costs {fmt(h['local_ns'])} ns (at most {fmt(TARGET_LOCAL_NS)} ns)",
         "async": f"`launch_async` + `await` costs {ratio(h['async_ratio_free'])} / {ratio(h['async_ratio_pinned'])} "
                  "MLIR's `async.execute` + `async.await` (at most 1.0x)",
         "rtt": f"a remote launch with 1 KiB of inputs costs {ratio(h['rtt_ratio_free'])} / {ratio(h['rtt_ratio_pinned'])} a TCP "

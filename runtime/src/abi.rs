@@ -19,7 +19,10 @@ use crate::{
     deadline::{self, ArmedDeadline},
     error::{Result, RuntimeError},
     executor,
-    local::fast_launch,
+    local::{
+        fast_launch,
+        launch_site::{Fill, LaunchSite, Resolved},
+    },
     memref::Descriptor,
     sessions::{self, Session},
 };
@@ -243,7 +246,8 @@ pub unsafe extern "C" fn __catalyst__executor__send_binary(
     })
 }
 
-/// What `executor.launch` lowers to; see include/executor_runtime.h.
+/// What `executor.launch` lowers to under Catalyst's entry convention (and
+/// Catalyst's own lowering); see include/executor_runtime.h.
 ///
 /// # Safety
 ///
@@ -273,50 +277,217 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
     output_ranks: *const usize,
     output_elem_sizes: *const usize,
 ) {
+    let launch = Launch {
+        session,
+        entry_symbol,
+        object,
+        num_inputs,
+        input_descs,
+        input_ranks,
+        input_elem_sizes,
+        num_outputs,
+        output_descs,
+        output_ranks,
+        output_elem_sizes,
+    };
     // SAFETY: the arguments are what the contract says.
-    if unsafe {
-        fast_launch::run(
-            session,
-            entry_symbol,
-            object,
-            num_inputs,
-            input_descs,
-            num_outputs,
-            output_descs,
-            output_ranks,
-            output_elem_sizes,
-        )
-    } {
-        return;
+    unsafe { launch.run_without_site() }
+}
+
+/// What `executor.launch` lowers to under the default entry convention; see
+/// include/executor_runtime.h. Its failures are reported as those of
+/// `__catalyst__executor__launch`, which it is with a cache.
+///
+/// # Safety
+///
+/// - `site` must be null (then this is `__catalyst__executor__launch`) or
+///   point at the launch site's own cache (`executor_abi::launch_site`): writable, aligned,
+///   zeroed before the site's first launch, and passed by no other site.
+/// - A site whose cache is filled must be launched with the same entry and
+///   object strings, unchanged.
+/// - The rest is `__catalyst__executor__launch`'s contract.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __executor__launch_site(
+    site: *mut c_void,
+    session: i64,
+    entry_symbol: *const c_char,
+    object: *const c_char,
+    num_inputs: usize,
+    input_descs: *const *mut c_void,
+    input_ranks: *const usize,
+    input_elem_sizes: *const usize,
+    num_outputs: usize,
+    output_descs: *const *mut c_void,
+    output_ranks: *const usize,
+    output_elem_sizes: *const usize,
+) {
+    let launch = Launch {
+        session,
+        entry_symbol,
+        object,
+        num_inputs,
+        input_descs,
+        input_ranks,
+        input_elem_sizes,
+        num_outputs,
+        output_descs,
+        output_ranks,
+        output_elem_sizes,
+    };
+    // SAFETY: `site` is null or the site's own cache, the rest is what
+    // `__catalyst__executor__launch`'s contract says (the contract).
+    unsafe {
+        match LaunchSite::from_ptr(site) {
+            Some(site) => launch.run_from_site(site),
+            None => launch.run_without_site(),
+        }
     }
-    let handle = session;
-    let (entry_pointer, object_pointer) = (entry_symbol, object);
-    Call::new("__catalyst__executor__launch").run(|call| {
-        let session = call.session(handle)?;
-        // SAFETY: the strings, arrays and descriptors are what `text` and
-        // `descriptors` require (the contract).
-        let (entry, object, inputs, outputs) = unsafe {
-            (
-                text(entry_symbol, "the entry symbol")?,
-                text(object, "the object")?,
-                descriptors(num_inputs, input_descs, input_ranks, input_elem_sizes)?,
-                descriptors(num_outputs, output_descs, output_ranks, output_elem_sizes)?,
+}
+
+/// The arguments of a launch, as `__catalyst__executor__launch` takes them.
+struct Launch {
+    session: i64,
+    entry_symbol: *const c_char,
+    object: *const c_char,
+    num_inputs: usize,
+    input_descs: *const *mut c_void,
+    input_ranks: *const usize,
+    input_elem_sizes: *const usize,
+    num_outputs: usize,
+    output_descs: *const *mut c_void,
+    output_ranks: *const usize,
+    output_elem_sizes: *const usize,
+}
+
+impl Launch {
+    /// Runs the launch from this thread's cache of the sites it ran, or else
+    /// on the general path.
+    ///
+    /// # Safety
+    ///
+    /// The arguments are what `__catalyst__executor__launch`'s contract says.
+    unsafe fn run_without_site(&self) {
+        // SAFETY: per the contract.
+        let done = unsafe {
+            fast_launch::run(
+                self.session,
+                self.entry_symbol,
+                self.object,
+                self.num_inputs,
+                self.input_descs,
+                self.num_outputs,
+                self.output_descs,
+                self.output_ranks,
+                self.output_elem_sizes,
             )
         };
-        call.symbol = Some(entry.into());
-        let _deadline = call.deadline(&session)?;
-        session.executor.launch(entry, object, &inputs, &outputs)?;
-        // The next launch of this site on this thread may skip all of this.
-        if let Some(local) = session.executor.as_local()
-            && session.launch_timeout.is_none()
-            && fast_launch::qualifies(entry, num_outputs)
-            && let Ok(address) = local.entry_address(entry, object)
-        {
-            // SAFETY: both were read above as NUL-terminated UTF-8.
-            unsafe { fast_launch::remember(handle, entry_pointer, object_pointer, address) };
+        if !done {
+            // SAFETY: per the contract.
+            unsafe { self.run_general(None) }
         }
-        Ok(())
-    })
+    }
+
+    /// Runs the launch straight from `site` when it holds the entry for this
+    /// launch, or else on the general path, which fills `site`.
+    ///
+    /// # Safety
+    ///
+    /// As `__executor__launch_site`'s contract, `site` its own cache.
+    unsafe fn run_from_site(&self, site: &LaunchSite) {
+        if let Some(resolved) = site.lookup(self.session, self.entry_symbol, self.object)
+            // SAFETY: the entry resolved for this session, entry and object
+            // in the current generation; the strings are the unchanged ones
+            // it was resolved for (the contract), of which the entry was read
+            // as UTF-8.
+            && unsafe {
+                fast_launch::run_resolved(
+                    resolved.address,
+                    self.entry_symbol,
+                    resolved.entry_len,
+                    self.num_inputs,
+                    self.input_descs,
+                    self.num_outputs,
+                    self.output_descs,
+                    self.output_ranks,
+                    self.output_elem_sizes,
+                )
+            }
+        {
+            return;
+        }
+        // SAFETY: per the contract.
+        unsafe { self.run_general(Some(site)) }
+    }
+
+    /// The general path: checks everything, runs the launch, then caches the
+    /// resolved entry (in `site`, or else in this thread's cache) when the
+    /// next launch of the site may skip all of this. Reports a failure and
+    /// exits.
+    ///
+    /// # Safety
+    ///
+    /// The arguments are what `__catalyst__executor__launch`'s contract says.
+    unsafe fn run_general(&self, site: Option<&LaunchSite>) {
+        Call::new("__catalyst__executor__launch").run(|call| {
+            // Before the session is looked up: a close from now on makes what
+            // is cached below stale.
+            let generation = fast_launch::generation();
+            let session = call.session(self.session)?;
+            // SAFETY: the strings, arrays and descriptors are what `text` and
+            // `descriptors` require (the contract).
+            let (entry, object, inputs, outputs) = unsafe {
+                (
+                    text(self.entry_symbol, "the entry symbol")?,
+                    text(self.object, "the object")?,
+                    descriptors(
+                        self.num_inputs,
+                        self.input_descs,
+                        self.input_ranks,
+                        self.input_elem_sizes,
+                    )?,
+                    descriptors(
+                        self.num_outputs,
+                        self.output_descs,
+                        self.output_ranks,
+                        self.output_elem_sizes,
+                    )?,
+                )
+            };
+            call.symbol = Some(entry.into());
+            let _deadline = call.deadline(&session)?;
+            session.executor.launch(entry, object, &inputs, &outputs)?;
+            if let Some(local) = session.executor.as_local()
+                && session.launch_timeout.is_none()
+                && fast_launch::qualifies(entry, self.num_outputs)
+                && let Ok(address) = local.entry_address(entry, object)
+            {
+                match site {
+                    Some(site) => site.fill(&Fill {
+                        generation,
+                        session: self.session,
+                        entry: self.entry_symbol,
+                        object: self.object,
+                        resolved: Resolved {
+                            address,
+                            entry_len: entry.len(),
+                        },
+                    }),
+                    // SAFETY: both were read above as NUL-terminated UTF-8.
+                    None => unsafe {
+                        fast_launch::remember(
+                            generation,
+                            self.session,
+                            self.entry_symbol,
+                            self.object,
+                            address,
+                        )
+                    },
+                }
+            }
+            Ok(())
+        })
+    }
 }
 
 /// What `executor.launch_async` lowers to; see include/executor_runtime.h.

@@ -56,7 +56,7 @@ pub trait Executor: Send + Sync {
     }
 
     /// The embedded executor behind this session, if it is one (whose
-    /// launches may take `local::fast_launch`).
+    /// launches may take `local::fast_launch` and `local::launch_site`).
     fn as_local(&self) -> Option<&LocalExecutor> {
         None
     }

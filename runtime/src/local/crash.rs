@@ -38,15 +38,30 @@ const STACK_GUARD_REACH: usize = 1 << 20;
 /// little; a page below it is left unmapped as its guard).
 const SIGNAL_STACK_SIZE: usize = 64 * 1024;
 
-thread_local! {
+/// What the signal handler needs to know about its thread, in one
+/// thread-local so that a guarded kernel costs one thread-local access (the
+/// runtime is a shared library, where each access is a call).
+struct KernelThread {
     /// The symbol of the kernel running on this thread (address and length).
-    static RUNNING: Cell<(*const u8, usize)> = const { Cell::new((std::ptr::null(), 0)) };
+    running: Cell<(*const u8, usize)>,
     /// The addresses where a fault means that this thread's stack overflowed
     /// (start, end), once its first kernel has started; (0, 0) if unknown.
-    static OVERFLOW_ZONE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
-    /// Set up when this thread's first kernel starts: the alternate signal
-    /// stack it was given, if it had none.
-    static PREPARED: OnceCell<Option<SignalStack>> = const { OnceCell::new() };
+    overflow_zone: Cell<(usize, usize)>,
+    /// Whether this thread's first kernel has set it up ([`prepare_thread`]).
+    prepared: Cell<bool>,
+}
+
+thread_local! {
+    static KERNEL_THREAD: KernelThread = const {
+        KernelThread {
+            running: Cell::new((std::ptr::null(), 0)),
+            overflow_zone: Cell::new((0, 0)),
+            prepared: Cell::new(false),
+        }
+    };
+    /// The alternate signal stack this thread was given, if it had none;
+    /// released when the thread exits.
+    static SIGNAL_STACK: OnceCell<Option<SignalStack>> = const { OnceCell::new() };
 }
 
 /// The handlers installed before ours, per signal, to chain to.
@@ -66,16 +81,26 @@ pub fn guard<T>(symbol: &str, kernel: impl FnOnce() -> T) -> T {
     if !REPORTING.load(Ordering::Acquire) {
         return kernel();
     }
-    PREPARED.with(|prepared| {
-        prepared.get_or_init(|| {
-            OVERFLOW_ZONE.set(stack_overflow_zone());
-            SignalStack::install_unless_present()
-        });
+    KERNEL_THREAD.with(|thread| {
+        if !thread.prepared.get() {
+            prepare_thread(thread);
+        }
+        let previous = thread.running.replace((symbol.as_ptr(), symbol.len()));
+        let result = kernel();
+        thread.running.set(previous);
+        result
+    })
+}
+
+/// Sets this thread up for its first kernel: where its stack overflows, and
+/// a stack for the handler to run on.
+#[cold]
+fn prepare_thread(thread: &KernelThread) {
+    thread.overflow_zone.set(stack_overflow_zone());
+    SIGNAL_STACK.with(|stack| {
+        stack.get_or_init(SignalStack::install_unless_present);
     });
-    let previous = RUNNING.with(|running| running.replace((symbol.as_ptr(), symbol.len())));
-    let result = kernel();
-    RUNNING.with(|running| running.set(previous));
-    result
+    thread.prepared.set(true);
 }
 
 fn install() {
@@ -107,12 +132,12 @@ extern "C" fn on_fatal_signal(
     info: *mut libc::siginfo_t,
     context: *mut libc::c_void,
 ) {
-    let (symbol, len) = RUNNING.with(Cell::get);
+    let ((symbol, len), (start, end)) =
+        KERNEL_THREAD.with(|thread| (thread.running.get(), thread.overflow_zone.get()));
     if !symbol.is_null() {
         // SAFETY: `info` is the siginfo of a fatal signal, whose address is
         // the faulting one for SIGSEGV and SIGBUS.
         let address = unsafe { (*info).si_addr() } as usize;
-        let (start, end) = OVERFLOW_ZONE.with(Cell::get);
         let overflowed =
             matches!(signal, libc::SIGSEGV | libc::SIGBUS) && (start..end).contains(&address);
         let cause: &[u8] = if overflowed {

@@ -1,9 +1,12 @@
-//! The embedded executor's launch fast path. A launch site that this thread
-//! ran before (the same session, entry and object, as pointers and as text)
-//! runs again straight from a small per-thread cache: no session table, no
-//! hashing of names, no allocation, no clock read. Everything else (the first
+//! The embedded executor's launch fast path: a launch whose entry is already
+//! resolved runs it straight away ([`run_resolved`]): no session table, no
+//! hashing of names, no allocation, no clock read. The entry comes from the
+//! launch site's own cache (`launch_site`, what lowered code passes) or,
+//! for a caller of the classic `__catalyst__executor__launch`, from a small
+//! per-thread cache of the sites this thread ran before (the same session,
+//! entry and object, as pointers and as text). Everything else (the first
 //! launch of a site, logging, Catalyst's entries, several results, a launch
-//! deadline) takes the general path, which fills the cache when it may.
+//! deadline) takes the general path, which fills the caches when it may.
 //!
 //! A session that closes makes every cached site stale ([`invalidate`]);
 //! session handles are never reused, and an object's code stays where it is
@@ -19,17 +22,34 @@ use executor_abi::{EntryConvention, descriptor};
 
 use super::{
     crash,
-    invoke::{MAX_ARGUMENTS, call_with_pointers},
+    invoke::{MAX_ARGUMENTS, call_with_few_pointers},
 };
 use crate::memref::Descriptor;
 
 /// Bumped whenever a session closes; a site cached under an older value is
-/// stale.
-static GENERATION: AtomicU64 = AtomicU64::new(0);
+/// stale. It starts at 1, so that an empty launch site (all zeros) is stale.
+static GENERATION: AtomicU64 = AtomicU64::new(1);
 
-/// Makes every cached site, of every thread, stale.
+/// Makes every cached site, of every thread and every launch site, stale.
 pub fn invalidate() {
     GENERATION.fetch_add(1, Ordering::AcqRel);
+}
+
+/// The current generation. A launch reads it before it looks its session up,
+/// and caches what it resolves under that value: a session closed after that
+/// makes the entry stale at once.
+#[inline]
+pub fn generation() -> u64 {
+    GENERATION.load(Ordering::Acquire)
+}
+
+/// Serializes the unit tests that bump the generation or depend on it not
+/// moving.
+#[cfg(test)]
+pub fn generation_test_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// How many sites each thread keeps (direct-mapped by the entry's address).
@@ -47,6 +67,13 @@ struct Site {
     entry_text: Box<[u8]>,
     object_text: Box<[u8]>,
     address: usize,
+}
+
+impl Site {
+    /// The length of the entry's symbol, without its NUL.
+    fn entry_len(&self) -> usize {
+        self.entry_text.len() - 1
+    }
 }
 
 thread_local! {
@@ -85,12 +112,19 @@ unsafe fn same_text(text: *const c_char, expected: &[u8]) -> bool {
         .all(|(index, byte)| unsafe { *text.add(index).cast::<u8>() } == *byte)
 }
 
-/// Records a site the general path has just run, resolved to `address`.
+/// Records a site the general path has just run, resolved to `address` in
+/// `generation`.
 ///
 /// # Safety
 ///
 /// `entry` and `object` must point at NUL-terminated strings, the entry's UTF-8.
-pub unsafe fn remember(session: i64, entry: *const c_char, object: *const c_char, address: usize) {
+pub unsafe fn remember(
+    generation: u64,
+    session: i64,
+    entry: *const c_char,
+    object: *const c_char,
+    address: usize,
+) {
     // SAFETY: NUL-terminated strings (the contract).
     let (entry_text, object_text) = unsafe {
         (
@@ -99,7 +133,7 @@ pub unsafe fn remember(session: i64, entry: *const c_char, object: *const c_char
         )
     };
     let site = Site {
-        generation: GENERATION.load(Ordering::Acquire),
+        generation,
         session,
         entry,
         object,
@@ -130,17 +164,13 @@ pub unsafe fn run(
     output_ranks: *const usize,
     output_elem_sizes: *const usize,
 ) -> bool {
-    if num_outputs > 1
-        || num_outputs + num_inputs > MAX_ARGUMENTS
-        || entry.is_null()
-        || object.is_null()
-    {
+    if entry.is_null() || object.is_null() {
         return false;
     }
     let Some((address, entry_text, entry_len)) = CACHE.with(|cache| {
         let cache = cache.borrow();
         let site = cache[slot(entry)].as_ref()?;
-        let current = site.generation == GENERATION.load(Ordering::Acquire)
+        let current = site.generation == generation()
             && site.session == session
             && site.entry == entry
             && site.object == object
@@ -149,11 +179,58 @@ pub unsafe fn run(
             && unsafe { same_text(entry, &site.entry_text) && same_text(object, &site.object_text) };
         // The text lives as long as the site, which the kernel call below
         // does not touch (it only runs on this thread, outside the borrow).
-        current.then(|| (site.address, site.entry_text.as_ptr(), site.entry_text.len() - 1))
+        current.then(|| (site.address, site.entry_text.as_ptr(), site.entry_len()))
     }) else {
         return false;
     };
-    if tracing::enabled!(tracing::Level::DEBUG) {
+    // SAFETY: the site's own copy of the entry, UTF-8 (checked when it was
+    // cached), which stays until this thread caches another site; the rest
+    // is the caller's contract.
+    unsafe {
+        run_resolved(
+            address,
+            entry_text.cast(),
+            entry_len,
+            num_inputs,
+            input_descs,
+            num_outputs,
+            output_descs,
+            output_ranks,
+            output_elem_sizes,
+        )
+    }
+}
+
+/// Runs a launch of the C-interface entry at `address`, whose symbol is the
+/// `entry_len` bytes at `entry`; false, having run nothing, if the general
+/// path must run it (logging is on, or the launch has more results or
+/// arguments than this path passes).
+///
+/// # Safety
+///
+/// `address` must be the entry that the general path resolved for this
+/// launch's session, entry and object, in a generation that is still
+/// current; the `entry_len` bytes at `entry` must be UTF-8 and stay there
+/// for the whole call. The rest is as `__catalyst__executor__launch`'s
+/// contract: the arrays hold `num_inputs`/`num_outputs` entries and the
+/// descriptors are live, of the given ranks and element sizes.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub unsafe fn run_resolved(
+    address: usize,
+    entry: *const c_char,
+    entry_len: usize,
+    num_inputs: usize,
+    input_descs: *const *mut c_void,
+    num_outputs: usize,
+    output_descs: *const *mut c_void,
+    output_ranks: *const usize,
+    output_elem_sizes: *const usize,
+) -> bool {
+    if num_outputs > 1
+        || num_outputs + num_inputs > MAX_ARGUMENTS
+        || tracing::enabled!(tracing::Level::DEBUG)
+    {
         return false;
     }
     // The C-interface wrapper: the result's descriptor first (the kernel
@@ -170,18 +247,15 @@ pub unsafe fn run(
         pointers[count] = unsafe { *input_descs.add(index) }.cast();
         count += 1;
     }
-    // SAFETY: the site's own copy of the entry, UTF-8 (checked when it was
-    // cached), which stays until this thread caches another site.
-    let symbol =
-        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(entry_text, entry_len)) };
-    // SAFETY: the kernel takes exactly these pointers (the convention).
-    if crash::guard(symbol, || unsafe {
-        call_with_pointers(address, &pointers[..count])
-    })
-    .is_err()
-    {
-        return false;
-    }
+    // SAFETY: UTF-8 bytes that stay for the call (the contract).
+    let symbol = unsafe {
+        std::str::from_utf8_unchecked(std::slice::from_raw_parts(entry.cast(), entry_len))
+    };
+    // SAFETY: the kernel takes exactly these pointers (the convention), at
+    // most MAX_ARGUMENTS (checked above).
+    crash::guard(symbol, || unsafe {
+        call_with_few_pointers(address, &pointers[..count])
+    });
     if num_outputs == 1 {
         // SAFETY: the output descriptor the kernel filled, of its rank and
         // element size; the inputs' first words are their `allocated` pointers.
@@ -233,12 +307,14 @@ mod tests {
 
     #[test]
     fn a_cached_site_runs_until_its_text_changes_or_a_session_closes() {
+        let _generation = generation_test_lock();
         let mut entry = *b"_mlir_ciface_count\0";
         let object = *b"k.o\0";
         assert!(!launch(7, &entry, &object), "nothing cached yet");
         // SAFETY: NUL-terminated ASCII.
         unsafe {
             remember(
+                generation(),
                 7,
                 entry.as_ptr().cast(),
                 object.as_ptr().cast(),

@@ -11,13 +11,35 @@ pub const MAX_ARGUMENTS: usize = 16;
 
 type P = *mut u8;
 
-/// Calls the `void` function at `address` with `arguments`.
+/// Calls the `void` function at `address` with `arguments`; an error if
+/// there are more than [`MAX_ARGUMENTS`].
 ///
 /// # Safety
 ///
 /// `address` must be a function `void(T0 *, ..., Tn-1 *)` taking exactly
 /// `arguments.len()` pointers, each valid for what the function does with it.
 pub unsafe fn call_with_pointers(address: usize, arguments: &[P]) -> Result<()> {
+    if arguments.len() > MAX_ARGUMENTS {
+        return Err(RuntimeError::BadArguments(format!(
+            "an entry taking {} pointers; at most {MAX_ARGUMENTS} are supported",
+            arguments.len()
+        )));
+    }
+    // SAFETY: at most MAX_ARGUMENTS pointers (checked); the rest is the
+    // caller's contract.
+    unsafe { call_with_few_pointers(address, arguments) };
+    Ok(())
+}
+
+/// [`call_with_pointers`] for a caller that has checked the count (the
+/// launch fast path, which has no error to report).
+///
+/// # Safety
+///
+/// As [`call_with_pointers`], and `arguments` holds at most
+/// [`MAX_ARGUMENTS`] pointers.
+#[inline]
+pub unsafe fn call_with_few_pointers(address: usize, arguments: &[P]) {
     macro_rules! call {
         ($($index:literal)*) => {{
             // SAFETY: the caller guarantees the signature; all pointers are
@@ -45,13 +67,8 @@ pub unsafe fn call_with_pointers(address: usize, arguments: &[P]) -> Result<()> 
         14 => call!(0 1 2 3 4 5 6 7 8 9 10 11 12 13),
         15 => call!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14),
         16 => call!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15),
-        count => {
-            return Err(RuntimeError::BadArguments(format!(
-                "an entry taking {count} pointers; at most {MAX_ARGUMENTS} are supported"
-            )));
-        }
+        count => unreachable!("{count} pointers, more than MAX_ARGUMENTS (the contract)"),
     }
-    Ok(())
 }
 
 /// What an ORC wrapper function returns (LLVM's `CWrapperFunctionResult`,

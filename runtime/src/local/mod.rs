@@ -7,6 +7,7 @@ mod crash;
 pub mod fast_launch;
 mod invoke;
 mod jit;
+pub mod launch_site;
 mod library;
 
 use std::{

@@ -15,6 +15,7 @@
 
 // CHECK-LABEL: func.func @launch_in_scf_for(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>, %{{.*}}: index) {
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_add_one : !llvm.ptr
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -37,7 +38,7 @@
 //   CHECK-NOT:     {{llvm.alloca|llvm.mlir.}}
 //       CHECK:     %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to
 //  CHECK-NEXT:     llvm.store %[[D]], %[[IN]]
-//  CHECK-NEXT:     llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
+//  CHECK-NEXT:     llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
 //  CHECK-NEXT:     %[[YD:.*]] = llvm.load %[[OUT]]
 //  CHECK-NEXT:     builtin.unrealized_conversion_cast %[[YD]]
 //  CHECK-NEXT:   }
@@ -54,6 +55,7 @@ func.func @launch_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index
 // -----
 
 // CHECK-LABEL: func.func @launch_in_cf_loop(
+//  CHECK-NEXT:   llvm.mlir.addressof @__executor_site_step : !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.addressof @__executor_str__mlir_ciface_step : !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.constant(1 : i64) : i64
@@ -74,7 +76,7 @@ func.func @launch_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index
 //       CHECK: ^[[LOOP]](%{{.*}}: i64):
 //   CHECK-NOT:   {{llvm.alloca|llvm.mlir.}}
 //       CHECK:   llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
 //  CHECK-NEXT:   llvm.load %[[OUT]]
 //   CHECK-NOT:   {{llvm.alloca|llvm.mlir.}}
 //       CHECK:   cf.cond_br %{{.*}}, ^[[EXIT:.*]], ^[[LOOP]](%{{.*}} : i64)
@@ -100,6 +102,7 @@ func.func @launch_in_cf_loop(%s: !executor.session, %x: memref<?xf64>, %n: i64) 
 // allocation scopes). Without results, the output descriptors, ranks and
 // sizes are all the one null pointer.
 // CHECK-LABEL: func.func @launch_in_scf_if_in_scf_for(
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_kernel : !llvm.ptr
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -118,7 +121,7 @@ func.func @launch_in_cf_loop(%s: !executor.session, %x: memref<?xf64>, %n: i64) 
 //  CHECK-NEXT:     scf.if
 //  CHECK-NEXT:       builtin.unrealized_conversion_cast
 //  CHECK-NEXT:       llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:       llvm.call @__catalyst__executor__launch(%{{.*}}, %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:       llvm.call @__executor__launch_site(%[[SITE]], %{{.*}}, %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
 //  CHECK-NEXT:     }
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   return
@@ -137,22 +140,25 @@ func.func @launch_in_scf_if_in_scf_for(%s: !executor.session, %x: memref<i32>, %
 
 // Two launches in a loop: their slots are in the entry block, none in the
 // loop. Their input and result types are the same, so they share one frame:
-// one input slot and its array, which both launches store into and pass.
+// one input slot and its array, which both launches store into and pass. Each
+// has a launch site of its own, also addressed in the entry block.
 // CHECK-LABEL: func.func @two_launches_in_loop(
+//  CHECK-NEXT:   %[[FIRST_SITE:.*]] = llvm.mlir.addressof @__executor_site_first : !llvm.ptr
 //  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
 //       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
 //   CHECK-NOT:   llvm.alloca
-//       CHECK:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
+//       CHECK:   %[[SECOND_SITE:.*]] = llvm.mlir.addressof @__executor_site_second : !llvm.ptr
+//  CHECK-NEXT:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
 //  CHECK-NEXT:   arith.constant 0 : index
 //  CHECK-NEXT:   arith.constant 1 : index
 //  CHECK-NEXT:   scf.for
 //  CHECK-NEXT:     builtin.unrealized_conversion_cast
 //  CHECK-NEXT:     llvm.store %{{.*}}, %[[SLOT]]
-//  CHECK-NEXT:     llvm.call @__catalyst__executor__launch(%{{.*}}, %[[FIRST]], %{{.*}}, %{{.*}}, %[[ARRAY]],
+//  CHECK-NEXT:     llvm.call @__executor__launch_site(%[[FIRST_SITE]], %{{.*}}, %[[FIRST]], %{{.*}}, %{{.*}}, %[[ARRAY]],
 //  CHECK-NEXT:     builtin.unrealized_conversion_cast
 //  CHECK-NEXT:     llvm.store %{{.*}}, %[[SLOT]]
-//  CHECK-NEXT:     llvm.call @__catalyst__executor__launch(%{{.*}}, %[[SECOND]], %{{.*}}, %{{.*}}, %[[ARRAY]],
+//  CHECK-NEXT:     llvm.call @__executor__launch_site(%[[SECOND_SITE]], %{{.*}}, %[[SECOND]], %{{.*}}, %{{.*}}, %[[ARRAY]],
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   return
 func.func @two_launches_in_loop(%s: !executor.session, %x: memref<4xf32>, %n: index) {
@@ -171,6 +177,7 @@ func.func @two_launches_in_loop(%s: !executor.session, %x: memref<4xf32>, %n: in
 // address of executor.open's string; the launch is in a successor block.
 // CHECK-LABEL: llvm.func @launch_in_llvm_func_successor_block() {
 //  CHECK-NEXT:   %[[HOST:.*]] = llvm.mlir.addressof @__executor_str_localhost : !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.addressof @__executor_site_kernel : !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.constant(1 : i64) : i64
@@ -189,7 +196,7 @@ func.func @two_launches_in_loop(%s: !executor.session, %x: memref<4xf32>, %n: in
 //       CHECK: ^[[BB]]:
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]],
 //  CHECK-NEXT:   llvm.return
 llvm.func @launch_in_llvm_func_successor_block() {
   %s = executor.open("localhost") : !executor.session
@@ -209,13 +216,14 @@ llvm.func @launch_in_llvm_func_successor_block() {
 //  CHECK-NEXT:   arith.constant 0 : index
 //  CHECK-NEXT:   arith.constant 1 : index
 //  CHECK-NEXT:   scf.parallel
+//  CHECK-NEXT:     %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
 //  CHECK-NEXT:     %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:     %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:     llvm.mlir.constant(1 : i64)
 //  CHECK-NEXT:     %[[IN:.*]] = llvm.alloca
 //  CHECK-NEXT:     %[[IN_ARRAY:.*]] = llvm.alloca
 //       CHECK:     llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:     llvm.call @__catalyst__executor__launch(%{{.*}}, %[[ENTRY]], %[[OBJ]], %{{.*}}, %[[IN_ARRAY]],
+//  CHECK-NEXT:     llvm.call @__executor__launch_site(%[[SITE]], %{{.*}}, %[[ENTRY]], %[[OBJ]], %{{.*}}, %[[IN_ARRAY]],
 //  CHECK-NEXT:     scf.reduce
 func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: index) {
   %c0 = arith.constant 0 : index
@@ -234,6 +242,7 @@ func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: 
 
 // CHECK-LABEL: func.func @launch_in_function_and_in_scf_parallel(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[M:arg[0-9]+]]: memref<4xf32>, %{{.*}}: index) {
+//  CHECK-NEXT:   %[[F_SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
 //  CHECK-NEXT:   %[[F_ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:   %[[F_OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[F_ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -250,8 +259,9 @@ func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: 
 //  CHECK-NEXT:   arith.constant 1 : index
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[M]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[F_IN]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[F_ENTRY]], %[[F_OBJ]], %[[F_ONE]], %[[F_IN_ARRAY]], %[[F_RANKS]], %[[F_SIZES]], %[[F_ZERO]], %[[F_NULL]], %[[F_NULL]], %[[F_NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[F_SITE]], %[[S]], %[[F_ENTRY]], %[[F_OBJ]], %[[F_ONE]], %[[F_IN_ARRAY]], %[[F_RANKS]], %[[F_SIZES]], %[[F_ZERO]], %[[F_NULL]], %[[F_NULL]], %[[F_NULL]])
 //  CHECK-NEXT:   scf.parallel
+//  CHECK-NEXT:     %[[P_SITE:.*]] = llvm.mlir.addressof @__executor_site_k_1 : !llvm.ptr
 //  CHECK-NEXT:     %[[P_ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:     %[[P_OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:     %[[P_ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -266,7 +276,7 @@ func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: 
 //  CHECK-NEXT:     %[[P_ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:     builtin.unrealized_conversion_cast %[[M]]
 //  CHECK-NEXT:     llvm.store %{{.*}}, %[[P_IN]]
-//  CHECK-NEXT:     llvm.call @__catalyst__executor__launch(%[[S]], %[[P_ENTRY]], %[[P_OBJ]], %[[P_ONE]], %[[P_IN_ARRAY]], %[[P_RANKS]], %[[P_SIZES]], %[[P_ZERO]], %[[P_NULL]], %[[P_NULL]], %[[P_NULL]])
+//  CHECK-NEXT:     llvm.call @__executor__launch_site(%[[P_SITE]], %[[S]], %[[P_ENTRY]], %[[P_OBJ]], %[[P_ONE]], %[[P_IN_ARRAY]], %[[P_RANKS]], %[[P_SIZES]], %[[P_ZERO]], %[[P_NULL]], %[[P_NULL]], %[[P_NULL]])
 //  CHECK-NEXT:     scf.reduce
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   return
@@ -294,6 +304,7 @@ func.func @launch_in_function_and_in_scf_parallel(%s: !executor.session, %m: mem
 // slot.
 // CHECK-LABEL: func.func @two_launches_same_types_share_one_frame(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>, %[[B:arg[0-9]+]]: memref<4xf32>)
+//  CHECK-NEXT:   %[[FIRST_SITE:.*]] = llvm.mlir.addressof @__executor_site_first : !llvm.ptr
 //  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -309,15 +320,16 @@ func.func @launch_in_function_and_in_scf_parallel(%s: !executor.session, %m: mem
 //  CHECK-NEXT:   llvm.store %[[A1]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
 //  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[SECOND_SITE:.*]] = llvm.mlir.addressof @__executor_site_second : !llvm.ptr
 //  CHECK-NEXT:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
 //  CHECK-NEXT:   %[[DA:.*]] = builtin.unrealized_conversion_cast %[[A]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[DA]], %[[IN]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[FIRST]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[FIRST_SITE]], %[[S]], %[[FIRST]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
 //  CHECK-NEXT:   %[[DY:.*]] = llvm.load %[[OUT]]
 //  CHECK-NEXT:   %[[Y:.*]] = builtin.unrealized_conversion_cast %[[DY]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<4xf32>
 //  CHECK-NEXT:   %[[DB:.*]] = builtin.unrealized_conversion_cast %[[B]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[DB]], %[[IN]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[SECOND]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SECOND_SITE]], %[[S]], %[[SECOND]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
 //  CHECK-NEXT:   %[[DZ:.*]] = llvm.load %[[OUT]]
 //  CHECK-NEXT:   %[[Z:.*]] = builtin.unrealized_conversion_cast %[[DZ]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<4xf32>
 //  CHECK-NEXT:   return %[[Y]], %[[Z]]
@@ -342,10 +354,10 @@ func.func @two_launches_same_types_share_one_frame(%s: !executor.session, %a: me
 //       CHECK:   %[[SIZES_I64:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[A]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %[[SIZES_F32]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %[[SIZES_F32]],
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[B]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %[[SIZES_I64]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %[[SIZES_I64]],
 //  CHECK-NEXT:   return
 func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memref<4xf32>, %b: memref<?xi64>) {
   executor.launch %s("first", "k.o")(%a) : !executor.session, (memref<4xf32>) -> ()
@@ -361,6 +373,7 @@ func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memr
 // them; the constants and addresses already there are reused.
 // CHECK-LABEL: func.func @launches_with_different_types_get_own_frames(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>, %[[B:arg[0-9]+]]: memref<2x2xf32>)
+//  CHECK-NEXT:   %[[FIRST_SITE:.*]] = llvm.mlir.addressof @__executor_site_first : !llvm.ptr
 //  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -375,6 +388,7 @@ func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 // The frame of the second launch.
+//  CHECK-NEXT:   %[[SECOND_SITE:.*]] = llvm.mlir.addressof @__executor_site_second : !llvm.ptr
 //  CHECK-NEXT:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
 //  CHECK-NEXT:   %[[IN2:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN2_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -383,6 +397,7 @@ func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memr
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN2_ARRAY]]
 //  CHECK-NEXT:   %[[RANKS2:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
 // The frame of the third launch: its own input slot too.
+//  CHECK-NEXT:   %[[THIRD_SITE:.*]] = llvm.mlir.addressof @__executor_site_third : !llvm.ptr
 //  CHECK-NEXT:   %[[THIRD:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_third : !llvm.ptr
 //  CHECK-NEXT:   %[[IN3:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN3_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -397,13 +412,13 @@ func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memr
 // The launches, each with its own frame.
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[A]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN1]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[FIRST]], %[[OBJ]], %[[ONE]], %[[IN1_ARRAY]], %[[RANKS1]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[FIRST_SITE]], %[[S]], %[[FIRST]], %[[OBJ]], %[[ONE]], %[[IN1_ARRAY]], %[[RANKS1]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[B]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN2]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[SECOND]], %[[OBJ]], %[[ONE]], %[[IN2_ARRAY]], %[[RANKS2]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SECOND_SITE]], %[[S]], %[[SECOND]], %[[OBJ]], %[[ONE]], %[[IN2_ARRAY]], %[[RANKS2]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[A]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN3]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[THIRD]], %[[OBJ]], %[[ONE]], %[[IN3_ARRAY]], %[[RANKS1]], %[[SIZES]], %[[ONE]], %[[OUT3_ARRAY]], %[[RANKS1]], %[[SIZES]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[THIRD_SITE]], %[[S]], %[[THIRD]], %[[OBJ]], %[[ONE]], %[[IN3_ARRAY]], %[[RANKS1]], %[[SIZES]], %[[ONE]], %[[OUT3_ARRAY]], %[[RANKS1]], %[[SIZES]])
 //  CHECK-NEXT:   llvm.load %[[OUT3]]
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast
 //  CHECK-NEXT:   return
@@ -417,9 +432,11 @@ func.func @launches_with_different_types_get_own_frames(%s: !executor.session, %
 // -----
 
 // Launches in two functions: each function has its own prologue, with its own
-// constants, addresses and frame, even though the launches are the same.
+// constants, addresses and frame, even though the launches are the same (and
+// each launch its own site).
 // CHECK-LABEL: func.func @first_function(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>) {
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -434,11 +451,12 @@ func.func @launches_with_different_types_get_own_frames(%s: !executor.session, %
 //  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[A]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[IN]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
 //  CHECK-NEXT:   return
 //  CHECK-NEXT: }
 // CHECK-LABEL: func.func @second_function(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>) {
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k_1 : !llvm.ptr
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -453,7 +471,7 @@ func.func @launches_with_different_types_get_own_frames(%s: !executor.session, %
 //  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[A]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[IN]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
 //  CHECK-NEXT:   return
 //  CHECK-NEXT: }
 func.func @first_function(%s: !executor.session, %a: memref<4xf32>) {
@@ -511,11 +529,12 @@ func.func @call_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index) 
 
 // CHECK-LABEL: ml_program.func @launch_in_isolated_function_like_op
 // CHECK-SAME:    (%[[S:.*]]: i64)
+// CHECK-NEXT:    %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_kernel
 // CHECK-NEXT:    llvm.mlir.addressof @__executor_str__mlir_ciface_kernel
 // CHECK-NEXT:    llvm.mlir.addressof @__executor_str_kernels_o
 // CHECK-NEXT:    llvm.mlir.zero
 // CHECK-NEXT:    llvm.mlir.constant(0 : i64) : i64
-// CHECK-NEXT:    llvm.call @__catalyst__executor__launch(%[[S]],
+// CHECK-NEXT:    llvm.call @__executor__launch_site(%[[SITE]], %[[S]],
 // CHECK-NEXT:    ml_program.return
 ml_program.func @launch_in_isolated_function_like_op(%s: !executor.session) {
   executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()

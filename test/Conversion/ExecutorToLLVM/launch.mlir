@@ -1,11 +1,17 @@
 // RUN: executor-opt %s -split-input-file --pass-pipeline='builtin.module(convert-executor-to-llvm)' | FileCheck %s
+// Under Catalyst's convention no launch gets a launch site: every one calls
+// __catalyst__executor__launch, which Catalyst's runtime has too.
+// RUN: executor-opt %s -split-input-file --pass-pipeline='builtin.module(convert-executor-to-llvm{entry-convention=catalyst-pyface})' \
+// RUN:   | FileCheck %s --check-prefix=PYFACE --implicit-check-not=__executor_site --implicit-check-not=__executor__launch_site
+// PYFACE: llvm.call @__catalyst__executor__launch(
 
 // executor.launch passes every input and result as a pointer to a strided
 // memref descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}
 // (rank 0: {allocated, aligned, offset}), together with constant arrays of
 // the ranks and of the element sizes in bytes. The call's operands are
-// (session, entry, object, num_inputs, input_descs, input_ranks,
-// input_elem_sizes, num_outputs, output_descs, output_ranks, output_elem_sizes).
+// (site, session, entry, object, num_inputs, input_descs, input_ranks,
+// input_elem_sizes, num_outputs, output_descs, output_ranks, output_elem_sizes),
+// `site` the address of the launch's own cache (the section "Launch sites").
 // The slots, the arrays pointing to them, the constants and the addresses of
 // the globals are in the prologue at the top of the function's entry block
 // (alloca-in-entry-block.mlir); where the launch was, the input descriptors are
@@ -22,7 +28,7 @@
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_0 : !llvm.ptr
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<f32> to !llvm.struct<(ptr, ptr, i64)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64)>, !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @rank_0_input(%s: !executor.session, %x: memref<f32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<f32>) -> ()
   return
@@ -37,7 +43,7 @@ func.func @rank_0_input(%s: !executor.session, %x: memref<f32>) {
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @rank_1_input(%s: !executor.session, %x: memref<5xf32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5xf32>) -> ()
   return
@@ -52,7 +58,7 @@ func.func @rank_1_input(%s: !executor.session, %x: memref<5xf32>) {
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5x6xf32> to !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @rank_2_input(%s: !executor.session, %x: memref<5x6xf32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5x6xf32>) -> ()
   return
@@ -67,7 +73,7 @@ func.func @rank_2_input(%s: !executor.session, %x: memref<5x6xf32>) {
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5x6x7xf32> to !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)>, !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @rank_3_input(%s: !executor.session, %x: memref<5x6x7xf32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5x6x7xf32>) -> ()
   return
@@ -84,7 +90,7 @@ func.func @rank_3_input(%s: !executor.session, %x: memref<5x6x7xf32>) {
 //   CHECK-NOT:   llvm.mlir.addressof @__executor_i64s_4
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<5x6x7x8xf32> to !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]] : !llvm.struct<(ptr, ptr, i64, array<4 x i64>, array<4 x i64>)>, !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[RANKS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @rank_4_input(%s: !executor.session, %x: memref<5x6x7x8xf32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<5x6x7x8xf32>) -> ()
   return
@@ -99,7 +105,7 @@ func.func @rank_4_input(%s: !executor.session, %x: memref<5x6x7x8xf32>) {
 //       CHECK:   %[[N:.*]] = llvm.mlir.constant(5 : i64) : i64
 //  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_0_1_2_3_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4_4_4_4_4 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @ranks_0_to_4_in_operand_order(%s: !executor.session, %a: memref<f32>, %b: memref<2xf32>, %c: memref<2x3xf32>, %d: memref<2x3x4xf32>, %e: memref<2x3x4x5xf32>) {
   executor.launch %s("kernel", "kernels.o")(%a, %b, %c, %d, %e) : !executor.session, (memref<f32>, memref<2xf32>, memref<2x3xf32>, memref<2x3x4xf32>, memref<2x3x4x5xf32>) -> ()
   return
@@ -116,7 +122,7 @@ func.func @ranks_0_to_4_in_operand_order(%s: !executor.session, %a: memref<f32>,
 //  CHECK-NEXT:   %[[A0:.*]] = llvm.insertvalue %[[S0]], %[[U]][0] : !llvm.array<2 x ptr>
 //  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[S1]], %[[A0]][1] : !llvm.array<2 x ptr>
 //  CHECK-NEXT:   llvm.store %[[A1]], %[[ARRAY]] : !llvm.array<2 x ptr>, !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @input_slots_in_operand_order(%s: !executor.session, %a: memref<f64>, %b: memref<3x4xf64>) {
   executor.launch %s("kernel", "kernels.o")(%a, %b) : !executor.session, (memref<f64>, memref<3x4xf64>) -> ()
   return
@@ -134,7 +140,7 @@ func.func @input_slots_in_operand_order(%s: !executor.session, %a: memref<f64>, 
 //  CHECK-NEXT:   llvm.store %[[D0]], %[[S0]]
 //  CHECK-NEXT:   %[[D1:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to
 //  CHECK-NEXT:   llvm.store %[[D1]], %[[S1]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %[[N]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[N]],
 func.func @same_memref_twice_gets_two_slots(%s: !executor.session, %x: memref<4xf32>) {
   executor.launch %s("add", "kernels.o")(%x, %x) : !executor.session, (memref<4xf32>, memref<4xf32>) -> ()
   return
@@ -153,7 +159,7 @@ func.func @same_memref_twice_gets_two_slots(%s: !executor.session, %x: memref<4x
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<?x?xf32> to !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]],
 func.func @dynamic_shape_input(%s: !executor.session, %x: memref<?x?xf32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<?x?xf32>) -> ()
   return
@@ -164,7 +170,7 @@ func.func @dynamic_shape_input(%s: !executor.session, %x: memref<?x?xf32>) {
 // The runtime fills the whole result descriptor, dynamic sizes included.
 // CHECK-LABEL: func.func @dynamic_shape_result(
 //       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(
+//       CHECK:   llvm.call @__executor__launch_site(
 //  CHECK-NEXT:   %[[D:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   %[[R:.*]] = builtin.unrealized_conversion_cast %[[D]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<?xi64>
 //  CHECK-NEXT:   return %[[R]] : memref<?xi64>
@@ -181,7 +187,7 @@ func.func @dynamic_shape_result(%s: !executor.session) -> memref<?xi64> {
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
 //       CHECK:   builtin.unrealized_conversion_cast %[[X]] : memref<4x?x8xi16> to !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)>
 //  CHECK-NEXT:   llvm.store
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]],
 func.func @mixed_static_dynamic_shape(%s: !executor.session, %x: memref<4x?x8xi16>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4x?x8xi16>) -> ()
   return
@@ -194,7 +200,7 @@ func.func @mixed_static_dynamic_shape(%s: !executor.session, %x: memref<4x?x8xi1
 //       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
 //       CHECK:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4x4xf32, strided<[8, 1], offset: ?>> to !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[SLOT]]
-//       CHECK:   llvm.call @__catalyst__executor__launch(
+//       CHECK:   llvm.call @__executor__launch_site(
 func.func @strided_layout_input(%s: !executor.session, %x: memref<4x4xf32, strided<[8, 1], offset: ?>>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<4x4xf32, strided<[8, 1], offset: ?>>) -> ()
   return
@@ -204,7 +210,7 @@ func.func @strided_layout_input(%s: !executor.session, %x: memref<4x4xf32, strid
 
 // CHECK-LABEL: func.func @strided_layout_result(
 //       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(
+//       CHECK:   llvm.call @__executor__launch_site(
 //  CHECK-NEXT:   %[[D:.*]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 //  CHECK-NEXT:   %[[R:.*]] = builtin.unrealized_conversion_cast %[[D]] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<?x?xf32, strided<[?, ?], offset: ?>>
 //  CHECK-NEXT:   return %[[R]]
@@ -227,7 +233,7 @@ func.func @strided_layout_result(%s: !executor.session) -> memref<?x?xf32, strid
 // CHECK-LABEL: func.func @element_size_i1_is_1(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_i1_is_1(%s: !executor.session, %x: memref<2x3x4xi1>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xi1>) -> ()
   return
@@ -240,7 +246,7 @@ func.func @element_size_i1_is_1(%s: !executor.session, %x: memref<2x3x4xi1>) {
 // CHECK-LABEL: func.func @element_size_i8_is_1(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_i8_is_1(%s: !executor.session, %x: memref<2x3x4xi8>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xi8>) -> ()
   return
@@ -253,7 +259,7 @@ func.func @element_size_i8_is_1(%s: !executor.session, %x: memref<2x3x4xi8>) {
 // CHECK-LABEL: func.func @element_size_i16_is_2(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_i16_is_2(%s: !executor.session, %x: memref<2x3x4xi16>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xi16>) -> ()
   return
@@ -266,7 +272,7 @@ func.func @element_size_i16_is_2(%s: !executor.session, %x: memref<2x3x4xi16>) {
 // CHECK-LABEL: func.func @element_size_i32_is_4(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_i32_is_4(%s: !executor.session, %x: memref<2x3x4xi32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xi32>) -> ()
   return
@@ -279,7 +285,7 @@ func.func @element_size_i32_is_4(%s: !executor.session, %x: memref<2x3x4xi32>) {
 // CHECK-LABEL: func.func @element_size_i64_is_8(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_i64_is_8(%s: !executor.session, %x: memref<2x3x4xi64>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xi64>) -> ()
   return
@@ -292,7 +298,7 @@ func.func @element_size_i64_is_8(%s: !executor.session, %x: memref<2x3x4xi64>) {
 // CHECK-LABEL: func.func @element_size_index_is_8(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_index_is_8(%s: !executor.session, %x: memref<2x3x4xindex>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xindex>) -> ()
   return
@@ -305,7 +311,7 @@ func.func @element_size_index_is_8(%s: !executor.session, %x: memref<2x3x4xindex
 // CHECK-LABEL: func.func @element_size_f16_is_2(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_f16_is_2(%s: !executor.session, %x: memref<2x3x4xf16>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xf16>) -> ()
   return
@@ -318,7 +324,7 @@ func.func @element_size_f16_is_2(%s: !executor.session, %x: memref<2x3x4xf16>) {
 // CHECK-LABEL: func.func @element_size_bf16_is_2(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_bf16_is_2(%s: !executor.session, %x: memref<2x3x4xbf16>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xbf16>) -> ()
   return
@@ -331,7 +337,7 @@ func.func @element_size_bf16_is_2(%s: !executor.session, %x: memref<2x3x4xbf16>)
 // CHECK-LABEL: func.func @element_size_f32_is_4(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_f32_is_4(%s: !executor.session, %x: memref<2x3x4xf32>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xf32>) -> ()
   return
@@ -344,7 +350,7 @@ func.func @element_size_f32_is_4(%s: !executor.session, %x: memref<2x3x4xf32>) {
 // CHECK-LABEL: func.func @element_size_f64_is_8(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_f64_is_8(%s: !executor.session, %x: memref<2x3x4xf64>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xf64>) -> ()
   return
@@ -357,7 +363,7 @@ func.func @element_size_f64_is_8(%s: !executor.session, %x: memref<2x3x4xf64>) {
 // CHECK-LABEL: func.func @element_size_complex_f32_is_8(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_complex_f32_is_8(%s: !executor.session, %x: memref<2x3x4xcomplex<f32>>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xcomplex<f32>>) -> ()
   return
@@ -370,7 +376,7 @@ func.func @element_size_complex_f32_is_8(%s: !executor.session, %x: memref<2x3x4
 // CHECK-LABEL: func.func @element_size_complex_f64_is_16(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_16 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @element_size_complex_f64_is_16(%s: !executor.session, %x: memref<2x3x4xcomplex<f64>>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<2x3x4xcomplex<f64>>) -> ()
   return
@@ -388,7 +394,7 @@ func.func @element_size_complex_f64_is_16(%s: !executor.session, %x: memref<2x3x
 //  CHECK-NEXT:   %[[IN_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8_16 : !llvm.ptr
 //       CHECK:   %[[OUT_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_0_1 : !llvm.ptr
 //  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4_2 : !llvm.ptr
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_RANKS]], %[[IN_SIZES]], %{{.*}}, %{{.*}}, %[[OUT_RANKS]], %[[OUT_SIZES]])
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_RANKS]], %[[IN_SIZES]], %{{.*}}, %{{.*}}, %[[OUT_RANKS]], %[[OUT_SIZES]])
 func.func @input_and_result_element_sizes_in_order(%s: !executor.session, %a: memref<4xi64>, %b: memref<4x4xcomplex<f64>>) -> (memref<f32>, memref<8xbf16>) {
   %r:2 = executor.launch %s("kernel", "kernels.o")(%a, %b) : !executor.session, (memref<4xi64>, memref<4x4xcomplex<f64>>) -> (memref<f32>, memref<8xbf16>)
   return %r#0, %r#1 : memref<f32>, memref<8xbf16>
@@ -403,7 +409,7 @@ func.func @input_and_result_element_sizes_in_order(%s: !executor.session, %a: me
 // CHECK-LABEL: func.func @equal_ranks_and_sizes_share_global(
 //       CHECK:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
 //   CHECK-NOT:   llvm.mlir.addressof @__executor_i64s_1
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[RANKS]],
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RANKS]], %[[RANKS]],
 func.func @equal_ranks_and_sizes_share_global(%s: !executor.session, %x: memref<16xi8>) {
   executor.launch %s("kernel", "kernels.o")(%x) : !executor.session, (memref<16xi8>) -> ()
   return
@@ -420,11 +426,12 @@ func.func @equal_ranks_and_sizes_share_global(%s: !executor.session, %x: memref<
 // CHECK-NOT: llvm.mlir.global internal constant @__executor_i64s
 // CHECK-LABEL: func.func @no_inputs_no_results(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64)
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_noop : !llvm.ptr
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_noop : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 //  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]]) : (i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[OBJ]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]]) : (!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
 //  CHECK-NEXT:   return
 func.func @no_inputs_no_results(%s: !executor.session) {
   executor.launch %s("noop", "kernels.o")() : !executor.session, () -> ()
@@ -437,6 +444,7 @@ func.func @no_inputs_no_results(%s: !executor.session) {
 // `1 : i64` counting the allocas is also the input count.
 // CHECK-LABEL: func.func @inputs_only(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>)
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_scale_in_place : !llvm.ptr
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_scale_in_place : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -451,7 +459,7 @@ func.func @no_inputs_no_results(%s: !executor.session) {
 //  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[IN_RANKS]], %[[IN_SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[IN_RANKS]], %[[IN_SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
 //  CHECK-NEXT:   return
 func.func @inputs_only(%s: !executor.session, %x: memref<4xf32>) {
   executor.launch %s("scale_in_place", "kernels.o")(%x) : !executor.session, (memref<4xf32>) -> ()
@@ -463,6 +471,7 @@ func.func @inputs_only(%s: !executor.session, %x: memref<4xf32>) {
 // Results only: the input count is 0 and the input arrays are null.
 // CHECK-LABEL: func.func @results_only(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64) -> memref<3xf64>
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_make : !llvm.ptr
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_make : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
@@ -475,7 +484,7 @@ func.func @inputs_only(%s: !executor.session, %x: memref<4xf32>) {
 //  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:   %[[OUT_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
 //  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]], %[[ONE]], %[[OUT_ARRAY]], %[[OUT_RANKS]], %[[OUT_SIZES]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[OBJ]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]], %[[ONE]], %[[OUT_ARRAY]], %[[OUT_RANKS]], %[[OUT_SIZES]])
 //  CHECK-NEXT:   %[[D:.*]] = llvm.load %[[OUT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   %[[R:.*]] = builtin.unrealized_conversion_cast %[[D]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<3xf64>
 //  CHECK-NEXT:   return %[[R]] : memref<3xf64>
@@ -498,7 +507,7 @@ func.func @results_only(%s: !executor.session) -> memref<3xf64> {
 //  CHECK-NEXT:   %[[A2:.*]] = llvm.insertvalue %[[R2]], %[[A1]][2] : !llvm.array<3 x ptr>
 //  CHECK-NEXT:   llvm.store %[[A2]], %[[OUT_ARRAY]] : !llvm.array<3 x ptr>, !llvm.ptr
 //       CHECK:   %[[NOUT:.*]] = llvm.mlir.constant(3 : i64) : i64
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NOUT]], %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
+//       CHECK:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NOUT]], %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
 //  CHECK-NEXT:   %[[D0:.*]] = llvm.load %[[R0]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64)>
 //  CHECK-NEXT:   %[[M0:.*]] = builtin.unrealized_conversion_cast %[[D0]] : !llvm.struct<(ptr, ptr, i64)> to memref<f64>
 //  CHECK-NEXT:   %[[D1:.*]] = llvm.load %[[R1]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
@@ -519,7 +528,7 @@ func.func @several_results_read_back_in_order(%s: !executor.session) -> (memref<
 //       CHECK:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //       CHECK:   %[[OUT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //       CHECK:   llvm.store %{{.*}}, %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(
 //  CHECK-NEXT:   llvm.load %[[OUT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //   CHECK-NOT:   llvm.load %[[IN]]
 func.func @result_has_own_slot(%s: !executor.session, %x: memref<4xf32>) -> memref<4xf32> {
@@ -537,4 +546,76 @@ func.func @result_has_own_slot(%s: !executor.session, %x: memref<4xf32>) -> memr
 func.func @launch_vector_and_f80_element_sizes(%s: !executor.session, %a: memref<4xvector<3x2xf32>>, %b: memref<2xvector<8xi1>>, %c: memref<2xvector<3xf32>>, %d: memref<2xf80>) {
   executor.launch %s("k", "k.o")(%a, %b, %c, %d) : !executor.session, (memref<4xvector<3x2xf32>>, memref<2xvector<8xi1>>, memref<2xvector<3xf32>>, memref<2xf80>) -> ()
   return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Launch sites
+//===----------------------------------------------------------------------===//
+
+// Each launch gets a cache of its own, even of the same kernel, in the same
+// function or in another: an internal, writable (not constant) global of 8
+// zeroed i64 words, 8-byte aligned, named after the kernel. Each call passes
+// the address of its own.
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_k(dense<0> : tensor<8xi64>) {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<8 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_k_1(dense<0> : tensor<8xi64>) {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<8 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_k_2(dense<0> : tensor<8xi64>) {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<8 x i64>{{$}}
+// CHECK-DAG: llvm.func @__executor__launch_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr){{$}}
+// CHECK-LABEL: func.func @one_site_per_launch(
+//  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
+//       CHECK:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_site_k_1 : !llvm.ptr
+//       CHECK:   llvm.call @__executor__launch_site(%[[FIRST]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SECOND]],
+// CHECK-LABEL: func.func @another_function(
+//  CHECK-NEXT:   %[[THIRD:.*]] = llvm.mlir.addressof @__executor_site_k_2 : !llvm.ptr
+//       CHECK:   llvm.call @__executor__launch_site(%[[THIRD]],
+func.func @one_site_per_launch(%s: !executor.session) {
+  executor.launch %s("k", "k.o")() : !executor.session, () -> ()
+  executor.launch %s("k", "k.o")() : !executor.session, () -> ()
+  return
+}
+func.func @another_function(%s: !executor.session) {
+  executor.launch %s("k", "k.o")() : !executor.session, () -> ()
+  return
+}
+
+// -----
+
+// A launch in a loop is one site, whatever the number of iterations: its
+// address is taken once, in the prologue, outside the loop.
+// CHECK-COUNT-1: llvm.mlir.global internal @__executor_site_k(
+//     CHECK-NOT: llvm.mlir.global internal @__executor_site
+// CHECK-LABEL: func.func @launch_in_a_loop(
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
+//       CHECK:   scf.for
+//   CHECK-NOT:   llvm.mlir.addressof
+//       CHECK:     llvm.call @__executor__launch_site(%[[SITE]],
+func.func @launch_in_a_loop(%s: !executor.session, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    executor.launch %s("k", "k.o")() : !executor.session, () -> ()
+  }
+  return
+}
+
+// -----
+
+// The site of a launch in a nested module is a global of that module, beside
+// its strings and declarations.
+// CHECK-LABEL: module @outer
+//   CHECK-NOT:   __executor_site
+//       CHECK:   module @inner
+//       CHECK:     llvm.mlir.global internal @__executor_site_k(
+//       CHECK:     func.func @launch_in_inner(
+//       CHECK:       %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
+//       CHECK:       llvm.call @__executor__launch_site(%[[SITE]],
+module @outer {
+  module @inner {
+    func.func @launch_in_inner(%s: !executor.session) {
+      executor.launch %s("k", "k.o")() : !executor.session, () -> ()
+      return
+    }
+  }
 }

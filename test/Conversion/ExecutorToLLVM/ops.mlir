@@ -65,7 +65,9 @@ func.func @send_binary_format_2(%s: !executor.session) {
 
 // The entry symbol is the C-interface wrapper of the kernel; one input and one
 // result, both memref<4xf32>: rank 1, 4-byte elements. With
-// entry-convention=catalyst-pyface, it is Catalyst's pyface wrapper instead.
+// entry-convention=catalyst-pyface, it is Catalyst's pyface wrapper instead,
+// launched as Catalyst's lowering launches it: through __catalyst__executor__launch,
+// without a launch site (launch.mlir checks the sites).
 // PYFACE-DAG: llvm.mlir.global internal constant @__executor_str__catalyst_pyface_add_one("_catalyst_pyface_add_one\00")
 // PYFACE-LABEL: func.func @launch_calls_runtime_launch(
 //  PYFACE-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__catalyst_pyface_add_one : !llvm.ptr
@@ -74,12 +76,15 @@ func.func @send_binary_format_2(%s: !executor.session) {
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_str_kernels_o("kernels.o\00") {addr_space = 0 : i32}{{$}}
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_1(dense<1> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_4(dense<4> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
-// CHECK-DAG: llvm.func @__catalyst__executor__launch(i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr){{$}}
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_add_one(dense<0> : tensor<8xi64>) {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<8 x i64>{{$}}
+// CHECK-DAG: llvm.func @__executor__launch_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr){{$}}
 // CHECK-LABEL: func.func @launch_calls_runtime_launch(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>) -> memref<4xf32>
-// The prologue, at the top of the entry block: the strings, then the frame
+// The prologue, at the top of the entry block: the launch site's cache and
+// the strings, then the frame
 // (the `1 : i64` counting the allocas is also the launch's input and output
 // count), then the rank and element-size arrays, shared by inputs and outputs.
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_add_one : !llvm.ptr
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -99,7 +104,7 @@ func.func @send_binary_format_2(%s: !executor.session) {
 // result descriptor out of its slot.
 //  CHECK-NEXT:   %[[XD:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[XD]], %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]]) : (i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> (){{$}}
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]]) : (!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> (){{$}}
 //  CHECK-NEXT:   %[[YD:.*]] = llvm.load %[[OUT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   %[[Y:.*]] = builtin.unrealized_conversion_cast %[[YD]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<4xf32>
 //  CHECK-NEXT:   return %[[Y]] : memref<4xf32>
@@ -125,7 +130,7 @@ func.func @launch_calls_runtime_launch(%s: !executor.session, %x: memref<4xf32>)
 //  CHECK-NEXT:   llvm.store %[[A1]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
 //   CHECK-NOT:   llvm.insertvalue
 //       CHECK:   llvm.store %{{.*}}, %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
 //  CHECK-NEXT:   llvm.load %[[OUT]]
 func.func @launch_fills_descriptor_pointer_arrays(%s: !executor.session, %x: memref<8xi32>) -> memref<8xi32> {
   %y = executor.launch %s("scale", "kernels.o")(%x) : !executor.session, (memref<8xi32>) -> memref<8xi32>
@@ -236,17 +241,19 @@ func.func @existing_runtime_declaration_is_reused() {
 
 // Two launches of the same object share one global for it (and one for the
 // entry symbol), addressed once in the function's prologue and passed by both
-// calls.
+// calls; each launch has a launch site of its own.
 //       CHECK: llvm.mlir.global internal constant @[[ENTRY:__executor_str__mlir_ciface_kernel]]("_mlir_ciface_kernel\00")
 //       CHECK: llvm.mlir.global internal constant @[[OBJ:__executor_str_shared_o]]("shared.o\00")
 //   CHECK-NOT: "_mlir_ciface_kernel\00"
 //   CHECK-NOT: "shared.o\00"
 // CHECK-LABEL: func.func @launches_of_same_object_share_one_global(
+//  CHECK-NEXT:   %[[SITE0:.*]] = llvm.mlir.addressof @__executor_site_kernel : !llvm.ptr
 //  CHECK-NEXT:   %[[E:.*]] = llvm.mlir.addressof @[[ENTRY]] : !llvm.ptr
 //  CHECK-NEXT:   %[[O:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
+//       CHECK:   %[[SITE1:.*]] = llvm.mlir.addressof @__executor_site_kernel_1 : !llvm.ptr
 //   CHECK-NOT:   llvm.mlir.addressof
-//       CHECK:   llvm.call @__catalyst__executor__launch(%{{.*}}, %[[E]], %[[O]],
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%{{.*}}, %[[E]], %[[O]],
+//       CHECK:   llvm.call @__executor__launch_site(%[[SITE0]], %{{.*}}, %[[E]], %[[O]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE1]], %{{.*}}, %[[E]], %[[O]],
 //  CHECK-NEXT:   return
 func.func @launches_of_same_object_share_one_global(%s: !executor.session) {
   executor.launch %s("kernel", "shared.o")() : !executor.session, () -> ()
@@ -278,13 +285,14 @@ func.func @send_binary_and_launch_share_object_global(%s: !executor.session) {
 // function, in its prologue, however many ops use it: the path "k.o" of two
 // send_binary, two launches and a launch_async; the format `0 : i32`; the
 // entry symbol, frame, counts and arrays of the two launches, which have the
-// same types. `0 : i32` (format) and `0 : i64` (output count) stay distinct.
+// same types (each has a launch site of its own). `0 : i32` (format) and `0 : i64` (output count) stay distinct.
 // CHECK-COUNT-1: llvm.mlir.global internal constant @__executor_str_k_o("k.o\00")
 //     CHECK-NOT: llvm.mlir.global internal constant @__executor_str_k_o
 // CHECK-LABEL: func.func @constants_and_addresses_once_per_function(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>)
 //  CHECK-NEXT:   %[[PATH:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[FORMAT:.*]] = llvm.mlir.constant(0 : i32) : i32
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[SLOT:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
@@ -296,6 +304,7 @@ func.func @send_binary_and_launch_share_object_global(%s: !executor.session) {
 //  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   %[[SITE_1:.*]] = llvm.mlir.addressof @__executor_site_k_1 : !llvm.ptr
 //  CHECK-NEXT:   %[[ASYNC_ENTRY:.*]] = llvm.mlir.addressof @__executor_str_k : !llvm.ptr
 // Then, where the ops were, only their own code: no constant, address, null
 // or alloca is made again.
@@ -303,10 +312,10 @@ func.func @send_binary_and_launch_share_object_global(%s: !executor.session) {
 //  CHECK-NEXT:   llvm.call @__catalyst__executor__send_binary(%[[S]], %[[PATH]], %[[FORMAT]]) : (i64, !llvm.ptr, i32) -> i64
 //  CHECK-NEXT:   %[[D0:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D0]], %[[SLOT]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[PATH]], %[[ONE]], %[[ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[PATH]], %[[ONE]], %[[ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
 //  CHECK-NEXT:   %[[D1:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D1]], %[[SLOT]]
-//  CHECK-NEXT:   llvm.call @__catalyst__executor__launch(%[[S]], %[[ENTRY]], %[[PATH]], %[[ONE]], %[[ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE_1]], %[[S]], %[[ENTRY]], %[[PATH]], %[[ONE]], %[[ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
 //  CHECK-NEXT:   %[[T:.*]] = llvm.call @__catalyst__executor__launch_async(%[[S]], %[[ASYNC_ENTRY]], %[[PATH]]) : (i64, !llvm.ptr, !llvm.ptr) -> i64
 //  CHECK-NEXT:   llvm.call @__catalyst__executor__await(%[[T]]) : (i64) -> ()
 //  CHECK-NEXT:   return

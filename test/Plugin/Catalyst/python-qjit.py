@@ -24,7 +24,7 @@
 # CHECK-NEXT: launched: [ 1.  4.  7. 10.]
 # CHECK-NEXT: launched: [ 4.  7. 10. 13.]
 # NO-PLUGIN: error: Dialect `executor' not found for custom op 'executor.open'
-# NO-RUNTIME: undefined symbol: __catalyst__executor__
+# NO-RUNTIME: undefined symbol: __{{(catalyst__)?}}executor__
 
 import ctypes
 import sys

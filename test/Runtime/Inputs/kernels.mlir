@@ -52,6 +52,20 @@ func.func @crash() attributes {llvm.emit_c_interface} {
   return
 }
 
+// Writes through a null pointer when its flag is not 0: a kernel that runs
+// fine once, then crashes.
+func.func @crash_if_set(%flag: memref<i32>) attributes {llvm.emit_c_interface} {
+  %set = memref.load %flag[] : memref<i32>
+  %zero = arith.constant 0 : i32
+  %crash = arith.cmpi ne, %set, %zero : i32
+  scf.if %crash {
+    %null = llvm.mlir.zero : !llvm.ptr
+    %c = llvm.mlir.constant(42 : i32) : i32
+    llvm.store volatile %c, %null : i32, !llvm.ptr
+  }
+  return
+}
+
 // Recurses until the stack overflows: every call keeps 1 KiB of its frame live
 // across the next, so neither the frame nor the recursion can be optimized away.
 func.func @overflow() attributes {llvm.emit_c_interface} {

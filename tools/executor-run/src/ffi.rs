@@ -102,7 +102,7 @@ impl Jit {
     }
 
     /// Makes the executor runtime, linked into this process, the one the
-    /// program's `__catalyst__executor__*` calls reach.
+    /// program's runtime calls (`executor_abi::functions::RUNTIME`) reach.
     pub fn register_runtime(&self) {
         for (name, address) in runtime_symbols() {
             // SAFETY: the engine is live; each address is the runtime's
@@ -191,6 +191,10 @@ fn runtime_symbols() -> [(&'static str, *mut c_void); functions::RUNTIME.len()] 
         (
             functions::LAUNCH.name,
             abi::__catalyst__executor__launch as *mut c_void,
+        ),
+        (
+            functions::LAUNCH_SITE.name,
+            abi::__executor__launch_site as *mut c_void,
         ),
         (
             functions::LAUNCH_ASYNC.name,
