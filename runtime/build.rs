@@ -9,6 +9,14 @@ fn main() {
     println!("cargo:rerun-if-env-changed=EXECUTOR_LLVM_PREFIX");
     println!("cargo:rerun-if-changed=cpp");
     println!("cargo:rustc-link-arg=-Wl,-rpath,{prefix}/lib");
+    // The library starts threads that outlive any call into it (the launch
+    // deadlines' watchdog, async launches' threads) and installs signal
+    // handlers. A host that unloads it at exit, as mlir-runner does (LLVM
+    // closes the libraries it opened from its static destructors), would
+    // unmap their code under them: a thread that happened to be running then
+    // died of SIGSEGV (test/Runtime/launch-timeout.mlir, about 1 run in 100).
+    // Marked NODELETE, it stays mapped until the process ends.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-z,nodelete");
 
     let output = Command::new(format!("{prefix}/bin/llvm-config"))
         .arg("--cxxflags")
