@@ -55,6 +55,17 @@ struct Loaded {
     entries: HashMap<String, HashMap<String, usize>>,
 }
 
+impl Loaded {
+    /// The session's JIT, created on first use: a session that loads no
+    /// object file never pays for one.
+    fn jit(&mut self) -> Result<&mut Jit> {
+        if self.jit.is_none() {
+            self.jit = Some(Jit::new()?);
+        }
+        Ok(self.jit.as_mut().expect("created above"))
+    }
+}
+
 #[derive(Clone, Copy)]
 enum Binary {
     Object(ObjectIndex),
@@ -81,11 +92,7 @@ impl LocalExecutor {
                     path: name.to_owned(),
                     reason: error.to_string(),
                 })?;
-                if loaded.jit.is_none() {
-                    loaded.jit = Some(Jit::new()?);
-                }
-                let jit = loaded.jit.as_mut().expect("created above");
-                Binary::Object(jit.add_object(name, &bytes)?)
+                Binary::Object(loaded.jit()?.add_object(name, &bytes)?)
             }
             BinaryFormat::SharedLibrary => {
                 loaded.libraries.push(SharedLibrary::open(file, name)?);
@@ -97,6 +104,12 @@ impl LocalExecutor {
         };
         loaded.objects.insert(name.to_owned(), binary);
         Ok(())
+    }
+
+    /// Creates the JIT now instead of with the first object file (an
+    /// executor-server's warm worker does it before its session starts).
+    pub fn create_jit(&self) -> Result<()> {
+        self.loaded().jit().map(|_| ())
     }
 
     /// Makes a shared library's symbols available to `call`, and global in

@@ -12,10 +12,9 @@ use std::{
 use tempfile::TempDir;
 
 use super::{
-    Settings,
+    Accepting,
     handshake::{self, Admission},
     pending::Pending,
-    shutdown::LiveSessions,
     supervisor,
 };
 
@@ -27,9 +26,9 @@ pub(super) fn serve(
     peer: SocketAddr,
     accepted: Instant,
     pending: Pending,
-    settings: &Settings,
-    live_sessions: &LiveSessions,
+    server: &Accepting,
 ) {
+    let (settings, live_sessions) = (&*server.settings, &server.live_sessions);
     let span = tracing::info_span!("session", id, %peer);
     let _entered = span.enter();
     // Replies are small and awaited one at a time: no Nagle delay.
@@ -86,7 +85,7 @@ pub(super) fn serve(
     match admitted {
         Ok(()) => {
             tracing::info!(directory = %directory.path().display(), "session started");
-            supervisor::run(stream, directory.path(), settings);
+            supervisor::run(stream, directory.path(), settings, &server.warm_workers);
         }
         Err(error) => tracing::info!(%error, "the client left during the handshake"),
     }

@@ -1,9 +1,11 @@
-//! A session's worker process (`executor-server --worker`): serves the
-//! session's requests with a [`LocalExecutor`], after the supervisor has done
-//! the handshake. Before running any client symbol it records which in the
-//! status table it shares with the supervisor, so that a crash can be
-//! reported. Between requests it polls its socket for a moment before it
-//! blocks on it (`crate::polling`).
+//! A session's worker process (`executor-server --worker`): starts its
+//! [`LocalExecutor`] (LLVM, the JIT, the `--preload`ed libraries), then waits
+//! on its control channel for the session the server hands it after the
+//! handshake (`handover.rs`; a warm worker waits there before any client
+//! comes), and serves that session's requests. Before running any client
+//! symbol it records which in the status table it shares with the
+//! supervisor, so that a crash can be reported. Between requests it polls its
+//! socket for a moment before it blocks on it (`crate::polling`).
 
 use std::{
     collections::{HashMap, HashSet},
@@ -18,7 +20,7 @@ use std::{
 };
 
 use super::{
-    ServerError,
+    ServerError, handover,
     linger::close_gracefully,
     status::{Announcer, Running},
 };
@@ -36,24 +38,33 @@ use crate::{
 /// What the supervisor passes on the worker's command line.
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
-    /// The connection, after the handshake.
-    pub socket_fd: RawFd,
+    /// The worker's end of its control channel, on which its session comes.
+    pub control_fd: RawFd,
     /// The memfd of the status table shared with the supervisor.
     pub status_fd: RawFd,
-    /// The session's private directory, for received binaries.
-    pub session_dir: PathBuf,
     pub preload: Vec<PathBuf>,
     pub max_message_size: u32,
 }
 
-/// Serves one session until the client closes it or disconnects.
+/// Starts the executor, waits for a session and serves it until the client
+/// closes it or disconnects.
 pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> {
-    let stream = TcpStream::from(adopt_fd(config.socket_fd)?);
+    let control = adopt_fd(config.control_fd)?;
     // Once mapped, the table needs no descriptor: it is closed here.
     let announcer = Announcer::attach(adopt_fd(config.status_fd)?.as_fd())
         .map_err(|error| ServerError::Worker(format!("cannot map the status table: {error}")))?;
     die_of_memory_faults();
-    let executor = match start_executor(&config.preload) {
+    // Before the session comes: this is what a warm worker has done already.
+    let started = start_executor(&config.preload);
+    let Some((socket, session_dir)) = handover::receive_session(control.as_fd())
+        .map_err(|error| ServerError::Worker(format!("cannot receive a session: {error}")))?
+    else {
+        // The server closed the channel: no session will come.
+        return Ok(());
+    };
+    drop(control);
+    let stream = TcpStream::from(socket);
+    let executor = match started {
         Ok(executor) => executor,
         Err(error) => {
             // Answers the client's first request; the session ends here.
@@ -69,7 +80,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         Ok(clone) => BufReader::with_capacity(protocol::READ_BUFFER_SIZE, clone),
         Err(error) => return Err(ServerError::Worker(error.to_string())),
     };
-    let assets = open_asset_directory(&config.session_dir).map_err(|error| {
+    let assets = open_asset_directory(&session_dir).map_err(|error| {
         ServerError::Worker(format!("cannot make the asset directory: {error}"))
     })?;
     Worker {
@@ -77,7 +88,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         reader,
         announcer,
         executor,
-        directory: config.session_dir,
+        directory: session_dir,
         assets,
         max_message_size: config.max_message_size,
         loaded: HashSet::new(),
@@ -134,6 +145,7 @@ fn adopt_fd(fd: RawFd) -> std::result::Result<OwnedFd, ServerError> {
 
 fn start_executor(preload: &[PathBuf]) -> Result<LocalExecutor> {
     let executor = LocalExecutor::new()?;
+    executor.create_jit()?;
     for library in preload {
         executor.preload_library(library)?;
     }
@@ -458,8 +470,10 @@ fn write_private_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .create_new(true)
         .mode(0o600)
         .open(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
+    // Not synced: the file is read back at once by this process and removed
+    // with the session, so it never needs to outlive a crash (a sync costs a
+    // session's first send_binary a disk flush).
+    file.write_all(bytes)
 }
 
 fn check_launch(inputs: &[DenseBuffer], shapes: &[OutputShape]) -> Result<()> {

@@ -14,8 +14,8 @@ use executor_runtime::{
     protocol::DEFAULT_MAX_MESSAGE_SIZE,
     server::{
         DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS, DEFAULT_MAX_PENDING,
-        DEFAULT_MAX_PENDING_PER_PEER, HandshakeLimits, Server, ServerConfig, WorkerConfig,
-        run_worker,
+        DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_WARM_WORKERS, HandshakeLimits, Server, ServerConfig,
+        WorkerConfig, run_worker,
     },
 };
 use tracing_subscriber::EnvFilter;
@@ -57,6 +57,17 @@ struct Cli {
     /// system's temporary directory].
     #[arg(long, value_name = "DIR")]
     work_dir: Option<PathBuf>,
+
+    /// How many workers to keep started and initialised (LLVM loaded, the
+    /// JIT created, --preload libraries loaded) for the next sessions, so
+    /// that a session's first send_binary does not wait for its worker to
+    /// start. Each is a process of its own, idle until a session takes it,
+    /// and serves that session only (a replacement is started when one is
+    /// taken); each costs about @WARM_RSS@ of memory while it waits
+    /// (docs/protocol.md, "Warm workers"). 0 starts a worker per session
+    /// when the session opens.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_WARM_WORKERS)]
+    warm_workers: usize,
 
     #[command(flatten)]
     handshake: HandshakeArgs,
@@ -112,14 +123,12 @@ impl HandshakeArgs {
 /// How the server starts a session's worker: this executable again.
 #[derive(Args, Debug)]
 struct WorkerArgs {
-    #[arg(long, hide = true, requires_all = ["socket_fd", "status_fd", "session_dir"])]
+    #[arg(long, hide = true, requires_all = ["control_fd", "status_fd"])]
     worker: bool,
     #[arg(long, hide = true, requires = "worker")]
-    socket_fd: Option<i32>,
+    control_fd: Option<i32>,
     #[arg(long, hide = true, requires = "worker")]
     status_fd: Option<i32>,
-    #[arg(long, hide = true, requires = "worker")]
-    session_dir: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -158,18 +167,16 @@ fn worker_program() -> Result<PathBuf> {
 fn run(cli: Cli) -> Result<()> {
     if cli.worker.worker {
         let WorkerArgs {
-            socket_fd: Some(socket_fd),
+            control_fd: Some(control_fd),
             status_fd: Some(status_fd),
-            session_dir: Some(session_dir),
             ..
         } = cli.worker
         else {
-            bail!("--worker needs --socket-fd, --status-fd and --session-dir");
+            bail!("--worker needs --control-fd and --status-fd");
         };
         run_worker(WorkerConfig {
-            socket_fd,
+            control_fd,
             status_fd,
-            session_dir,
             preload: cli.preload,
             max_message_size: cli.max_message_size,
         })?;
@@ -183,6 +190,7 @@ fn run(cli: Cli) -> Result<()> {
         work_dir: cli.work_dir.unwrap_or_else(std::env::temp_dir),
         worker_program: worker_program()?,
         handshake: cli.handshake.limits(),
+        warm_workers: cli.warm_workers,
     };
     let server = Server::bind(config)?;
     let addresses = server.local_addrs()?;

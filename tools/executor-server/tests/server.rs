@@ -134,6 +134,47 @@ impl Server {
         }
     }
 
+    /// The worker processes: warm ones and those serving sessions.
+    fn workers(&self) -> Vec<u32> {
+        children_of(self.process.id())
+    }
+
+    /// Waits (a bounded time) until `count` workers are running.
+    fn wait_for_workers(&self, count: usize) -> Vec<u32> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let workers = self.workers();
+            if workers.len() == count {
+                return workers;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} workers, not {count}: {workers:?}",
+                workers.len()
+            );
+            sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The worker serving the session whose directory is `directory`: its
+    /// working directory is the session's asset directory.
+    fn worker_of(&self, directory: &Path) -> u32 {
+        let serving: Vec<u32> = self
+            .workers()
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read_link(format!("/proc/{pid}/cwd"))
+                    .is_ok_and(|cwd| cwd.starts_with(directory))
+            })
+            .collect();
+        assert_eq!(
+            serving.len(),
+            1,
+            "the workers in {directory:?}: {serving:?}"
+        );
+        serving[0]
+    }
+
     /// A raw connection that has completed the handshake.
     fn raw_session(&self) -> (TcpStream, u32) {
         let mut stream = TcpStream::connect(&self.address).unwrap();
@@ -550,6 +591,17 @@ fn peak_memory_kib(pid: u32) -> u64 {
         .unwrap_or_else(|| panic!("no VmHWM in /proc/{pid}/status"))
 }
 
+/// The state of process `pid` (`R`, `S`, `Z`...), from `/proc/PID/stat`.
+fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .next()?
+        .chars()
+        .next()
+}
+
 /// The processes whose parent is `parent`.
 fn children_of(parent: u32) -> Vec<u32> {
     std::fs::read_dir("/proc")
@@ -576,9 +628,8 @@ fn a_launch_frame_that_would_need_far_more_memory_than_its_size_is_refused() {
     protocol::write_message(&mut stream, &Request::Await(1), max_message_size).unwrap();
     let reply: Response = protocol::read_message(&mut stream, max_message_size).unwrap();
     assert!(matches!(reply, Response::Failed { .. }), "{reply:?}");
-    let workers = children_of(server.process.id());
-    assert_eq!(workers.len(), 1, "one session, one worker: {workers:?}");
-    let before = peak_memory_kib(workers[0]);
+    let worker = server.worker_of(&server.session_dirs()[0]);
+    let before = peak_memory_kib(worker);
 
     // 60 KB: 20,000 outputs of rank 1024, 3 bytes each on the wire, each of
     // which would be a 16 KiB descriptor in the worker.
@@ -603,7 +654,7 @@ fn a_launch_frame_that_would_need_far_more_memory_than_its_size_is_refused() {
         ),
         other => panic!("{other:?}"),
     }
-    let grown_kib = peak_memory_kib(workers[0]).saturating_sub(before);
+    let grown_kib = peak_memory_kib(worker).saturating_sub(before);
     assert!(
         grown_kib < 16 * 1024,
         "the worker grew by {grown_kib} KiB for a 60 KB frame"
@@ -856,4 +907,78 @@ fn a_server_listens_on_every_listen_address_given() {
             .unwrap_or_else(|error| panic!("{address}: {error}"));
         session.close().unwrap();
     }
+}
+
+/// A request that a worker answers without loading anything.
+fn round_trip(stream: &mut TcpStream, max_message_size: u32) {
+    protocol::write_message(stream, &Request::Await(1), max_message_size).unwrap();
+    let reply: Response = protocol::read_message(stream, max_message_size).unwrap();
+    assert!(matches!(reply, Response::Failed { .. }), "{reply:?}");
+}
+
+#[test]
+fn sessions_are_served_by_warm_workers_each_by_its_own() {
+    let server = Server::start(&["--warm-workers", "2"]);
+    let warm = server.wait_for_workers(2);
+
+    let (mut first, max_message_size) = server.raw_session();
+    round_trip(&mut first, max_message_size);
+    let first_worker = server.worker_of(&server.session_dirs()[0]);
+    assert!(
+        warm.contains(&first_worker),
+        "{first_worker} not in {warm:?}"
+    );
+    // The one taken is replaced: two wait again beside the one serving.
+    let before_second = server.wait_for_workers(3);
+
+    let (mut second, max_message_size) = server.raw_session();
+    round_trip(&mut second, max_message_size);
+    let directories = server.session_dirs();
+    assert_eq!(directories.len(), 2);
+    let second_worker = directories
+        .iter()
+        .map(|directory| server.worker_of(directory))
+        .find(|pid| *pid != first_worker)
+        .expect("the second session has a worker of its own");
+    assert!(before_second.contains(&second_worker));
+
+    // A worker serves one session only: after its session it is gone.
+    drop(first);
+    server.wait_for_workers(3);
+    assert!(!server.workers().contains(&first_worker));
+    round_trip(&mut second, max_message_size);
+}
+
+#[test]
+fn without_warm_workers_each_session_starts_its_own() {
+    let server = Server::start(&["--warm-workers", "0"]);
+    sleep(Duration::from_millis(300));
+    assert_eq!(server.workers(), Vec::<u32>::new());
+    let (mut stream, max_message_size) = server.raw_session();
+    round_trip(&mut stream, max_message_size);
+    server.worker_of(&server.session_dirs()[0]);
+    drop(stream);
+    server.assert_sessions_cleaned_up();
+    server.wait_for_workers(0);
+}
+
+#[test]
+fn a_warm_worker_that_died_while_waiting_is_not_given_a_session() {
+    let server = Server::start(&["--warm-workers", "1"]);
+    let warm = server.wait_for_workers(1);
+    // SAFETY: kill takes a process id and a signal number.
+    assert_eq!(
+        unsafe { libc::kill(warm[0] as libc::pid_t, libc::SIGKILL) },
+        0
+    );
+    // Dead (a zombie, not reaped yet) before the session comes: a worker
+    // that dies during the handover itself is reported as a crash instead.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while process_state(warm[0]) != Some('Z') {
+        assert!(Instant::now() < deadline, "{} does not die", warm[0]);
+        sleep(Duration::from_millis(10));
+    }
+    let (mut stream, max_message_size) = server.raw_session();
+    round_trip(&mut stream, max_message_size);
+    assert_ne!(server.worker_of(&server.session_dirs()[0]), warm[0]);
 }
