@@ -60,12 +60,13 @@ struct Cli {
 
     /// How many workers to keep started and initialised (LLVM loaded, the
     /// JIT created, --preload libraries loaded) for the next sessions, so
-    /// that a session's first send_binary does not wait for its worker to
-    /// start. Each is a process of its own, idle until a session takes it,
-    /// and serves that session only (a replacement is started when one is
-    /// taken); each costs about @WARM_RSS@ of memory while it waits
-    /// (docs/protocol.md, "Warm workers"). 0 starts a worker per session
-    /// when the session opens.
+    /// that a session's first send_binary does not wait 10-15 ms for its
+    /// worker to start. Each is an idle process that serves the one session
+    /// that takes it; its replacement starts 50 ms later. A waiting worker
+    /// holds about 4 MiB of memory of its own (about 57 MiB resident, nearly
+    /// all libLLVM's pages, shared with the server and the other workers;
+    /// docs/protocol.md, "Warm workers"). 0: each session starts its worker
+    /// when it opens.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_WARM_WORKERS)]
     warm_workers: usize,
 
