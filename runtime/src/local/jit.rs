@@ -21,9 +21,8 @@ use llvm_sys::{
         LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess, LLVMOrcDefinitionGeneratorRef,
         LLVMOrcExecutionSessionSetErrorReporter, LLVMOrcJITDylibAddGenerator, LLVMOrcJITDylibRef,
         lljit::{
-            LLVMOrcCreateLLJIT, LLVMOrcDisposeLLJIT, LLVMOrcLLJITAddObjectFile,
-            LLVMOrcLLJITGetExecutionSession, LLVMOrcLLJITGetGlobalPrefix,
-            LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITRef,
+            LLVMOrcDisposeLLJIT, LLVMOrcLLJITAddObjectFile, LLVMOrcLLJITGetExecutionSession,
+            LLVMOrcLLJITGetGlobalPrefix, LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITRef,
         },
     },
     target::{LLVM_InitializeNativeAsmPrinter, LLVM_InitializeNativeTarget},
@@ -58,6 +57,7 @@ pub struct ObjectIndex(usize);
 
 unsafe extern "C" {
     /// `runtime/cpp/ObjectDylibs.cpp`.
+    fn executorCreateObjectJit(result: *mut LLVMOrcLLJITRef) -> LLVMErrorRef;
     fn executorCreateObjectDylib(
         jit: LLVMOrcLLJITRef,
         name: *const c_char,
@@ -89,9 +89,9 @@ impl Jit {
             LLVM_InitializeNativeAsmPrinter();
         });
         let mut raw = ptr::null_mut();
-        // SAFETY: a null builder asks for the default (host) configuration;
-        // `raw` receives the instance on success.
-        check(unsafe { LLVMOrcCreateLLJIT(&mut raw, ptr::null_mut()) })
+        // SAFETY: `raw` receives the instance on success, to be disposed of
+        // with LLVMOrcDisposeLLJIT like one the C API created.
+        check(unsafe { executorCreateObjectJit(&mut raw) })
             .map_err(RuntimeError::JitUnavailable)?;
         let jit = Self {
             raw,
