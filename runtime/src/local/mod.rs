@@ -106,9 +106,11 @@ impl LocalExecutor {
         Ok(())
     }
 
-    /// Creates the JIT now instead of with the first object file (an
-    /// executor-server's warm worker does it before its session starts).
-    pub fn create_jit(&self) -> Result<()> {
+    /// Creates the JIT now instead of with the first object file, and pays
+    /// for the process's first link with a throwaway one (an
+    /// executor-server's warm worker does this before its session starts).
+    pub fn prepare_jit(&self) -> Result<()> {
+        jit::warm_up_linking()?;
         self.loaded().jit().map(|_| ())
     }
 

@@ -145,7 +145,7 @@ fn adopt_fd(fd: RawFd) -> std::result::Result<OwnedFd, ServerError> {
 
 fn start_executor(preload: &[PathBuf]) -> Result<LocalExecutor> {
     let executor = LocalExecutor::new()?;
-    executor.create_jit()?;
+    executor.prepare_jit()?;
     for library in preload {
         executor.preload_library(library)?;
     }
