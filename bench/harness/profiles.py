@@ -306,17 +306,31 @@ def profile_first_launch(config: Config, kernels: Path) -> dict:
 
 
 def profile_big_object(config: Config, kernels: Path) -> dict:
-    """A CPU profile of one send_binary + first launch of the object of many
-    kernels on the embedded executor (taken when its target is missed)."""
+    """Where send_binary + first launch of the object of many kernels spends
+    CPU time on the embedded executor (taken when its target is missed): perf
+    profiles of one run sending the object and one sending the library, and
+    per symbol the CPU time of the first over the second, so that what both
+    runs share (mlir-runner's start-up) cancels out."""
     if not available("perf"):
         return {}
     directory = WORK / "profile"
     directory.mkdir(parents=True, exist_ok=True)
-    log(f"profile: perf record of send_binary + first launch of {config.big_object_kernels:,} kernels")
-    module = first_launch_program("local", kernels, "first", "big_object_perf", directory)
-    data = directory / "big_object.perf.data"
-    recorded = run(["perf", "record", "-q", "-e", "cpu-clock", "-c", 100_000, "-o", data,
-                    *runner_command(module, HOST_LIBRARIES)], check=False)
-    if recorded.returncode != 0:
-        return {}
-    return {"perf": perf_top(data, limit=15), "steps_us": floats(recorded.stdout)}
+    log(f"profile: perf record of send_binary + first launch of {config.big_object_kernels:,} kernels, as an "
+        "object and as a shared library")
+    measured = {}
+    for kind, binary in [("object", kernels), ("library", kernels.with_suffix(".so"))]:
+        module = first_launch_program("local", binary, "first", f"big_{kind}_perf", directory)
+        data = directory / f"big_{kind}.perf.data"
+        recorded = run(["perf", "record", "-q", "-e", "cpu-clock", "-c", 100_000, "-o", data,
+                        *runner_command(module, HOST_LIBRARIES)], check=False)
+        if recorded.returncode != 0:
+            return {}
+        top = perf_top(data, limit=10_000)
+        measured[kind] = {"steps_us": floats(recorded.stdout), "cpu_ms": top["cpu_ms"],
+                          "ms": {(row["dso"], row["symbol"], row["kernel"]): row["percent"] / 100 * top["cpu_ms"]
+                                 for row in top["rows"]}}
+    more = {key: ms - measured["library"]["ms"].get(key, 0.0) for key, ms in measured["object"]["ms"].items()}
+    rows = [{"dso": dso, "symbol": symbol, "kernel": kernel, "ms": ms}
+            for (dso, symbol, kernel), ms in sorted(more.items(), key=lambda item: -item[1])[:15]]
+    return {"rows": rows, "object_cpu_ms": measured["object"]["cpu_ms"],
+            "library_cpu_ms": measured["library"]["cpu_ms"], "steps_us": measured["object"]["steps_us"]}

@@ -975,14 +975,17 @@ def big_object_notes(context: dict) -> list:
     add = lines.append
     add(f"### `send_binary` of {big['kernels']:,} kernels")
     add("")
-    if profile.get("perf"):
-        top = profile["perf"]
-        add(f"CPU profile of one run sending the object (`perf record -e cpu-clock`, the whole `mlir-runner` "
-            f"process: {fmt(top['cpu_ms'])} ms of CPU time, of which its steps took "
-            f"{', '.join(fmt(value) for value in profile['steps_us'])} us; {top['kernel_percent']:.0f} of these "
-            "percentage points in the kernel):")
+    if profile.get("rows"):
+        add(f"CPU profiles (`perf record -e cpu-clock`) of one whole `mlir-runner` run sending the object "
+            f"({fmt(profile['object_cpu_ms'])} ms of CPU time; its steps took "
+            f"{', '.join(fmt(value) for value in profile['steps_us'])} us) and one sending the library "
+            f"({fmt(profile['library_cpu_ms'])} ms): the symbols that took the most CPU time beyond the library "
+            "run's, so that the runner's own start-up, the same in both, cancels out (`[k]`: in the kernel):")
         add("")
-        lines += profile_table(top["rows"])
+        add("| CPU ms beyond the library run | where | symbol |")
+        add("|---|---|---|")
+        for row in profile["rows"]:
+            add(f"| {fmt(row['ms'])} | {row['dso']} | `{row['symbol']}`{' [k]' if row['kernel'] else ''} |")
         add("")
     add("`dlopen` maps the library's file and relocates the few places a shared library needs relocated; "
         "every page of code stays in the page cache until it runs, and its internal calls were resolved by "
