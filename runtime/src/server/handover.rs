@@ -164,7 +164,7 @@ fn received_descriptor(message: &libc::msghdr) -> Option<OwnedFd> {
         // SAFETY: CMSG_LEN only computes a size.
         if level == libc::SOL_SOCKET
             && kind == libc::SCM_RIGHTS
-            && len as usize == unsafe { libc::CMSG_LEN(size_of::<RawFd>() as u32) } as usize
+            && len == unsafe { libc::CMSG_LEN(size_of::<RawFd>() as u32) } as _
         {
             // SAFETY: an SCM_RIGHTS header of one descriptor's length holds
             // one descriptor, which the kernel installed in this process for
