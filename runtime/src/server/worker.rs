@@ -453,8 +453,6 @@ fn request_arrived(stream: &TcpStream) -> Option<()> {
     (!nothing_yet).then_some(())
 }
 
-/// Writes a received binary where only this user can read it, never
-/// replacing an existing file.
 /// Makes `assets` in the session's directory, private like it, and the
 /// worker's working directory: kernels open the session's assets by name.
 fn open_asset_directory(session_dir: &Path) -> std::io::Result<PathBuf> {
@@ -464,6 +462,8 @@ fn open_asset_directory(session_dir: &Path) -> std::io::Result<PathBuf> {
     Ok(assets)
 }
 
+/// Writes a received binary where only this user can read it, never
+/// replacing an existing file.
 fn write_private_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)
