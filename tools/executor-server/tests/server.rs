@@ -942,10 +942,18 @@ fn sessions_are_served_by_warm_workers_each_by_its_own() {
         .expect("the second session has a worker of its own");
     assert!(before_second.contains(&second_worker));
 
-    // A worker serves one session only: after its session it is gone.
+    // A worker serves one session only: after its session it is gone, and
+    // two wait beside the second session's.
     drop(first);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.workers().contains(&first_worker) {
+        assert!(
+            Instant::now() < deadline,
+            "{first_worker} outlives its session"
+        );
+        sleep(Duration::from_millis(20));
+    }
     server.wait_for_workers(3);
-    assert!(!server.workers().contains(&first_worker));
     round_trip(&mut second, max_message_size);
 }
 
