@@ -145,7 +145,11 @@ fn adopt_fd(fd: RawFd) -> std::result::Result<OwnedFd, ServerError> {
 
 fn start_executor(preload: &[PathBuf]) -> Result<LocalExecutor> {
     let executor = LocalExecutor::new()?;
-    executor.prepare_jit()?;
+    if let Err(error) = executor.prepare_jit() {
+        // Not fatal here: a session that sends only shared libraries needs no
+        // JIT, and the first object sent tries again, failing as it would.
+        tracing::warn!(%error, "cannot prepare the JIT before the session");
+    }
     for library in preload {
         executor.preload_library(library)?;
     }
