@@ -92,7 +92,8 @@ impl LocalExecutor {
                     path: name.to_owned(),
                     reason: error.to_string(),
                 })?;
-                Binary::Object(loaded.jit()?.add_object(name, &bytes)?)
+                drop(loaded);
+                return self.load_object(name, &bytes);
             }
             BinaryFormat::SharedLibrary => {
                 loaded.libraries.push(SharedLibrary::open(file, name)?);
@@ -103,6 +104,20 @@ impl LocalExecutor {
             BinaryFormat::Asset => Binary::Asset,
         };
         loaded.objects.insert(name.to_owned(), binary);
+        Ok(())
+    }
+
+    /// Links the object file `bytes` under the object name `name`, once, as
+    /// [`LocalExecutor::load_as`] does a file's (an executor-server links what
+    /// it received without storing it).
+    pub fn load_object(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        let mut loaded = self.loaded();
+        if !loaded.objects.contains_key(name) {
+            let index = loaded.jit()?.add_object(name, bytes)?;
+            loaded
+                .objects
+                .insert(name.to_owned(), Binary::Object(index));
+        }
         Ok(())
     }
 

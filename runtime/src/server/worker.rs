@@ -92,7 +92,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         assets,
         max_message_size: config.max_message_size,
         loaded: HashSet::new(),
-        binaries_written: 0,
+        libraries_written: 0,
         in_flight: HashMap::new(),
         spare_inputs: Vec::new(),
     }
@@ -163,14 +163,14 @@ struct Worker {
     reader: BufReader<TcpStream>,
     announcer: Announcer,
     executor: LocalExecutor,
-    /// The session's private directory, where binaries are stored.
+    /// The session's private directory, where shared libraries are stored.
     directory: PathBuf,
     /// Its `assets` directory, the worker's working directory.
     assets: PathBuf,
     max_message_size: u32,
     /// Object names already loaded: a name is loaded once per session.
     loaded: HashSet<String>,
-    binaries_written: u64,
+    libraries_written: u64,
     /// Async launches by token, still announced as running until awaited.
     in_flight: HashMap<u64, Running>,
     /// The input buffers of the last launch, which the next one reads its
@@ -299,27 +299,25 @@ impl Worker {
         if self.loaded.contains(&name) {
             return Ok(Response::Done);
         }
-        if format == BinaryFormat::Asset {
-            self.store_asset(&name, bytes)?;
-        } else {
-            self.load_binary(&name, format, bytes)?;
+        match format {
+            BinaryFormat::Asset => self.store_asset(&name, bytes)?,
+            // Linked from the bytes received: no file on the way (creating
+            // one can wait on the file system's journal for milliseconds).
+            BinaryFormat::RelocatableObject => self.executor.load_object(&name, bytes)?,
+            BinaryFormat::SharedLibrary => self.load_library(&name, bytes)?,
         }
         self.loaded.insert(name);
         Ok(Response::Done)
     }
 
-    /// Stores an object file or shared library in a file the server names
-    /// (the client's path is only a name) and loads it.
-    fn load_binary(&mut self, name: &str, format: BinaryFormat, bytes: &[u8]) -> Result<()> {
-        let extension = if format == BinaryFormat::SharedLibrary {
-            "so"
-        } else {
-            "o"
-        };
+    /// Stores a shared library in a file the server names (the client's
+    /// path is only a name), which `dlopen` needs, and loads it.
+    fn load_library(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
+        let format = BinaryFormat::SharedLibrary;
         let file = self
             .directory
-            .join(format!("binary-{}.{extension}", self.binaries_written));
-        self.binaries_written += 1;
+            .join(format!("binary-{}.so", self.libraries_written));
+        self.libraries_written += 1;
         write_private_file(&file, bytes).map_err(|error| RuntimeError::LoadFailed {
             format,
             path: name.to_owned(),
@@ -474,9 +472,9 @@ fn write_private_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .create_new(true)
         .mode(0o600)
         .open(path)?;
-    // Not synced: the file is read back at once by this process and removed
-    // with the session, so it never needs to outlive a crash (a sync costs a
-    // session's first send_binary a disk flush).
+    // Not synced: the file is for this process only and removed with the
+    // session, so it never needs to outlive a crash (a sync costs a
+    // send_binary a disk flush).
     file.write_all(bytes)
 }
 

@@ -383,9 +383,14 @@ void twice(memref_1d *in, memref_1d *out) {
 }
 "#;
 
+/// The test kernels as a shared library.
 fn compile_kernels(directory: &Path) -> PathBuf {
-    let source = directory.join("kernels.c");
-    let library = directory.join("kernels.so");
+    compile_kernels_to(&directory.join("kernels.so"), &["-shared"])
+}
+
+/// The test kernels compiled with `flags` to `output` (beside their source).
+fn compile_kernels_to(output: &Path, flags: &[&str]) -> PathBuf {
+    let source = output.with_extension("c");
     std::fs::write(&source, KERNELS).unwrap();
     let llvm_clang = Path::new(env!("EXECUTOR_LLVM_PREFIX")).join("bin/clang");
     let compiler = if llvm_clang.exists() {
@@ -394,13 +399,14 @@ fn compile_kernels(directory: &Path) -> PathBuf {
         PathBuf::from("cc")
     };
     let status = Command::new(&compiler)
-        .args(["-shared", "-fPIC", "-O1", "-o"])
-        .arg(&library)
+        .args(flags)
+        .args(["-fPIC", "-O1", "-o"])
+        .arg(output)
         .arg(&source)
         .status()
         .unwrap_or_else(|error| panic!("cannot run {}: {error}", compiler.display()));
     assert!(status.success(), "compiling the test kernels failed");
-    library
+    output.to_owned()
 }
 
 fn floats(values: &[f32]) -> DenseBuffer {
@@ -989,4 +995,30 @@ fn a_warm_worker_that_died_while_waiting_is_not_given_a_session() {
     let (mut stream, max_message_size) = server.raw_session();
     round_trip(&mut stream, max_message_size);
     assert_ne!(server.worker_of(&server.session_dirs()[0]), warm[0]);
+}
+
+#[test]
+fn an_object_file_is_linked_from_the_bytes_received_without_a_file() {
+    let scratch = tempfile::tempdir().unwrap();
+    let object = compile_kernels_to(&scratch.path().join("kernels.o"), &["-c"]);
+    let object = object.to_str().unwrap();
+    let server = Server::start(&[]);
+    let session = server.connect().unwrap();
+    session
+        .send_binary(object, BinaryFormat::RelocatableObject)
+        .unwrap();
+    let stored: Vec<_> = std::fs::read_dir(&server.session_dirs()[0])
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert_eq!(stored, ["assets"]);
+    let sum = launch_1d(
+        &session,
+        "_mlir_ciface_add",
+        object,
+        &[&[1., 2.], &[3., 4.]],
+    )
+    .unwrap();
+    assert_eq!(sum, floats(&[4., 6.]));
+    session.close().unwrap();
 }
