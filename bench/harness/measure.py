@@ -433,7 +433,9 @@ def children(parent: int) -> list:
 def warm_worker_memory(server_pid: int) -> dict:
     """The memory of the server's waiting workers (no session is open), KiB
     from /proc/PID/smaps_rollup: resident (Rss), proportional (Pss) and its
-    own (Private_Clean + Private_Dirty); the first worker's, with their count."""
+    own (Private_Dirty: written pages, which only the worker has; its other
+    pages are files', libLLVM's above all, shared or in the page cache); the
+    first worker's, with their count."""
     workers = children(server_pid)
     if not workers:
         return {"workers": 0}
@@ -443,7 +445,7 @@ def warm_worker_memory(server_pid: int) -> dict:
         if value.strip().endswith("kB"):
             fields[name] = int(value.split()[0])
     return {"workers": len(workers), "rss": fields["Rss"], "pss": fields["Pss"],
-            "private": fields["Private_Clean"] + fields["Private_Dirty"]}
+            "private": fields["Private_Dirty"]}
 
 
 def compile_big_object(config: Config) -> Path:

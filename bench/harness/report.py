@@ -893,9 +893,10 @@ def first_launch(context: dict) -> list:
     if memory.get("workers"):
         add(f"What the warm worker costs while it waits (`/proc/PID/smaps_rollup` of the free server's "
             f"{memory['workers']} waiting worker{'s' if memory['workers'] > 1 else ''}, after the runs): "
-            f"{fmt(memory['private'] / 1024)} MiB of its own (private pages), {fmt(memory['rss'] / 1024)} MiB "
-            f"resident in all, nearly all of it libLLVM's pages shared with the server and other workers "
-            f"(proportional share {fmt(memory['pss'] / 1024)} MiB); one idle process per `--warm-workers`.")
+            f"{fmt(memory['private'] / 1024)} MiB of its own (pages it wrote, `Private_Dirty`), "
+            f"{fmt(memory['rss'] / 1024)} MiB resident in all, the rest files' pages, libLLVM's above all, shared "
+            f"with the server and other workers or in the page cache (proportional share "
+            f"{fmt(memory['pss'] / 1024)} MiB); one idle process per `--warm-workers`.")
         add("")
     big = fs["big_object"]
     add(f"`send_binary` of many kernels: [bench/gen_kernels.py](../bench/gen_kernels.py) writes {big['kernels']:,} "
