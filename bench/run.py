@@ -107,16 +107,25 @@ def measure_and_report(config: Config, before: str = None) -> None:
     compile_raw = measure.bench_compile(config)
     compile_summary = summary.summarize_compile(compile_raw)
     kernels = measure.compile_kernels()
-    runtime_raw = {"local": measure.bench_local(config, kernels), "async": {}, "remote": {}}
+    runtime_raw = {"local": measure.bench_local(config, kernels), "async": {}, "remote": {},
+                   "first_launch": {"placements": {}}}
     for placement in PLACEMENTS:
         runtime_raw["async"][placement] = measure.bench_async(config, kernels, placement)
         runtime_raw["remote"][placement] = measure.bench_remote(config, kernels, placement)
+        runtime_raw["first_launch"]["placements"][placement] = measure.bench_first_launch(config, kernels, placement)
+    big_object = measure.compile_big_object(config)
+    runtime_raw["first_launch"]["big_object"] = measure.bench_big_object(config, big_object)
     runtime_summary = summary.summarize_runtime(runtime_raw, config)
     criterion = measure.bench_criterion(config)
     sessions_raw = session_passes.measure(config, kernels)
     profiled = {"async": profiles.profile_async(config, kernels), "remote": profiles.profile_remote(config, kernels)}
-    if verdicts.compile_missed(verdicts.verdicts(compile_summary, runtime_summary)):
+    verdict = verdicts.verdicts(compile_summary, runtime_summary)
+    if verdicts.compile_missed(verdict):
         profiled["compile"] = profiles.profile_compile(config, compile_summary)
+    if not verdict["first_launch"]:
+        profiled["first_launch"] = profiles.profile_first_launch(config, kernels)
+    if not verdict["big_object"]:
+        profiled["big_object"] = profiles.profile_big_object(config, big_object)
     if before is not None:
         phase_started = time.time()
         before_raw = measure.bench_before_after(config, kernels, before_binaries, CURRENT)

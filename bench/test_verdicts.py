@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import session_passes, summary, verdicts  # noqa: E402
 from harness.verdicts import (  # noqa: E402
-    TARGET_ASYNC, TARGET_BULK, TARGET_LOCAL_NS, TARGET_MEMORY, TARGET_PER_OP, TARGET_RTT, TARGET_SCALING,
+    TARGET_ASYNC, TARGET_BIG_OBJECT, TARGET_BULK, TARGET_FIRST_LAUNCH_US, TARGET_LOCAL_FIRST_LAUNCH, TARGET_LOCAL_NS,
+    TARGET_MEMORY, TARGET_PER_OP, TARGET_RTT, TARGET_SCALING,
 )
 
 
@@ -66,8 +67,21 @@ def placement(async_ratio=0.5, echo=1.0, sink=1.0, bulk=1.0) -> dict:
     }
 
 
-def runtime_summary(local_ns=15.0, free=None, pinned=None) -> dict:
-    return {"local_ns": {"median": local_ns}, "free": free or placement(), "pinned": pinned or placement()}
+def first_launch_placement(warm_us=1000.0, local_ratio=1.0) -> dict:
+    """One placement of a summary.summarize_first_launch result."""
+    kinds = {kind: {"total": {"median": median}}
+             for kind, median in [("warm", warm_us), ("cold", 20000.0), ("local", 500.0), ("local_dlopen", 400.0)]}
+    return {"kinds": kinds, "local_over_dlopen": local_ratio}
+
+
+def first_launch_summary(free=None, pinned=None, big_ratio=1.0) -> dict:
+    return {"free": free or first_launch_placement(), "pinned": pinned or first_launch_placement(),
+            "big_object": {"ratio": big_ratio, "kernels": 10000}}
+
+
+def runtime_summary(local_ns=15.0, free=None, pinned=None, first_launch=None) -> dict:
+    return {"local_ns": {"median": local_ns}, "free": free or placement(), "pinned": pinned or placement(),
+            "first_launch": first_launch or first_launch_summary()}
 
 
 class CompileTargets(unittest.TestCase):
@@ -162,8 +176,35 @@ class RuntimeTargets(unittest.TestCase):
         self.assertFalse(self.judge(free=placement(bulk=below(TARGET_BULK)))["bulk"])
         self.assertFalse(self.judge(pinned=placement(bulk=below(TARGET_BULK)))["bulk"])
 
+    def test_first_launch_at_the_bound_in_both_placements_is_met(self):
+        bound = first_launch_placement(warm_us=TARGET_FIRST_LAUNCH_US)
+        self.assertTrue(self.judge(first_launch=first_launch_summary(free=bound, pinned=bound))["first_launch"])
+
+    def test_first_launch_past_the_bound_in_one_placement_is_missed(self):
+        past = first_launch_placement(warm_us=above(TARGET_FIRST_LAUNCH_US))
+        self.assertFalse(self.judge(first_launch=first_launch_summary(free=past))["first_launch"])
+        self.assertFalse(self.judge(first_launch=first_launch_summary(pinned=past))["first_launch"])
+
+    def test_first_launch_is_judged_with_the_warm_worker(self):
+        # Without one (--warm-workers 0) it is for reference only.
+        summary = first_launch_summary()
+        summary["free"]["kinds"]["cold"]["total"]["median"] = 1e9
+        self.assertTrue(self.judge(first_launch=summary)["first_launch"])
+
+    def test_local_first_launch_at_the_bound_is_met_and_past_it_missed(self):
+        bound = first_launch_placement(local_ratio=TARGET_LOCAL_FIRST_LAUNCH)
+        self.assertTrue(self.judge(first_launch=first_launch_summary(free=bound, pinned=bound))["local_first_launch"])
+        past = first_launch_placement(local_ratio=above(TARGET_LOCAL_FIRST_LAUNCH))
+        self.assertFalse(self.judge(first_launch=first_launch_summary(pinned=past))["local_first_launch"])
+
+    def test_big_object_at_the_bound_is_met_and_past_it_missed(self):
+        self.assertTrue(self.judge(first_launch=first_launch_summary(big_ratio=TARGET_BIG_OBJECT))["big_object"])
+        self.assertFalse(self.judge(first_launch=first_launch_summary(big_ratio=above(TARGET_BIG_OBJECT)))
+                         ["big_object"])
+
     def test_verdicts_in_the_report_order(self):
-        self.assertEqual(list(self.judge()), ["per_op", "scaling", "memory", "local", "async", "rtt", "bulk"])
+        self.assertEqual(list(self.judge()), ["per_op", "scaling", "memory", "local", "async", "rtt", "bulk",
+                                              "first_launch", "local_first_launch", "big_object"])
 
     def test_missed_names_the_missed(self):
         verdict = self.judge(local_ns=above(TARGET_LOCAL_NS), free=placement(bulk=below(TARGET_BULK)))

@@ -27,6 +27,7 @@ TCP_ECHO = BIN / "examples" / "tcp_echo_rtt"
 MLIR_OPT = LLVM_BIN / "mlir-opt"
 MLIR_TRANSLATE = LLVM_BIN / "mlir-translate"
 LLC = LLVM_BIN / "llc"
+CLANG = LLVM_BIN / "clang"
 MLIR_RUNNER = LLVM_BIN / "mlir-runner"
 C_RUNNER_UTILS = LLVM_LIB / "libmlir_c_runner_utils.so"
 RUNNER_UTILS = LLVM_LIB / "libmlir_runner_utils.so"
@@ -49,6 +50,12 @@ EXECUTOR_PASS = "ConvertExecutorToLLVMPass"
 UPSTREAM_PASS = "ConvertFuncToLLVMPass"
 
 BULK_BYTES = 64 << 20
+
+# How long the server is left idle before each first-launch run: a program that
+# runs now and then finds the server's warm worker waiting (a start-up takes
+# tens of milliseconds of CPU time, and starts 50 ms after a session took a
+# worker); sessions opened faster than that are not what this measures.
+FIRST_LAUNCH_PAUSE_S = 0.5
 
 # Where the processes of a run-time comparison may run: anywhere (the
 # scheduler's choice over every CPU), or all on CPU 0 (`taskset -c 0`), which
@@ -101,6 +108,11 @@ class Config:
         # the compile time, per figure and placement for the run time.
         self.before_compile_runs = {1000: 20, 10000: 12, 100000: 9}
         self.before_runs = 12
+        # First launches: process runs of each kind (one session each), and the
+        # object of many kernels that send_binary links against its dlopen.
+        self.first_launch_runs = 15
+        self.big_object_kernels = 10_000
+        self.big_object_runs = 9
         if quick:
             self.sizes = [1000, 10000]
             self.hyperfine_runs = {1000: 3, 10000: 2}
@@ -121,6 +133,9 @@ class Config:
             # Six pairs: the fewest whose interval reaches 95% (verdicts.py).
             self.before_compile_runs = {1000: 6, 10000: 6}
             self.before_runs = 6
+            self.first_launch_runs = 3
+            self.big_object_kernels = 1000
+            self.big_object_runs = 2
 
     def to_json(self) -> dict:
         return dict(vars(self))

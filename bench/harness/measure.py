@@ -18,8 +18,9 @@ import time
 from pathlib import Path
 
 from .common import (
-    ASYNC_PIPELINE, ASYNC_RUNTIME, BULK_BYTES, C_RUNNER_UTILS, EXECUTOR_OPT, EXECUTOR_PASS, EXECUTOR_PIPELINE,
-    EXECUTOR_SERVER, GNU_TIME, HOST_PIPELINE, KERNEL_PIPELINE, LLC, MLIR_OPT, MLIR_RUNNER, MLIR_TRANSLATE,
+    ASYNC_PIPELINE, ASYNC_RUNTIME, BULK_BYTES, C_RUNNER_UTILS, CLANG, EXECUTOR_OPT, EXECUTOR_PASS, EXECUTOR_PIPELINE,
+    EXECUTOR_SERVER, FIRST_LAUNCH_PAUSE_S, GNU_TIME, HOST_PIPELINE, KERNEL_PIPELINE, LLC, MLIR_OPT, MLIR_RUNNER,
+    MLIR_TRANSLATE,
     PARSE_PRINT_PIPELINE, PLACEMENT_LABELS, PLACEMENTS, ROOT, RUNNER_UTILS, RUNTIME_LIB, TCP_ECHO, WORK, Binaries,
     Config, log, run,
 )
@@ -194,14 +195,26 @@ def bench_compile(config: Config) -> dict:
 # run time
 
 
-def compile_kernels() -> Path:
-    directory = WORK / "runtime"
-    directory.mkdir(parents=True, exist_ok=True)
-    lowered = run([MLIR_OPT, ROOT / "bench" / "kernels.mlir", f"--pass-pipeline={KERNEL_PIPELINE}"]).stdout
+def compile_object(source: str, kernels: Path) -> Path:
+    """Kernels (MLIR text) to the relocatable object file `kernels`, with
+    upstream tools."""
+    kernels.parent.mkdir(parents=True, exist_ok=True)
+    lowered = run([MLIR_OPT, f"--pass-pipeline={KERNEL_PIPELINE}"], stdin=source).stdout
     ir = run([MLIR_TRANSLATE, "--mlir-to-llvmir"], stdin=lowered).stdout
-    kernels = directory / "kernels.o"
     run([LLC, "-filetype=obj", "-relocation-model=pic", "-o", kernels], stdin=ir)
     return kernels
+
+
+def compile_kernels() -> Path:
+    return compile_object((ROOT / "bench" / "kernels.mlir").read_text(), WORK / "runtime" / "kernels.o")
+
+
+def shared_library(kernels: Path) -> Path:
+    """The same code as a shared library (`clang -shared`), for send_binary's
+    format 2, which the embedded executor loads with dlopen."""
+    library = kernels.with_suffix(".so")
+    run([CLANG, "-shared", "-o", library, kernels])
+    return library
 
 
 class Server:
@@ -210,12 +223,12 @@ class Server:
     command that stays its parent, e.g. perf record or strace); `executable`
     is the executor-server to start (another revision's, for --before)."""
 
-    def __init__(self, name: str, prefix=(), tracer=(), executable: Path = EXECUTOR_SERVER):
+    def __init__(self, name: str, prefix=(), tracer=(), executable: Path = EXECUTOR_SERVER, args=()):
         self.log_path = WORK / "runtime" / f"{name}.log"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.log_file = open(self.log_path, "w")
         self.wrapped = bool(tracer)
-        command = [*tracer, *prefix, executable, "--listen", "127.0.0.1:0"]
+        command = [*tracer, *prefix, executable, "--listen", "127.0.0.1:0", *args]
         self.process = subprocess.Popen(
             [str(part) for part in command], stdout=self.log_file, stderr=subprocess.STDOUT, cwd=ROOT
         )
@@ -339,6 +352,129 @@ def bench_remote(config: Config, kernels: Path, placement: str) -> dict:
         server.stop()
     return {"rtt_us": kinds, "tcp_echo_us": tcp_echo, "tcp_echo_processes_us": tcp_echo_processes,
             "bulk_s": bulk_s, "copy_s": copy_s}
+
+
+# ---------------------------------------------------------------------------
+# first launches: open + send_binary + the first launch, one session per process
+
+
+# The kinds of first launch, and the executor each runs on: an executor-server
+# with its default warm worker, the same with --warm-workers 0 (every session
+# starts its worker, as all did before warm workers), the embedded executor
+# linking the object with its JIT, and the embedded executor loading the same
+# code as a shared library with dlopen (the floor of loading code at all).
+FIRST_LAUNCH_KINDS = ("warm", "cold", "local", "local_dlopen")
+WARM_SERVER_ARGS = {"warm": (), "cold": ("--warm-workers", "0")}
+
+
+def first_launch_program(address: str, kernels: Path, entry: str, name: str, directory: Path) -> Path:
+    """bench/first_launch.mlir for `address`, sending `kernels` (format 2, a
+    shared library, for a .so) and launching its kernel `entry`."""
+    return lower_host(ROOT / "bench" / "first_launch.mlir",
+                      {"ADDRESS": address, "KERNELS": kernels, "FORMAT": 2 if kernels.suffix == ".so" else 0,
+                       "ENTRY": entry},
+                      directory / f"{name}.llvm.mlir")
+
+
+def first_launch_run(prefix, module: Path) -> list:
+    """One process run of a first-launch program after the executor has been
+    idle for FIRST_LAUNCH_PAUSE_S: its three steps in microseconds (open,
+    send_binary, the first launch)."""
+    time.sleep(FIRST_LAUNCH_PAUSE_S)
+    values = floats(run([*prefix, *runner_command(module, HOST_LIBRARIES)]).stdout)
+    if len(values) != 3:
+        raise SystemExit(f"bench: {module.name} printed {values}, expected three numbers")
+    return values
+
+
+def bench_first_launch(config: Config, kernels: Path, placement: str) -> dict:
+    """Per kind of FIRST_LAUNCH_KINDS, the steps of each run (alternating
+    kinds), and the memory of the warm server's waiting worker."""
+    directory = WORK / "first_launch"
+    directory.mkdir(parents=True, exist_ok=True)
+    prefix = PLACEMENTS[placement]
+    library = shared_library(kernels)
+    servers = {}
+    try:
+        for kind, args in WARM_SERVER_ARGS.items():
+            servers[kind] = Server(f"first-launch-{kind}-{placement}", prefix, args=args)
+        programs = {kind: first_launch_program(server.address, kernels, "nothing", f"{kind}_{placement}", directory)
+                    for kind, server in servers.items()}
+        programs["local"] = first_launch_program("local", kernels, "nothing", "local", directory)
+        programs["local_dlopen"] = first_launch_program("local", library, "nothing", "local_dlopen", directory)
+        log(f"first launch (open + send_binary + first launch), {PLACEMENT_LABELS[placement]}: "
+            f"{config.first_launch_runs} runs of each kind ({', '.join(FIRST_LAUNCH_KINDS)}), alternating, "
+            f"each after {FIRST_LAUNCH_PAUSE_S} s idle")
+        steps = {kind: [] for kind in FIRST_LAUNCH_KINDS}
+        for _ in range(config.first_launch_runs):
+            for kind in FIRST_LAUNCH_KINDS:
+                steps[kind].append(first_launch_run(prefix, programs[kind]))
+        time.sleep(FIRST_LAUNCH_PAUSE_S)
+        memory = warm_worker_memory(servers["warm"].server_pid())
+    finally:
+        for server in servers.values():
+            server.stop()
+    return {"steps_us": steps, "warm_worker_kb": memory}
+
+
+def children(parent: int) -> list:
+    """The processes whose parent is `parent`."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == parent:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def warm_worker_memory(server_pid: int) -> dict:
+    """The memory of the server's waiting workers (no session is open), KiB
+    from /proc/PID/smaps_rollup: resident (Rss), proportional (Pss) and its
+    own (Private_Dirty: written pages, which only the worker has; its other
+    pages are files', libLLVM's above all, shared or in the page cache); the
+    first worker's, with their count."""
+    workers = children(server_pid)
+    if not workers:
+        return {"workers": 0}
+    fields = {}
+    for line in Path(f"/proc/{workers[0]}/smaps_rollup").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if value.strip().endswith("kB"):
+            fields[name] = int(value.split()[0])
+    return {"workers": len(workers), "rss": fields["Rss"], "pss": fields["Pss"],
+            "private": fields["Private_Dirty"]}
+
+
+def compile_big_object(config: Config) -> Path:
+    """bench/gen_kernels.py's module of config.big_object_kernels kernels as an
+    object file (and, beside it, shared_library's .so)."""
+    count = config.big_object_kernels
+    log(f"send_binary of many kernels: compiling {count:,} kernels to an object file and a shared library")
+    source = run([sys.executable, ROOT / "bench" / "gen_kernels.py", count]).stdout
+    kernels = compile_object(source, WORK / "first_launch" / f"kernels_{count}.o")
+    shared_library(kernels)
+    return kernels
+
+
+def bench_big_object(config: Config, kernels: Path) -> dict:
+    """send_binary + first launch of the object of many kernels on the embedded
+    executor (its JIT links the object) and of the same code as a shared
+    library (dlopen), alternating; the steps of each run."""
+    directory = WORK / "first_launch"
+    programs = {"object": first_launch_program("local", kernels, "first", "big_object", directory),
+                "library": first_launch_program("local", kernels.with_suffix(".so"), "first", "big_library",
+                                                directory)}
+    log(f"send_binary of {config.big_object_kernels:,} kernels: object (JIT link) vs shared library (dlopen), "
+        f"{config.big_object_runs} runs each, alternating")
+    steps = {kind: [] for kind in programs}
+    for _ in range(config.big_object_runs):
+        for kind, module in programs.items():
+            steps[kind].append(first_launch_run([], module))
+    return {"kernels": config.big_object_kernels, "bytes": kernels.stat().st_size,
+            "library_bytes": kernels.with_suffix(".so").stat().st_size, "steps_us": steps}
 
 
 # ---------------------------------------------------------------------------

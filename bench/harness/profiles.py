@@ -8,7 +8,10 @@ from pathlib import Path
 from .common import (
     BULK_BYTES, PLACEMENT_LABELS, PLACEMENTS, ROOT, TCP_ECHO, WORK, Config, log, run,
 )
-from .measure import HOST_LIBRARIES, Server, compile_commands, lower_host, runner_command
+from .measure import (
+    HOST_LIBRARIES, Server, compile_commands, first_launch_program, first_launch_run, floats, lower_host,
+    runner_command,
+)
 from .summary import stats
 
 
@@ -245,3 +248,89 @@ def profile_remote(config: Config, kernels: Path) -> dict:
             bulk.update({key: large[key] for key in ("client", "worker", "copy", "worker_comm")})
             profile["bulk"] = bulk
     return profile
+
+
+# The system calls of a first launch that the report's timeline leaves out:
+# memory management and locks, which say nothing about the steps.
+TIMELINE_NOISE = ("mmap", "munmap", "mprotect", "brk", "madvise", "futex", "rt_sigprocmask", "rt_sigaction",
+                  "sigaltstack", "getrandom", "sched_getaffinity", "gettid", "set_robust_list", "rseq", "prctl")
+STRACE_TIMED_LINE = re.compile(r"^(\d+)\s+(\d+):(\d+):([0-9.]+) (.*)$")
+
+
+def first_launch_timeline(trace: Path, limit: int = 40) -> list:
+    """The server's system calls (`strace -f -tt`) from the accept of the
+    session's connection to the worker's third reply (send_binary's, the
+    launch's and close's), as (ms since the accept, pid, call), noise left out."""
+    events, started, replies = [], None, 0
+    for line in trace.read_text(errors="replace").splitlines():
+        found = STRACE_TIMED_LINE.match(line)
+        if not found:
+            continue
+        pid, call = int(found.group(1)), found.group(5)
+        seconds = int(found.group(2)) * 3600 + int(found.group(3)) * 60 + float(found.group(4))
+        if started is None:
+            if "accept4" in call and "sin_port" in call:
+                started = seconds
+            else:
+                continue
+        named = re.match(r"(?:<\.\.\. )?(\w+)", call)
+        if not named or named.group(1) in TIMELINE_NOISE:
+            continue  # signals, exits, noise
+        name = named.group(1)
+        events.append({"ms": (seconds - started) * 1e3, "pid": pid, "call": call[:110]})
+        # The worker's replies: frames of the session written on its TCP socket.
+        if name == "sendto" and "<TCP" in call and "\\0\\0\\0\\1\\0" in call:
+            replies += 1
+            if replies == 2:
+                break
+    return events[:limit]
+
+
+def profile_first_launch(config: Config, kernels: Path) -> dict:
+    """Where a first launch on a warm server goes (taken when its target is
+    missed): the server's system calls with their times, for one session
+    opened after the server was idle (the client is not traced)."""
+    if not available("strace"):
+        return {}
+    directory = WORK / "profile"
+    directory.mkdir(parents=True, exist_ok=True)
+    trace = directory / "first_launch_server.strace"
+    log("profile: strace of the server during one first launch")
+    server = Server("server-first-launch-strace", tracer=["strace", "-f", "-tt", "-y", "-o", trace])
+    try:
+        module = first_launch_program(server.address, kernels, "nothing", "first_launch_strace", directory)
+        steps = first_launch_run([], module)
+    finally:
+        server.stop()
+    return {"steps_us": steps, "timeline": first_launch_timeline(trace)}
+
+
+def profile_big_object(config: Config, kernels: Path) -> dict:
+    """Where send_binary + first launch of the object of many kernels spends
+    CPU time on the embedded executor (taken when its target is missed): perf
+    profiles of one run sending the object and one sending the library, and
+    per symbol the CPU time of the first over the second, so that what both
+    runs share (mlir-runner's start-up) cancels out."""
+    if not available("perf"):
+        return {}
+    directory = WORK / "profile"
+    directory.mkdir(parents=True, exist_ok=True)
+    log(f"profile: perf record of send_binary + first launch of {config.big_object_kernels:,} kernels, as an "
+        "object and as a shared library")
+    measured = {}
+    for kind, binary in [("object", kernels), ("library", kernels.with_suffix(".so"))]:
+        module = first_launch_program("local", binary, "first", f"big_{kind}_perf", directory)
+        data = directory / f"big_{kind}.perf.data"
+        recorded = run(["perf", "record", "-q", "-e", "cpu-clock", "-c", 100_000, "-o", data,
+                        *runner_command(module, HOST_LIBRARIES)], check=False)
+        if recorded.returncode != 0:
+            return {}
+        top = perf_top(data, limit=10_000)
+        measured[kind] = {"steps_us": floats(recorded.stdout), "cpu_ms": top["cpu_ms"],
+                          "ms": {(row["dso"], row["symbol"], row["kernel"]): row["percent"] / 100 * top["cpu_ms"]
+                                 for row in top["rows"]}}
+    more = {key: ms - measured["library"]["ms"].get(key, 0.0) for key, ms in measured["object"]["ms"].items()}
+    rows = [{"dso": dso, "symbol": symbol, "kernel": kernel, "ms": ms}
+            for (dso, symbol, kernel), ms in sorted(more.items(), key=lambda item: -item[1])[:15]]
+    return {"rows": rows, "object_cpu_ms": measured["object"]["cpu_ms"],
+            "library_cpu_ms": measured["library"]["cpu_ms"], "steps_us": measured["object"]["steps_us"]}

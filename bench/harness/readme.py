@@ -6,7 +6,7 @@ import textwrap
 from . import session_passes
 from .common import README
 from .text import fmt, ratio
-from .verdicts import TARGET_LOCAL_NS
+from .verdicts import TARGET_BIG_OBJECT, TARGET_FIRST_LAUNCH_US, TARGET_LOCAL_FIRST_LAUNCH, TARGET_LOCAL_NS
 
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
@@ -28,6 +28,19 @@ def render_paragraph(context: dict) -> str:
                "echo of 1 KiB (at most 1.5x)",
         "bulk": f"a 64 MiB launch reaches {ratio(h['bulk_ratio_free'])} / {ratio(h['bulk_ratio_pinned'])} the "
                 "throughput of a loopback socket copy (at least 0.5x)",
+        "first_launch": f"the first launch of a program on an executor-server (open, send_binary, first launch) "
+                        f"takes {fmt(h['first_launch_us_free'] / 1000)} / {fmt(h['first_launch_us_pinned'] / 1000)} "
+                        f"ms with the warm worker it keeps (at most {fmt(TARGET_FIRST_LAUNCH_US / 1000)} ms; "
+                        f"{fmt(h['cold_first_launch_us_free'] / 1000)} / {fmt(h['cold_first_launch_us_pinned'] / 1000)} "
+                        "ms without)",
+        "local_first_launch": f"on `local` it takes {fmt(h['local_first_launch_us_free'] / 1000)} / "
+                              f"{fmt(h['local_first_launch_us_pinned'] / 1000)} ms, "
+                              f"{ratio(h['local_first_launch_ratio_free'])} / "
+                              f"{ratio(h['local_first_launch_ratio_pinned'])} the same with the code as a shared "
+                              f"library (at most {ratio(TARGET_LOCAL_FIRST_LAUNCH)})",
+        "big_object": f"`send_binary` and the first launch of an object of {h['big_object_kernels']:,} kernels take "
+                      f"{ratio(h['big_object_ratio'])} the same as a shared library loaded with `dlopen` "
+                      f"(at most {ratio(TARGET_BIG_OBJECT)})",
     }
     if "sessions" in context:
         claims.update(session_passes.claims(context["sessions"]))

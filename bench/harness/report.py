@@ -5,13 +5,17 @@ nothing (a branch here reads a verdict or a finding, or whether a profile was
 taken)."""
 import shlex
 
-from .common import ASYNC_PIPELINE, BULK_BYTES, DOC, EXECUTOR_PASS, PLACEMENT_LABELS, PLACEMENTS, ROOT, UPSTREAM_PASS
+from .common import (
+    ASYNC_PIPELINE, BULK_BYTES, DOC, EXECUTOR_PASS, FIRST_LAUNCH_PAUSE_S, PLACEMENT_LABELS, PLACEMENTS, ROOT,
+    UPSTREAM_PASS,
+)
 from . import session_passes
 from .measure import CRITERION_BENCHES, compile_commands
 from .text import fmt, mark, ns, ratio
 from .verdicts import (
-    BEFORE_AFTER_BOUND, BEFORE_AFTER_FEWEST_PAIRS, BEFORE_AFTER_LEVEL, INCONCLUSIVE, NO_WORSE, TARGET_LOCAL_NS,
-    TARGET_MEMORY, TARGET_SCALING, WORSE, compile_missed, largest_and_middle, missed,
+    BEFORE_AFTER_BOUND, BEFORE_AFTER_FEWEST_PAIRS, BEFORE_AFTER_LEVEL, INCONCLUSIVE, NO_WORSE, TARGET_BIG_OBJECT,
+    TARGET_FIRST_LAUNCH_US, TARGET_LOCAL_FIRST_LAUNCH, TARGET_LOCAL_NS, TARGET_MEMORY, TARGET_SCALING, WORSE,
+    compile_missed, largest_and_middle, missed,
 )
 
 # What each group of the Criterion benches measures (measure.CRITERION_GROUPS
@@ -61,7 +65,8 @@ def render_report(context: dict) -> str:
     compile and runtime summaries, profiles, criterion results, plots,
     elapsed_min and other_load, and what verdicts.judge made of them."""
     lines = []
-    for section in (title, summary, machine, commands, compile_time, run_time, sessions, before_and_after,
+    for section in (title, summary, machine, commands, compile_time, run_time, first_launch, sessions,
+                    before_and_after,
                     micro_benchmarks, where_the_time_goes):
         lines += section(context)
     return "\n".join(lines)
@@ -162,6 +167,23 @@ def summary(context: dict) -> list:
         + both(rs, lambda r: f"{ratio(r['bulk_ratio'])} ({fmt(r['bulk_mib_s']['median'])} MiB/s vs "
                          f"{fmt(r['copy_mib_s']['median'])} MiB/s)")
         + f" | {mark(verdicts['bulk'])} |")
+    fs = rs["first_launch"]
+    add(f"| first launch on a fresh executor-server session (open + send_binary of a small object + first launch) "
+        f"at most {fmt(TARGET_FIRST_LAUNCH_US / 1000)} ms median | "
+        + both(fs, lambda r: f"{fmt(r['kinds']['warm']['total']['median'] / 1000)} ms with a warm worker "
+                         f"({ratio(r['warm_over_cold'])} the {fmt(r['kinds']['cold']['total']['median'] / 1000)} ms "
+                         "of `--warm-workers 0`)")
+        + f" | {mark(verdicts['first_launch'])} |")
+    add(f"| first launch on `local` (the JIT created, the object linked) at most {ratio(TARGET_LOCAL_FIRST_LAUNCH)} "
+        "the same with the code as a shared library (`dlopen`) | "
+        + both(fs, lambda r: f"{ratio(r['local_over_dlopen'])} ({fmt(r['kinds']['local']['total']['median'])} us vs "
+                         f"{fmt(r['kinds']['local_dlopen']['total']['median'])} us)")
+        + f" | {mark(verdicts['local_first_launch'])} |")
+    big = fs["big_object"]
+    add(f"| send_binary + first launch of an object of {big['kernels']:,} kernels at most "
+        f"{ratio(TARGET_BIG_OBJECT)} the same code as a shared library (`dlopen`) | {ratio(big['ratio'])} "
+        f"({fmt(big['kinds']['object']['load']['median'] / 1000)} ms vs "
+        f"{fmt(big['kinds']['library']['load']['median'] / 1000)} ms) | {mark(verdicts['big_object'])} |")
     add("")
     add("The run-time comparisons between threads or processes were measured twice: with the processes free "
         "to run on any CPU, and all pinned to CPU 0 (`taskset -c 0`); a target counts as met when it is met "
@@ -602,6 +624,12 @@ def where_the_time_goes(context: dict) -> list:
         lines += remote_notes(context)
     if not verdicts["bulk"]:
         lines += bulk_notes(context)
+    if not verdicts["first_launch"]:
+        lines += first_launch_notes(context)
+    if not verdicts["local_first_launch"]:
+        lines += local_first_launch_notes(context)
+    if not verdicts["big_object"]:
+        lines += big_object_notes(context)
     return lines
 
 
@@ -834,5 +862,161 @@ def bulk_notes(context: dict) -> list:
     add("**What would close it:** the bytes are already copied once per side (the client writes the "
         "frame with vectored writes from the memref's own buffer, the worker reads each input into the buffer "
         "of the previous launch); the profiles above show what is left on each side against the copy's.")
+    add("")
+    return lines
+
+
+def first_launch(context: dict) -> list:
+    """The first launch of a program: open, send_binary and the first launch,
+    on a server with and without a warm worker and on `local`, and
+    send_binary of many kernels against dlopen."""
+    config, rs = context["config"], context["runtime"]
+    fs = rs["first_launch"]
+    lines = []
+    add = lines.append
+    add("## First launch")
+    add("")
+    add("What a program pays before its first kernel has run: [bench/first_launch.mlir](../bench/first_launch.mlir) "
+        "times `executor.open`, `executor.send_binary` of bench/kernels.mlir's object and the first "
+        "`executor.launch` of its empty kernel with `rtclock`, in a process of its own (`mlir-runner`, as above), "
+        f"so each run's session is the first its program opens; {config.first_launch_runs} runs of each kind, "
+        f"alternating, each after the executor was left idle for {FIRST_LAUNCH_PAUSE_S} s (a program that runs "
+        "now and then). The kinds: an executor-server as started by default (one warm worker waiting: "
+        "docs/protocol.md, \"Warm workers\"), one with `--warm-workers 0` (each session starts its worker "
+        "process, which loads LLVM and creates its JIT), the embedded executor `local` (the JIT created and "
+        "the object linked in the program's process), and `local` with the same code as a shared library "
+        "(`clang -shared`, sent with `format = 2`: `dlopen` and `dlsym`, the floor of loading code at all). "
+        "Medians in microseconds:")
+    add("")
+    add("| kind | placement | open | send_binary | first launch | total (min / median / max) |")
+    add("|---|---|---|---|---|---|")
+    labels = {"warm": "executor-server, warm worker", "cold": "executor-server, `--warm-workers 0`",
+              "local": "`local`, object file (JIT)", "local_dlopen": "`local`, shared library (dlopen)"}
+    for placement in PLACEMENTS:
+        for kind, label in labels.items():
+            entry = fs[placement]["kinds"][kind]
+            add(f"| {label} | {placement} | {fmt(entry['open']['median'])} | {fmt(entry['send_binary']['median'])} "
+                f"| {fmt(entry['launch']['median'])} | {fmt(entry['total']['min'])} / "
+                f"**{fmt(entry['total']['median'])}** / {fmt(entry['total']['max'])} |")
+    add("")
+    add("| ratio (medians of the totals) | free | pinned |")
+    add("|---|---|---|")
+    for label, key in [("warm worker / `--warm-workers 0`", "warm_over_cold"),
+                       ("warm worker / `local`", "warm_over_local"),
+                       ("`local` / `local` with dlopen", "local_over_dlopen")]:
+        add(f"| {label} | {ratio(fs['free'][key])} | {ratio(fs['pinned'][key])} |")
+    add("")
+    memory = fs["free"]["warm_worker_kb"]
+    if memory.get("workers"):
+        add(f"What the warm worker costs while it waits (`/proc/PID/smaps_rollup` of the free server's "
+            f"{memory['workers']} waiting worker{'s' if memory['workers'] > 1 else ''}, after the runs): "
+            f"{fmt(memory['private'] / 1024)} MiB of its own (pages it wrote, `Private_Dirty`), "
+            f"{fmt(memory['rss'] / 1024)} MiB resident in all, the rest files' pages, libLLVM's above all, shared "
+            f"with the server and other workers or in the page cache (proportional share "
+            f"{fmt(memory['pss'] / 1024)} MiB); one idle process per `--warm-workers`.")
+        add("")
+    big = fs["big_object"]
+    add(f"`send_binary` of many kernels: [bench/gen_kernels.py](../bench/gen_kernels.py) writes {big['kernels']:,} "
+        "kernels (each a loop scaling one `memref<?xf32>` into another, with its C interface) and an empty one, "
+        f"compiled as above to an object of {fmt(big['bytes'] / (1 << 20))} MiB and linked with `clang -shared` "
+        f"to a library of {fmt(big['library_bytes'] / (1 << 20))} MiB; the same program on `local` sends either "
+        f"and launches the empty kernel, {config.big_object_runs} runs each, alternating (medians, us):")
+    add("")
+    add("| binary | send_binary | first launch | both (min / median / max) |")
+    add("|---|---|---|---|")
+    for kind, label in [("object", "object file (JIT link)"), ("library", "shared library (dlopen)")]:
+        entry = big["kinds"][kind]
+        add(f"| {label} | {fmt(entry['send_binary']['median'])} | {fmt(entry['launch']['median'])} "
+            f"| {fmt(entry['load']['min'])} / **{fmt(entry['load']['median'])}** / {fmt(entry['load']['max'])} |")
+    add("")
+    add(f"The object takes {ratio(big['ratio'])} the library's time for both steps ({ratio(big['send_ratio'])} "
+        "for `send_binary` alone: ORC adds the object to the JIT there and links all of it at the first lookup).")
+    add("")
+    return lines
+
+
+def first_launch_notes(context: dict) -> list:
+    """Where a first launch on a server goes, when it misses its target."""
+    fs = context["runtime"]["first_launch"]
+    profile = context["profiles"].get("first_launch", {})
+    lines = []
+    add = lines.append
+    add("### First launch on a server")
+    add("")
+    add("Medians per step, warm worker: "
+        + both(fs, lambda r: ", ".join(f"{step} {fmt(r['kinds']['warm'][step]['median'])} us"
+                                   for step in ("open", "send_binary", "launch"))) + ".")
+    add("")
+    if profile.get("timeline"):
+        add("The server's system calls during one first launch (`strace -f -tt -y` of the server, the client not "
+            f"traced; its steps took {', '.join(fmt(value) for value in profile['steps_us'])} us under the trace), "
+            "from the accept of the connection, memory management and locks left out:")
+        add("")
+        add("| ms | pid | call |")
+        add("|---|---|---|")
+        for event in profile["timeline"]:
+            add(f"| {event['ms']:.3f} | {event['pid']} | `{event['call'].replace('|', '/')}` |")
+        add("")
+    add("**What would close it:** the worker's start-up is off the path (it waits, warm, before the session "
+        "comes); what is left is the open's connect and handshake (a thread per connection), the "
+        "hand-over to the worker, and the worker's first link in a JIT that has linked nothing yet. "
+        "Warming the JIT by linking a small object while the worker waits, and a thread kept ready for the "
+        "next connection's handshake, would take those one-time costs off the path too.")
+    add("")
+    return lines
+
+
+def local_first_launch_notes(context: dict) -> list:
+    """Where a first launch on `local` goes, when it misses its target."""
+    fs = context["runtime"]["first_launch"]
+    lines = []
+    add = lines.append
+    add("### First launch on `local`")
+    add("")
+    add("Medians per step, object against shared library: "
+        + both(fs, lambda r: ", ".join(f"{step} {fmt(r['kinds']['local'][step]['median'])} / "
+                                   f"{fmt(r['kinds']['local_dlopen'][step]['median'])} us"
+                                   for step in ("open", "send_binary", "launch"))) + ".")
+    add("")
+    add("**What would close it:** `send_binary` of the first object creates the session's JIT (an ORC "
+        "execution session, its linking layer and a generator for the process's symbols); the first launch "
+        "links the object, which a shared library does not need.")
+    add("")
+    return lines
+
+
+def big_object_notes(context: dict) -> list:
+    """Where send_binary of many kernels goes, when it misses its target."""
+    big = context["runtime"]["first_launch"]["big_object"]
+    profile = context["profiles"].get("big_object", {})
+    lines = []
+    add = lines.append
+    add(f"### `send_binary` of {big['kernels']:,} kernels")
+    add("")
+    if profile.get("rows"):
+        add(f"CPU profiles (`perf record -e cpu-clock`) of one whole `mlir-runner` run sending the object "
+            f"({fmt(profile['object_cpu_ms'])} ms of CPU time; its steps took "
+            f"{', '.join(fmt(value) for value in profile['steps_us'])} us) and one sending the library "
+            f"({fmt(profile['library_cpu_ms'])} ms): the symbols that took the most CPU time beyond the library "
+            "run's, so that the runner's own start-up, the same in both, cancels out (`[k]`: in the kernel):")
+        add("")
+        add("| CPU ms beyond the library run | where | symbol |")
+        add("|---|---|---|")
+        for row in profile["rows"]:
+            add(f"| {fmt(row['ms'])} | {row['dso']} | `{row['symbol']}`{' [k]' if row['kernel'] else ''} |")
+        add("")
+    add("`dlopen` maps the library's file and relocates the few places a shared library needs relocated; "
+        "every page of code stays in the page cache until it runs, and its internal calls were resolved by "
+        "the static linker. ORC links the relocatable object itself: `send_binary` reads the object and builds "
+        "its symbol table (JITLink's graph of every function and its relocations), and the first lookup of "
+        "any of its symbols links all of it: fresh memory for every section (the page faults above), every "
+        "relocation applied, the `.eh_frame` of every function parsed and registered. That work grows with "
+        "the object and is not done by `dlopen` at all.")
+    add("")
+    add("**What would close it:** not linking what is not launched: ORC links an object file whole "
+        "(LLVM 22's `LazyObjectLinkingLayer` defers the link to the first call but still links the whole "
+        "object), so it would take splitting the object by kernel (a JITLink graph per kernel and what it "
+        "reaches), or shipping such a program's kernels as a shared library, which `send_binary` already "
+        "takes (`format = 2`) and loads with `dlopen`: that row above is the way to 1x.")
     add("")
     return lines

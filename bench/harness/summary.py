@@ -79,7 +79,7 @@ def summarize_placement(asynchronous: dict, remote: dict, launches: int) -> dict
 
 
 def summarize_runtime(raw: dict, config: Config) -> dict:
-    summary = {"local_ns": stats(raw["local"]["local_ns"])}
+    summary = {"local_ns": stats(raw["local"]["local_ns"]), "first_launch": summarize_first_launch(raw["first_launch"])}
     for placement in PLACEMENTS:
         summary[placement] = summarize_placement(raw["async"][placement], raw["remote"][placement],
                                                  config.bulk_launches)
@@ -128,4 +128,46 @@ def summarize_before_after(raw: dict, level: float) -> list:
             "level": reached,
             "pairs": len(ratios),
         })
+    return summary
+
+
+# ---------------------------------------------------------------------------
+# first launches
+
+FIRST_LAUNCH_STEPS = ("open", "send_binary", "launch")
+
+
+def summarize_steps(runs: list) -> dict:
+    """Statistics of each step of first-launch runs (microseconds) and of
+    their sum per run."""
+    summary = {step: stats(run[index] for run in runs) for index, step in enumerate(FIRST_LAUNCH_STEPS)}
+    summary["total"] = stats(sum(run) for run in runs)
+    # send_binary and the first launch: loading the code and running it once.
+    summary["load"] = stats(run[1] + run[2] for run in runs)
+    return summary
+
+
+def summarize_first_launch(raw: dict) -> dict:
+    """Per placement, each kind's steps, the warm server's first launch over
+    the cold one's and over the local one's, the local one over dlopen's, and
+    the warm worker's memory; and the object of many kernels against its
+    shared library."""
+    summary = {}
+    for placement, measured in raw["placements"].items():
+        kinds = {kind: summarize_steps(runs) for kind, runs in measured["steps_us"].items()}
+        total = {kind: entry["total"]["median"] for kind, entry in kinds.items()}
+        summary[placement] = {
+            "kinds": kinds,
+            "warm_over_cold": total["warm"] / total["cold"],
+            "warm_over_local": total["warm"] / total["local"],
+            "local_over_dlopen": total["local"] / total["local_dlopen"],
+            "warm_worker_kb": measured["warm_worker_kb"],
+        }
+    big = raw["big_object"]
+    kinds = {kind: summarize_steps(runs) for kind, runs in big["steps_us"].items()}
+    summary["big_object"] = {
+        "kernels": big["kernels"], "bytes": big["bytes"], "library_bytes": big["library_bytes"], "kinds": kinds,
+        "ratio": kinds["object"]["load"]["median"] / kinds["library"]["load"]["median"],
+        "send_ratio": kinds["object"]["send_binary"]["median"] / kinds["library"]["send_binary"]["median"],
+    }
     return summary

@@ -14,6 +14,9 @@ TARGET_LOCAL_NS = 20.0  # local launch of an empty kernel from a compiled host l
 TARGET_ASYNC = 1.0  # launch_async + await over async.execute + async.await, at most
 TARGET_RTT = 1.5  # remote launch with 1 KiB of inputs over a TCP echo of 1 KiB, at most
 TARGET_BULK = 0.5  # 64 MiB launch throughput over a loopback socket copy's, at least
+TARGET_FIRST_LAUNCH_US = 2000.0  # open + send_binary + first launch on a fresh server session, median us, at most
+TARGET_LOCAL_FIRST_LAUNCH = 2.0  # the same on `local` over the same with the code as a dlopen'ed library, at most
+TARGET_BIG_OBJECT = 2.0  # send_binary + first launch of 10,000 kernels over the same as a shared library, at most
 
 # The remote round trips judged against TARGET_RTT: 1 KiB in with 1 KiB back as
 # the result, and 1 KiB in without a result.
@@ -60,12 +63,23 @@ def rtt_met_in(placement_summary: dict) -> bool:
     return all(placement_summary["rtt_ratio"][kind] <= TARGET_RTT for kind in RTT_KINDS)
 
 
+def first_launch_us(fs: dict, placement: str, kind: str = "warm") -> float:
+    """The median first launch (open + send_binary + first launch) of a kind of
+    summary.summarize_first_launch, in us."""
+    return fs[placement]["kinds"][kind]["total"]["median"]
+
+
 def runtime_targets(rs: dict) -> dict:
+    fs = rs["first_launch"]
     return {
         "local_met": rs["local_ns"]["median"] <= TARGET_LOCAL_NS,
         "async_met": all(rs[placement]["async_ratio"] <= TARGET_ASYNC for placement in PLACEMENTS),
         "rtt_met": all(rtt_met_in(rs[placement]) for placement in PLACEMENTS),
         "bulk_met": all(rs[placement]["bulk_ratio"] >= TARGET_BULK for placement in PLACEMENTS),
+        "first_launch_met": all(first_launch_us(fs, placement) <= TARGET_FIRST_LAUNCH_US for placement in PLACEMENTS),
+        "local_first_launch_met": all(fs[placement]["local_over_dlopen"] <= TARGET_LOCAL_FIRST_LAUNCH
+                                      for placement in PLACEMENTS),
+        "big_object_met": fs["big_object"]["ratio"] <= TARGET_BIG_OBJECT,
     }
 
 
@@ -73,7 +87,9 @@ def verdicts(cs: dict, rs: dict) -> dict:
     """Each performance target: met (True) or missed (False), in the report's order."""
     compiled, ran = compile_targets(cs), runtime_targets(rs)
     return {"per_op": compiled["per_op_met"], "scaling": compiled["scaling_met"], "memory": compiled["memory_met"],
-            "local": ran["local_met"], "async": ran["async_met"], "rtt": ran["rtt_met"], "bulk": ran["bulk_met"]}
+            "local": ran["local_met"], "async": ran["async_met"], "rtt": ran["rtt_met"], "bulk": ran["bulk_met"],
+            "first_launch": ran["first_launch_met"], "local_first_launch": ran["local_first_launch_met"],
+            "big_object": ran["big_object_met"]}
 
 
 def missed(verdict: dict) -> list:
@@ -89,6 +105,7 @@ def headline(cs: dict, rs: dict) -> dict:
     """The numbers the README quotes."""
     targets = compile_targets(cs)
     largest, middle = largest_and_middle(cs)
+    fs = rs["first_launch"]
     return {
         "per_op_ratio": targets["per_op_ratios"][largest], "pass_ratio": targets["pass_ratios"][largest],
         "largest": largest, "middle": middle, "scaling_pass": targets["scaling_pass"],
@@ -97,7 +114,12 @@ def headline(cs: dict, rs: dict) -> dict:
         **{f"{name}_{placement}": value for placement in PLACEMENTS for name, value in [
             ("async_ratio", rs[placement]["async_ratio"]),
             ("rtt_ratio", max(rs[placement]["rtt_ratio"]["echo_1k"], rs[placement]["rtt_ratio"]["sink_1k"])),
-            ("bulk_ratio", rs[placement]["bulk_ratio"])]},
+            ("bulk_ratio", rs[placement]["bulk_ratio"]),
+            ("first_launch_us", first_launch_us(fs, placement)),
+            ("cold_first_launch_us", first_launch_us(fs, placement, "cold")),
+            ("local_first_launch_us", first_launch_us(fs, placement, "local")),
+            ("local_first_launch_ratio", fs[placement]["local_over_dlopen"])]},
+        "big_object_ratio": fs["big_object"]["ratio"], "big_object_kernels": fs["big_object"]["kernels"],
     }
 
 

@@ -1,19 +1,34 @@
 //===- ObjectDylibs.cpp - One JITDylib per sent object ----------*- C++ -*-===//
 //
-// What LLVM's C API for ORC lacks: setting a JITDylib's link order, and
-// looking a symbol up in a JITDylib other than the main one. The runtime gives
-// every sent object a JITDylib of its own, so that two objects may define the
-// same kernel and a launch finds the one of its object, while an object still
-// resolves against the objects sent before it and the process.
+// What LLVM's C API for ORC lacks: creating an LLJIT that only links object
+// files, warming up a process's linking, setting a JITDylib's link order, and
+// looking a symbol up in a JITDylib other than the main one. The runtime gives every sent object a
+// JITDylib of its own, so that two objects may define the same kernel and a
+// launch finds the one of its object, while an object still resolves against
+// the objects sent before it and the process.
 //
 //===----------------------------------------------------------------------===//
 
 #include "llvm-c/Error.h"
 #include "llvm-c/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/IRCompileLayer.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/BasicBlock.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <cstdint>
+#include <memory>
 
 using llvm::orc::JITDylib;
 using llvm::orc::JITDylibLookupFlags;
@@ -28,7 +43,72 @@ static JITDylib &unwrapDylib(LLVMOrcJITDylibRef dylib) {
   return *reinterpret_cast<JITDylib *>(dylib);
 }
 
+namespace {
+/// The compiler of a JIT that only links object files: an IR module added to
+/// it fails to materialize, saying so. Nothing of this runtime adds one.
+class ObjectFilesOnly : public llvm::orc::IRCompileLayer::IRCompiler {
+public:
+  ObjectFilesOnly() : IRCompiler(llvm::orc::IRSymbolMapper::ManglingOptions()) {}
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+  operator()(llvm::Module &module) override {
+    return llvm::createStringError(
+        "this JIT links object files only and cannot compile module '%s'",
+        module.getModuleIdentifier().c_str());
+  }
+};
+} // namespace
+
 extern "C" {
+
+/// Creates an LLJIT for the process's own triple that links object files
+/// and compiles nothing. A default LLJIT detects the host's CPU and features
+/// and builds a target machine from them for its IR compiler (most of the
+/// time creating one takes, here about a millisecond); object files carry
+/// their machine code already, and the data layout follows from the triple.
+LLVMErrorRef executorCreateObjectJit(LLVMOrcLLJITRef *result) {
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  llvm::DataLayout layout(triple.computeDataLayout());
+  auto jit =
+      llvm::orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(llvm::orc::JITTargetMachineBuilder(triple))
+          .setDataLayout(std::move(layout))
+          .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder)
+                                         -> llvm::Expected<std::unique_ptr<
+                                             llvm::orc::IRCompileLayer::IRCompiler>> {
+            return std::make_unique<ObjectFilesOnly>();
+          })
+          .create();
+  if (!jit)
+    return llvm::wrap(jit.takeError());
+  *result = reinterpret_cast<LLVMOrcLLJITRef>(jit->release());
+  return nullptr;
+}
+
+/// Compiles and links a module of one empty function in a JIT of its own,
+/// then drops the JIT: what the first link in a process costs once (LLVM's
+/// lazily initialised parts, the first pages of JIT memory, libLLVM's linker
+/// code paged in), about 0.2 ms here, is then paid before a session's first
+/// link. An executor-server's warm worker does this while it waits.
+LLVMErrorRef executorWarmUpLinking() {
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit)
+    return llvm::wrap(jit.takeError());
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>("warm-up", *context);
+  module->setDataLayout((*jit)->getDataLayout());
+  auto *function = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(*context), false),
+      llvm::Function::ExternalLinkage, "executor_warm_up", *module);
+  llvm::ReturnInst::Create(*context,
+                           llvm::BasicBlock::Create(*context, "entry", function));
+  if (auto error = (*jit)->addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+    return llvm::wrap(std::move(error));
+  auto symbol = (*jit)->lookup("executor_warm_up");
+  if (!symbol)
+    return llvm::wrap(symbol.takeError());
+  return nullptr;
+}
 
 /// Creates the JITDylib `name` (unique in the JIT), whose objects resolve
 /// their references against itself, then `earlier[0..count)` in order, then

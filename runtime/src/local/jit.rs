@@ -21,9 +21,8 @@ use llvm_sys::{
         LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess, LLVMOrcDefinitionGeneratorRef,
         LLVMOrcExecutionSessionSetErrorReporter, LLVMOrcJITDylibAddGenerator, LLVMOrcJITDylibRef,
         lljit::{
-            LLVMOrcCreateLLJIT, LLVMOrcDisposeLLJIT, LLVMOrcLLJITAddObjectFile,
-            LLVMOrcLLJITGetExecutionSession, LLVMOrcLLJITGetGlobalPrefix,
-            LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITRef,
+            LLVMOrcDisposeLLJIT, LLVMOrcLLJITAddObjectFile, LLVMOrcLLJITGetExecutionSession,
+            LLVMOrcLLJITGetGlobalPrefix, LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITRef,
         },
     },
     target::{LLVM_InitializeNativeAsmPrinter, LLVM_InitializeNativeTarget},
@@ -58,6 +57,8 @@ pub struct ObjectIndex(usize);
 
 unsafe extern "C" {
     /// `runtime/cpp/ObjectDylibs.cpp`.
+    fn executorCreateObjectJit(result: *mut LLVMOrcLLJITRef) -> LLVMErrorRef;
+    fn executorWarmUpLinking() -> LLVMErrorRef;
     fn executorCreateObjectDylib(
         jit: LLVMOrcLLJITRef,
         name: *const c_char,
@@ -80,18 +81,33 @@ pub enum Missing {
     Unlinkable(String),
 }
 
+/// Initializes LLVM's native target, once per process.
+fn initialize_native_target() {
+    static NATIVE_TARGET: Once = Once::new();
+    // SAFETY: initializes LLVM's native target once per process.
+    NATIVE_TARGET.call_once(|| unsafe {
+        LLVM_InitializeNativeTarget();
+        LLVM_InitializeNativeAsmPrinter();
+    });
+}
+
+/// Compiles and links an empty function in a JIT of its own and drops it, so
+/// that the first link of this process (what it initialises once, about
+/// 0.2 ms) is not a session's.
+pub fn warm_up_linking() -> Result<()> {
+    initialize_native_target();
+    // SAFETY: the call creates and disposes of everything it uses; an error
+    // is returned to be consumed here.
+    check(unsafe { executorWarmUpLinking() }).map_err(RuntimeError::JitUnavailable)
+}
+
 impl Jit {
     pub fn new() -> Result<Self> {
-        static NATIVE_TARGET: Once = Once::new();
-        // SAFETY: initializes LLVM's native target once per process.
-        NATIVE_TARGET.call_once(|| unsafe {
-            LLVM_InitializeNativeTarget();
-            LLVM_InitializeNativeAsmPrinter();
-        });
+        initialize_native_target();
         let mut raw = ptr::null_mut();
-        // SAFETY: a null builder asks for the default (host) configuration;
-        // `raw` receives the instance on success.
-        check(unsafe { LLVMOrcCreateLLJIT(&mut raw, ptr::null_mut()) })
+        // SAFETY: `raw` receives the instance on success, to be disposed of
+        // with LLVMOrcDisposeLLJIT like one the C API created.
+        check(unsafe { executorCreateObjectJit(&mut raw) })
             .map_err(RuntimeError::JitUnavailable)?;
         let jit = Self {
             raw,

@@ -56,6 +56,17 @@ struct Loaded {
     entries: HashMap<String, HashMap<String, usize>>,
 }
 
+impl Loaded {
+    /// The session's JIT, created on first use: a session that loads no
+    /// object file never pays for one.
+    fn jit(&mut self) -> Result<&mut Jit> {
+        if self.jit.is_none() {
+            self.jit = Some(Jit::new()?);
+        }
+        Ok(self.jit.as_mut().expect("created above"))
+    }
+}
+
 #[derive(Clone, Copy)]
 enum Binary {
     Object(ObjectIndex),
@@ -82,11 +93,8 @@ impl LocalExecutor {
                     path: name.to_owned(),
                     reason: error.to_string(),
                 })?;
-                if loaded.jit.is_none() {
-                    loaded.jit = Some(Jit::new()?);
-                }
-                let jit = loaded.jit.as_mut().expect("created above");
-                Binary::Object(jit.add_object(name, &bytes)?)
+                drop(loaded);
+                return self.load_object(name, &bytes);
             }
             BinaryFormat::SharedLibrary => {
                 loaded.libraries.push(SharedLibrary::open(file, name)?);
@@ -98,6 +106,28 @@ impl LocalExecutor {
         };
         loaded.objects.insert(name.to_owned(), binary);
         Ok(())
+    }
+
+    /// Links the object file `bytes` under the object name `name`, once, as
+    /// [`LocalExecutor::load_as`] does a file's (an executor-server links what
+    /// it received without storing it).
+    pub fn load_object(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        let mut loaded = self.loaded();
+        if !loaded.objects.contains_key(name) {
+            let index = loaded.jit()?.add_object(name, bytes)?;
+            loaded
+                .objects
+                .insert(name.to_owned(), Binary::Object(index));
+        }
+        Ok(())
+    }
+
+    /// Creates the JIT now instead of with the first object file, and pays
+    /// for the process's first link with a throwaway one (an
+    /// executor-server's warm worker does this before its session starts).
+    pub fn prepare_jit(&self) -> Result<()> {
+        jit::warm_up_linking()?;
+        self.loaded().jit().map(|_| ())
     }
 
     /// Makes a shared library's symbols available to `call`, and global in

@@ -5,11 +5,13 @@
 //! model.
 //!
 //! The server process never runs client code: per connection, one thread does
-//! the handshake, creates the session's private directory, starts the worker
-//! and supervises it (`supervisor.rs`); the worker serves the requests with a
+//! the handshake, creates the session's private directory, hands the session
+//! to a worker (a warm one, started before, `warm_pool.rs`) and supervises it
+//! (`supervisor.rs`); the worker serves the requests with a
 //! [`crate::local::LocalExecutor`] (`worker.rs`).
 
 mod activation;
+mod handover;
 mod handshake;
 mod linger;
 mod listen;
@@ -20,6 +22,7 @@ mod shutdown;
 mod status;
 mod supervisor;
 mod token;
+mod warm_pool;
 mod work_dir;
 mod worker;
 
@@ -45,6 +48,7 @@ pub use worker::{WorkerConfig, run_worker};
 
 use pending::PendingHandshakes;
 use shutdown::LiveSessions;
+use warm_pool::WarmPool;
 use work_dir::WorkDirClaim;
 
 /// The address served when none is given.
@@ -64,6 +68,10 @@ pub enum Listen {
     /// [`sockets_passed`]).
     PassedSockets,
 }
+
+/// How many workers wait, started and initialised, for the next sessions
+/// when none is given.
+pub const DEFAULT_WARM_WORKERS: usize = 1;
 
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
@@ -87,6 +95,9 @@ pub struct ServerConfig {
     /// How long a client's host may stay silent (keepalive unanswered)
     /// before its session ends (whole seconds, at least 2).
     pub dead_link_timeout: Duration,
+    /// How many workers are kept started and initialised for the next
+    /// sessions (0: each session starts its own).
+    pub warm_workers: usize,
 }
 
 #[derive(Debug, Error)]
@@ -129,6 +140,7 @@ struct Settings {
     handshake: HandshakeLimits,
     max_sessions: u32,
     dead_link_timeout: Duration,
+    warm_workers: usize,
 }
 
 pub struct Server {
@@ -167,6 +179,7 @@ impl Server {
                 handshake: config.handshake,
                 max_sessions: config.max_sessions,
                 dead_link_timeout: config.dead_link_timeout,
+                warm_workers: config.warm_workers,
             }),
             live_sessions: Arc::new(LiveSessions::default()),
             pending: PendingHandshakes::new(config.handshake),
@@ -191,9 +204,11 @@ impl Server {
         )
     }
 
-    /// Accepts connections on every listener until the process ends, each
-    /// connection on a thread of its own.
+    /// Starts the warm workers, then accepts connections on every listener
+    /// until the process ends, each connection on a thread of its own.
     pub fn serve(self) -> Result<(), ServerError> {
+        let warm_workers = WarmPool::start(self.settings.warm_workers, Arc::clone(&self.settings))
+            .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
         let next_session_id = Arc::new(AtomicU64::new(1));
         let mut listeners = self.listeners;
         let last = listeners.pop().expect("at least one listen address");
@@ -201,16 +216,17 @@ impl Server {
             settings: self.settings,
             live_sessions: self.live_sessions,
             pending: self.pending,
+            warm_workers,
             next_session_id,
         });
         for listener in listeners {
             let accepting = Arc::clone(&shared);
             std::thread::Builder::new()
                 .name("accept".to_owned())
-                .spawn(move || accepting.accept_forever(&listener))
+                .spawn(move || Accepting::accept_forever(&accepting, &listener))
                 .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
         }
-        shared.accept_forever(&last);
+        Accepting::accept_forever(&shared, &last);
         Ok(())
     }
 }
@@ -257,16 +273,17 @@ fn passed_sockets(has_token: bool) -> Result<Vec<TcpListener>, ServerError> {
     Ok(listeners)
 }
 
-/// What every listener's accept loop shares.
+/// What every listener's accept loop, and every session, shares.
 struct Accepting {
     settings: Arc<Settings>,
     live_sessions: Arc<LiveSessions>,
     pending: Arc<PendingHandshakes>,
+    warm_workers: Arc<WarmPool>,
     next_session_id: Arc<AtomicU64>,
 }
 
 impl Accepting {
-    fn accept_forever(&self, listener: &TcpListener) {
+    fn accept_forever(self: &Arc<Self>, listener: &TcpListener) {
         if let Ok(address) = listener.local_addr() {
             tracing::info!(%address, "serving");
         }
@@ -285,21 +302,10 @@ impl Accepting {
             let id = self.next_session_id.fetch_add(1, Ordering::Relaxed);
             let stream = Arc::new(stream);
             let pending = self.pending.add(peer.ip(), Arc::clone(&stream));
-            let settings = Arc::clone(&self.settings);
-            let live_sessions = Arc::clone(&self.live_sessions);
+            let server = Arc::clone(self);
             let spawned = std::thread::Builder::new()
                 .name(format!("session-{id}"))
-                .spawn(move || {
-                    session::serve(
-                        id,
-                        &stream,
-                        peer,
-                        accepted,
-                        pending,
-                        &settings,
-                        &live_sessions,
-                    )
-                });
+                .spawn(move || session::serve(id, &stream, peer, accepted, pending, &server));
             if let Err(error) = spawned {
                 tracing::error!(session = id, %error, "cannot start a thread for the session");
             }
@@ -366,6 +372,7 @@ mod tests {
             handshake: HandshakeLimits::default(),
             max_sessions: DEFAULT_MAX_SESSIONS,
             dead_link_timeout: DEFAULT_DEAD_LINK_TIMEOUT,
+            warm_workers: 0,
         };
         let error = Server::bind(config).err().expect("refused");
         assert!(

@@ -14,10 +14,9 @@ use tempfile::TempDir;
 use crate::dead_peer;
 
 use super::{
-    Settings,
+    Accepting,
     handshake::{self, Admission},
     pending::Pending,
-    shutdown::LiveSessions,
     supervisor,
 };
 
@@ -29,9 +28,9 @@ pub(super) fn serve(
     peer: SocketAddr,
     accepted: Instant,
     pending: Pending,
-    settings: &Settings,
-    live_sessions: &LiveSessions,
+    server: &Accepting,
 ) {
+    let (settings, live_sessions) = (&*server.settings, &server.live_sessions);
     let span = tracing::info_span!("session", id, %peer);
     let _entered = span.enter();
     // Replies are small and awaited one at a time: no Nagle delay.
@@ -104,7 +103,13 @@ pub(super) fn serve(
     match admitted {
         Ok(()) => {
             tracing::info!(directory = %directory.path().display(), "session started");
-            supervisor::run(stream, directory.path(), settings, live_sessions);
+            supervisor::run(
+                stream,
+                directory.path(),
+                settings,
+                live_sessions,
+                &server.warm_workers,
+            );
         }
         Err(error) => tracing::info!(%error, "the client left during the handshake"),
     }

@@ -3,14 +3,16 @@
 //! kernel crashed, from the status table the worker keeps in memory shared
 //! with this process (`status.rs`).
 //!
-//! The worker is started at the session's first request that is not a
-//! `Ping` (the supervisor answers those itself, `ping.rs`). It is this
-//! executable re-run with `--worker`; it inherits two file
-//! descriptors, passed by number: the connection and the status table's
-//! memfd. Everything else it inherits is closed on exec. The supervisor sleeps
-//! in `poll` on a pidfd of the worker (readable when it exits) and on the
-//! connection (for the client hanging up): nothing wakes it while the session
-//! runs.
+//! The worker is this executable re-run with `--worker`; it inherits two file
+//! descriptors, passed by number: its control channel (`handover.rs`), on
+//! which it receives its session's connection once it is ready, and the
+//! status table's memfd. Everything else it inherits is closed on exec. A
+//! worker is started before its session, as a warm one (`warm_pool.rs`), or
+//! for it when none is waiting; the session goes to it at its first request
+//! that is not a `Ping` (the supervisor answers those itself, `ping.rs`). The
+//! supervisor sleeps in `poll` on a pidfd of the worker (readable when it
+//! exits) and on the connection (for the client hanging up): nothing wakes it
+//! while the session runs.
 
 use std::{
     fs::File,
@@ -26,11 +28,12 @@ use std::{
 };
 
 use super::{
-    Settings,
+    Settings, handover,
     linger::close_gracefully,
     ping::{self, AfterPings},
     shutdown::LiveSessions,
     status::{RunningSymbols, StatusTable},
+    warm_pool::WarmPool,
 };
 use crate::{
     protocol::{self, Response},
@@ -48,13 +51,15 @@ const REPORT_TIMEOUT: Duration = Duration::from_secs(5);
 /// to wait on (Linux before 5.3).
 const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(50);
 
-/// Serves the session on `stream` in a worker process and returns once the
-/// worker has exited and the connection is closed.
+/// Serves the session on `stream` in a worker process, a warm one of `pool`
+/// if one is waiting, and returns once the worker has exited and the
+/// connection is closed.
 pub(super) fn run(
     stream: &TcpStream,
     directory: &Path,
     settings: &Settings,
     live_sessions: &LiveSessions,
+    pool: &WarmPool,
 ) {
     let pong = || Response::Pong {
         sessions: u32::try_from(live_sessions.count().saturating_sub(1)).unwrap_or(u32::MAX),
@@ -63,8 +68,8 @@ pub(super) fn run(
     if ping::answer_pings(stream, pong) == AfterPings::ClientGone {
         return;
     }
-    let (mut child, status) = match spawn_worker(stream, directory, settings) {
-        Ok(spawned) => spawned,
+    let (mut child, status) = match start_session(stream, directory, settings, pool) {
+        Ok(started) => started,
         Err(error) => {
             tracing::error!(%error, program = %settings.worker_program.display(), "cannot start a worker");
             report(
@@ -76,7 +81,7 @@ pub(super) fn run(
             return;
         }
     };
-    tracing::debug!(pid = child.id(), "worker started");
+    tracing::debug!(pid = child.id(), "worker serving the session");
     let client_gone = watch(&mut child, &status, stream);
     let exit = match child.wait() {
         Ok(exit) => exit,
@@ -89,44 +94,99 @@ pub(super) fn run(
     conclude(stream, exit, &status.running_symbols(), client_gone);
 }
 
-fn spawn_worker(
+/// Hands the session to a warm worker, or to one started for it when none is
+/// waiting (or the one taken is gone).
+fn start_session(
     stream: &TcpStream,
     directory: &Path,
     settings: &Settings,
+    pool: &WarmPool,
 ) -> io::Result<(Child, StatusTable)> {
-    let (status, status_for_worker) = StatusTable::create()?;
-    // Duplicates are close-on-exec and numbered from 3 up, so they can
-    // neither leak into other workers nor collide with the worker's stdio
-    // (the memfd is close-on-exec too, and numbered from 3 up).
-    let socket_for_worker: OwnedFd = stream.as_fd().try_clone_to_owned()?;
-    let inherited = [socket_for_worker.as_raw_fd(), status_for_worker.as_raw_fd()];
-    let server_pid = std::process::id();
-
-    let mut command = Command::new(&settings.worker_program);
-    command
-        // What `ps` shows, whatever path the program was run by.
-        .arg0("executor-server")
-        .arg("--worker")
-        .args(["--socket-fd", &inherited[0].to_string()])
-        .args(["--status-fd", &inherited[1].to_string()])
-        .arg("--session-dir")
-        .arg(directory)
-        .args(["--max-message-size", &settings.max_message_size.to_string()]);
-    for library in &settings.preload {
-        command.arg("--preload").arg(library);
+    if let Some(warm) = pool.take() {
+        match warm.hand_over(stream, directory) {
+            Ok(started) => return Ok(started),
+            Err(error) => tracing::warn!(%error, "a warm worker could not take the session"),
+        }
     }
-    // What kernels print goes to the server's log stream, keeping stdout to
-    // the one "listening on" line.
-    let stderr = File::from(io::stderr().as_fd().try_clone_to_owned()?);
-    command.stdin(Stdio::null()).stdout(stderr);
-    // SAFETY: the hook runs between fork and exec, where only
-    // async-signal-safe calls are allowed: it makes nothing but system calls
-    // and does not allocate.
-    unsafe { command.pre_exec(move || prepare_worker_process(inherited, server_pid)) };
-    let child = command.spawn()?;
-    // The worker has its copies; the table stays mapped here.
-    drop((socket_for_worker, status_for_worker));
-    Ok((child, status))
+    SpawnedWorker::spawn(settings)?.hand_over(stream, directory)
+}
+
+/// A worker process that has not been given a session yet.
+pub(super) struct SpawnedWorker {
+    child: Child,
+    status: StatusTable,
+    /// The server's end of the worker's control channel.
+    control: OwnedFd,
+}
+
+impl SpawnedWorker {
+    /// Starts a worker, which initialises its executor and then waits for a
+    /// session on its control channel.
+    pub(super) fn spawn(settings: &Settings) -> io::Result<Self> {
+        let (status, status_for_worker) = StatusTable::create()?;
+        let (control, control_for_worker) = handover::channel()?;
+        // Both are close-on-exec and numbered from 3 up, so they can neither
+        // leak into other workers nor collide with the worker's stdio.
+        let inherited = [
+            control_for_worker.as_raw_fd(),
+            status_for_worker.as_raw_fd(),
+        ];
+        let server_pid = std::process::id();
+
+        let mut command = Command::new(&settings.worker_program);
+        command
+            // What `ps` shows, whatever path the program was run by.
+            .arg0("executor-server")
+            .arg("--worker")
+            .args(["--control-fd", &inherited[0].to_string()])
+            .args(["--status-fd", &inherited[1].to_string()])
+            .args(["--max-message-size", &settings.max_message_size.to_string()]);
+        for library in &settings.preload {
+            command.arg("--preload").arg(library);
+        }
+        // What kernels print goes to the server's log stream, keeping stdout
+        // to the one "listening on" line.
+        let stderr = File::from(io::stderr().as_fd().try_clone_to_owned()?);
+        command.stdin(Stdio::null()).stdout(stderr);
+        // SAFETY: the hook runs between fork and exec, where only
+        // async-signal-safe calls are allowed: it makes nothing but system
+        // calls and does not allocate.
+        unsafe { command.pre_exec(move || prepare_worker_process(inherited, server_pid)) };
+        let child = command.spawn()?;
+        // The worker has its copies; the table stays mapped here.
+        drop((control_for_worker, status_for_worker));
+        Ok(Self {
+            child,
+            status,
+            control,
+        })
+    }
+
+    /// Whether the worker is still there to take a session.
+    pub(super) fn is_alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    pub(super) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Gives the worker its session; from here on the worker is the
+    /// session's alone. A worker that cannot take it is killed.
+    fn hand_over(
+        mut self,
+        stream: &TcpStream,
+        directory: &Path,
+    ) -> io::Result<(Child, StatusTable)> {
+        match handover::send_session(self.control.as_fd(), stream.as_fd(), directory) {
+            Ok(()) => Ok((self.child, self.status)),
+            Err(error) => {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                Err(error)
+            }
+        }
+    }
 }
 
 /// In the forked child, before exec: lets the two descriptors through exec,

@@ -1,9 +1,11 @@
-//! A session's worker process (`executor-server --worker`): serves the
-//! session's requests with a [`LocalExecutor`], after the supervisor has done
-//! the handshake. Before running any client symbol it records which in the
-//! status table it shares with the supervisor, so that a crash can be
-//! reported. Between requests it polls its socket for a moment before it
-//! blocks on it (`crate::polling`).
+//! A session's worker process (`executor-server --worker`): starts its
+//! [`LocalExecutor`] (LLVM, the JIT, the `--preload`ed libraries), then waits
+//! on its control channel for the session the server hands it after the
+//! handshake (`handover.rs`; a warm worker waits there before any client
+//! comes), and serves that session's requests. Before running any client
+//! symbol it records which in the status table it shares with the
+//! supervisor, so that a crash can be reported. Between requests it polls its
+//! socket for a moment before it blocks on it (`crate::polling`).
 
 use std::{
     collections::{HashMap, HashSet},
@@ -18,7 +20,7 @@ use std::{
 };
 
 use super::{
-    ServerError,
+    ServerError, handover,
     linger::close_gracefully,
     status::{Announcer, Running},
 };
@@ -36,24 +38,33 @@ use crate::{
 /// What the supervisor passes on the worker's command line.
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
-    /// The connection, after the handshake.
-    pub socket_fd: RawFd,
+    /// The worker's end of its control channel, on which its session comes.
+    pub control_fd: RawFd,
     /// The memfd of the status table shared with the supervisor.
     pub status_fd: RawFd,
-    /// The session's private directory, for received binaries.
-    pub session_dir: PathBuf,
     pub preload: Vec<PathBuf>,
     pub max_message_size: u32,
 }
 
-/// Serves one session until the client closes it or disconnects.
+/// Starts the executor, waits for a session and serves it until the client
+/// closes it or disconnects.
 pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> {
-    let stream = TcpStream::from(adopt_fd(config.socket_fd)?);
+    let control = adopt_fd(config.control_fd)?;
     // Once mapped, the table needs no descriptor: it is closed here.
     let announcer = Announcer::attach(adopt_fd(config.status_fd)?.as_fd())
         .map_err(|error| ServerError::Worker(format!("cannot map the status table: {error}")))?;
     die_of_memory_faults();
-    let executor = match start_executor(&config.preload) {
+    // Before the session comes: this is what a warm worker has done already.
+    let started = start_executor(&config.preload);
+    let Some((socket, session_dir)) = handover::receive_session(control.as_fd())
+        .map_err(|error| ServerError::Worker(format!("cannot receive a session: {error}")))?
+    else {
+        // The server closed the channel: no session will come.
+        return Ok(());
+    };
+    drop(control);
+    let stream = TcpStream::from(socket);
+    let executor = match started {
         Ok(executor) => executor,
         Err(error) => {
             // Answers the client's first request; the session ends here.
@@ -69,7 +80,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         Ok(clone) => BufReader::with_capacity(protocol::READ_BUFFER_SIZE, clone),
         Err(error) => return Err(ServerError::Worker(error.to_string())),
     };
-    let assets = open_asset_directory(&config.session_dir).map_err(|error| {
+    let assets = open_asset_directory(&session_dir).map_err(|error| {
         ServerError::Worker(format!("cannot make the asset directory: {error}"))
     })?;
     Worker {
@@ -77,11 +88,11 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         reader,
         announcer,
         executor,
-        directory: config.session_dir,
+        directory: session_dir,
         assets,
         max_message_size: config.max_message_size,
         loaded: HashSet::new(),
-        binaries_written: 0,
+        libraries_written: 0,
         in_flight: HashMap::new(),
         spare_inputs: Vec::new(),
     }
@@ -134,6 +145,11 @@ fn adopt_fd(fd: RawFd) -> std::result::Result<OwnedFd, ServerError> {
 
 fn start_executor(preload: &[PathBuf]) -> Result<LocalExecutor> {
     let executor = LocalExecutor::new()?;
+    if let Err(error) = executor.prepare_jit() {
+        // Not fatal here: a session that sends only shared libraries needs no
+        // JIT, and the first object sent tries again, failing as it would.
+        tracing::warn!(%error, "cannot prepare the JIT before the session");
+    }
     for library in preload {
         executor.preload_library(library)?;
     }
@@ -147,14 +163,14 @@ struct Worker {
     reader: BufReader<TcpStream>,
     announcer: Announcer,
     executor: LocalExecutor,
-    /// The session's private directory, where binaries are stored.
+    /// The session's private directory, where shared libraries are stored.
     directory: PathBuf,
     /// Its `assets` directory, the worker's working directory.
     assets: PathBuf,
     max_message_size: u32,
     /// Object names already loaded: a name is loaded once per session.
     loaded: HashSet<String>,
-    binaries_written: u64,
+    libraries_written: u64,
     /// Async launches by token, still announced as running until awaited.
     in_flight: HashMap<u64, Running>,
     /// The input buffers of the last launch, which the next one reads its
@@ -289,27 +305,25 @@ impl Worker {
         if self.loaded.contains(&name) {
             return Ok(Response::Done);
         }
-        if format == BinaryFormat::Asset {
-            self.store_asset(&name, bytes)?;
-        } else {
-            self.load_binary(&name, format, bytes)?;
+        match format {
+            BinaryFormat::Asset => self.store_asset(&name, bytes)?,
+            // Linked from the bytes received: no file on the way (creating
+            // one can wait on the file system's journal for milliseconds).
+            BinaryFormat::RelocatableObject => self.executor.load_object(&name, bytes)?,
+            BinaryFormat::SharedLibrary => self.load_library(&name, bytes)?,
         }
         self.loaded.insert(name);
         Ok(Response::Done)
     }
 
-    /// Stores an object file or shared library in a file the server names
-    /// (the client's path is only a name) and loads it.
-    fn load_binary(&mut self, name: &str, format: BinaryFormat, bytes: &[u8]) -> Result<()> {
-        let extension = if format == BinaryFormat::SharedLibrary {
-            "so"
-        } else {
-            "o"
-        };
+    /// Stores a shared library in a file the server names (the client's
+    /// path is only a name), which `dlopen` needs, and loads it.
+    fn load_library(&mut self, name: &str, bytes: &[u8]) -> Result<()> {
+        let format = BinaryFormat::SharedLibrary;
         let file = self
             .directory
-            .join(format!("binary-{}.{extension}", self.binaries_written));
-        self.binaries_written += 1;
+            .join(format!("binary-{}.so", self.libraries_written));
+        self.libraries_written += 1;
         write_private_file(&file, bytes).map_err(|error| RuntimeError::LoadFailed {
             format,
             path: name.to_owned(),
@@ -447,8 +461,6 @@ fn request_arrived(stream: &TcpStream) -> Option<()> {
     (!nothing_yet).then_some(())
 }
 
-/// Writes a received binary where only this user can read it, never
-/// replacing an existing file.
 /// Makes `assets` in the session's directory, private like it, and the
 /// worker's working directory: kernels open the session's assets by name.
 fn open_asset_directory(session_dir: &Path) -> std::io::Result<PathBuf> {
@@ -458,14 +470,18 @@ fn open_asset_directory(session_dir: &Path) -> std::io::Result<PathBuf> {
     Ok(assets)
 }
 
+/// Writes a received binary where only this user can read it, never
+/// replacing an existing file.
 fn write_private_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
         .open(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
+    // Not synced: the file is for this process only and removed with the
+    // session, so it never needs to outlive a crash (a sync costs a
+    // send_binary a disk flush).
+    file.write_all(bytes)
 }
 
 fn check_launch(inputs: &[DenseBuffer], shapes: &[OutputShape]) -> Result<()> {

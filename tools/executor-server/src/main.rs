@@ -17,7 +17,8 @@ use executor_runtime::{
     remote,
     server::{
         DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS,
-        DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_MAX_SESSIONS, HandshakeLimits,
+        DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_MAX_SESSIONS, DEFAULT_WARM_WORKERS,
+        HandshakeLimits,
         Listen, Server, ServerConfig, WorkerConfig, run_worker, sockets_passed,
     },
 };
@@ -92,6 +93,18 @@ struct Cli {
     #[arg(long, value_name = "HOST:PORT")]
     check: Option<String>,
 
+    /// How many workers to keep started and initialised (LLVM loaded, the
+    /// JIT created, --preload libraries loaded) for the next sessions, so
+    /// that a session's first send_binary does not wait 10-15 ms for its
+    /// worker to start. Each is an idle process that serves the one session
+    /// that takes it; its replacement starts 50 ms later. A waiting worker
+    /// holds about 5 MiB of memory of its own (about 63 MiB resident, nearly
+    /// all libLLVM's pages, shared with the server and the other workers;
+    /// docs/protocol.md, "Warm workers"). 0: each session starts its worker
+    /// at its first request.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_WARM_WORKERS)]
+    warm_workers: usize,
+
     #[command(flatten)]
     handshake: HandshakeArgs,
 
@@ -146,14 +159,12 @@ impl HandshakeArgs {
 /// How the server starts a session's worker: this executable again.
 #[derive(Args, Debug)]
 struct WorkerArgs {
-    #[arg(long, hide = true, requires_all = ["socket_fd", "status_fd", "session_dir"])]
+    #[arg(long, hide = true, requires_all = ["control_fd", "status_fd"])]
     worker: bool,
     #[arg(long, hide = true, requires = "worker")]
-    socket_fd: Option<i32>,
+    control_fd: Option<i32>,
     #[arg(long, hide = true, requires = "worker")]
     status_fd: Option<i32>,
-    #[arg(long, hide = true, requires = "worker")]
-    session_dir: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -223,18 +234,16 @@ fn run(cli: Cli, listen_given: bool) -> Result<()> {
     }
     if cli.worker.worker {
         let WorkerArgs {
-            socket_fd: Some(socket_fd),
+            control_fd: Some(control_fd),
             status_fd: Some(status_fd),
-            session_dir: Some(session_dir),
             ..
         } = cli.worker
         else {
-            bail!("--worker needs --socket-fd, --status-fd and --session-dir");
+            bail!("--worker needs --control-fd and --status-fd");
         };
         run_worker(WorkerConfig {
-            socket_fd,
+            control_fd,
             status_fd,
-            session_dir,
             preload: cli.preload,
             max_message_size: cli.max_message_size,
         })?;
@@ -257,6 +266,7 @@ fn run(cli: Cli, listen_given: bool) -> Result<()> {
         handshake: cli.handshake.limits(),
         max_sessions: cli.max_sessions,
         dead_link_timeout: Duration::from_secs(cli.dead_link_timeout),
+        warm_workers: cli.warm_workers,
     };
     let server = Server::bind(config)?;
     let addresses = server.local_addrs()?;

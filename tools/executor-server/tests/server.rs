@@ -33,7 +33,7 @@ use executor_runtime::{
 
 mod common;
 
-use common::{Server, children_of, compile_kernels};
+use common::{Server, children_of, compile_kernels, compile_kernels_to, process_state};
 
 #[test]
 fn a_session_has_a_private_directory_until_it_closes() {
@@ -525,9 +525,8 @@ fn a_launch_frame_that_would_need_far_more_memory_than_its_size_is_refused() {
     protocol::write_message(&mut stream, &Request::Await(1), max_message_size).unwrap();
     let reply: Response = protocol::read_message(&mut stream, max_message_size).unwrap();
     assert!(matches!(reply, Response::Failed { .. }), "{reply:?}");
-    let workers = children_of(server.process.id());
-    assert_eq!(workers.len(), 1, "one session, one worker: {workers:?}");
-    let before = peak_memory_kib(workers[0]);
+    let worker = server.worker_of(&server.session_dirs()[0]);
+    let before = peak_memory_kib(worker);
 
     // 60 KB: 20,000 outputs of rank 1024, 3 bytes each on the wire, each of
     // which would be a 16 KiB descriptor in the worker.
@@ -552,7 +551,7 @@ fn a_launch_frame_that_would_need_far_more_memory_than_its_size_is_refused() {
         ),
         other => panic!("{other:?}"),
     }
-    let grown_kib = peak_memory_kib(workers[0]).saturating_sub(before);
+    let grown_kib = peak_memory_kib(worker).saturating_sub(before);
     assert!(
         grown_kib < 16 * 1024,
         "the worker grew by {grown_kib} KiB for a 60 KB frame"
@@ -805,4 +804,112 @@ fn a_server_listens_on_every_listen_address_given() {
             .unwrap_or_else(|error| panic!("{address}: {error}"));
         session.close().unwrap();
     }
+}
+
+/// A request that a worker answers without loading anything.
+fn round_trip(stream: &mut TcpStream, max_message_size: u32) {
+    protocol::write_message(stream, &Request::Await(1), max_message_size).unwrap();
+    let reply: Response = protocol::read_message(stream, max_message_size).unwrap();
+    assert!(matches!(reply, Response::Failed { .. }), "{reply:?}");
+}
+
+#[test]
+fn sessions_are_served_by_warm_workers_each_by_its_own() {
+    let server = Server::start(&["--warm-workers", "2"]);
+    let warm = server.wait_for_workers(2);
+
+    let (mut first, max_message_size) = server.raw_session();
+    round_trip(&mut first, max_message_size);
+    let first_worker = server.worker_of(&server.session_dirs()[0]);
+    assert!(
+        warm.contains(&first_worker),
+        "{first_worker} not in {warm:?}"
+    );
+    // The one taken is replaced: two wait again beside the one serving.
+    let before_second = server.wait_for_workers(3);
+
+    let (mut second, max_message_size) = server.raw_session();
+    round_trip(&mut second, max_message_size);
+    let directories = server.session_dirs();
+    assert_eq!(directories.len(), 2);
+    let second_worker = directories
+        .iter()
+        .map(|directory| server.worker_of(directory))
+        .find(|pid| *pid != first_worker)
+        .expect("the second session has a worker of its own");
+    assert!(before_second.contains(&second_worker));
+
+    // A worker serves one session only: after its session it is gone, and
+    // two wait beside the second session's.
+    drop(first);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.workers().contains(&first_worker) {
+        assert!(
+            Instant::now() < deadline,
+            "{first_worker} outlives its session"
+        );
+        sleep(Duration::from_millis(20));
+    }
+    server.wait_for_workers(3);
+    round_trip(&mut second, max_message_size);
+}
+
+#[test]
+fn without_warm_workers_each_session_starts_its_own() {
+    let server = Server::start(&["--warm-workers", "0"]);
+    sleep(Duration::from_millis(300));
+    assert_eq!(server.workers(), Vec::<u32>::new());
+    let (mut stream, max_message_size) = server.raw_session();
+    round_trip(&mut stream, max_message_size);
+    server.worker_of(&server.session_dirs()[0]);
+    drop(stream);
+    server.assert_sessions_cleaned_up();
+    server.wait_for_workers(0);
+}
+
+#[test]
+fn a_warm_worker_that_died_while_waiting_is_not_given_a_session() {
+    let server = Server::start(&["--warm-workers", "1"]);
+    let warm = server.wait_for_workers(1);
+    // SAFETY: kill takes a process id and a signal number.
+    assert_eq!(
+        unsafe { libc::kill(warm[0] as libc::pid_t, libc::SIGKILL) },
+        0
+    );
+    // Dead (a zombie, not reaped yet) before the session comes: a worker
+    // that dies during the handover itself is reported as a crash instead.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while process_state(warm[0]) != Some('Z') {
+        assert!(Instant::now() < deadline, "{} does not die", warm[0]);
+        sleep(Duration::from_millis(10));
+    }
+    let (mut stream, max_message_size) = server.raw_session();
+    round_trip(&mut stream, max_message_size);
+    assert_ne!(server.worker_of(&server.session_dirs()[0]), warm[0]);
+}
+
+#[test]
+fn an_object_file_is_linked_from_the_bytes_received_without_a_file() {
+    let scratch = tempfile::tempdir().unwrap();
+    let object = compile_kernels_to(&scratch.path().join("kernels.o"), &["-c"]);
+    let object = object.to_str().unwrap();
+    let server = Server::start(&[]);
+    let session = server.connect().unwrap();
+    session
+        .send_binary(object, BinaryFormat::RelocatableObject)
+        .unwrap();
+    let stored: Vec<_> = std::fs::read_dir(&server.session_dirs()[0])
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert_eq!(stored, ["assets"]);
+    let sum = launch_1d(
+        &session,
+        "_mlir_ciface_add",
+        object,
+        &[&[1., 2.], &[3., 4.]],
+    )
+    .unwrap();
+    assert_eq!(sum, floats(&[4., 6.]));
+    session.close().unwrap();
 }

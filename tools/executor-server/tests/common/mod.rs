@@ -138,6 +138,47 @@ impl Server {
     }
 
     /// A raw connection that has completed the handshake.
+    /// The worker processes: warm ones and those serving sessions.
+    pub fn workers(&self) -> Vec<u32> {
+        children_of(self.process.id())
+    }
+
+    /// Waits (a bounded time) until `count` workers are running.
+    pub fn wait_for_workers(&self, count: usize) -> Vec<u32> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let workers = self.workers();
+            if workers.len() == count {
+                return workers;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{} workers, not {count}: {workers:?}",
+                workers.len()
+            );
+            sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The worker serving the session whose directory is `directory`: its
+    /// working directory is the session's asset directory.
+    pub fn worker_of(&self, directory: &Path) -> u32 {
+        let serving: Vec<u32> = self
+            .workers()
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read_link(format!("/proc/{pid}/cwd"))
+                    .is_ok_and(|cwd| cwd.starts_with(directory))
+            })
+            .collect();
+        assert_eq!(
+            serving.len(),
+            1,
+            "the workers in {directory:?}: {serving:?}"
+        );
+        serving[0]
+    }
+
     pub fn raw_session(&self) -> (TcpStream, u32) {
         let mut stream = TcpStream::connect(&self.address).unwrap();
         stream
@@ -201,9 +242,14 @@ void twice(memref_1d *in, memref_1d *out) {
 }
 "#;
 
+/// The test kernels as a shared library.
 pub fn compile_kernels(directory: &Path) -> PathBuf {
-    let source = directory.join("kernels.c");
-    let library = directory.join("kernels.so");
+    compile_kernels_to(&directory.join("kernels.so"), &["-shared"])
+}
+
+/// The test kernels compiled with `flags` to `output` (beside their source).
+pub fn compile_kernels_to(output: &Path, flags: &[&str]) -> PathBuf {
+    let source = output.with_extension("c");
     std::fs::write(&source, KERNELS).unwrap();
     let llvm_clang = Path::new(env!("EXECUTOR_LLVM_PREFIX")).join("bin/clang");
     let compiler = if llvm_clang.exists() {
@@ -212,13 +258,25 @@ pub fn compile_kernels(directory: &Path) -> PathBuf {
         PathBuf::from("cc")
     };
     let status = Command::new(&compiler)
-        .args(["-shared", "-fPIC", "-O1", "-o"])
-        .arg(&library)
+        .args(flags)
+        .args(["-fPIC", "-O1", "-o"])
+        .arg(output)
         .arg(&source)
         .status()
         .unwrap_or_else(|error| panic!("cannot run {}: {error}", compiler.display()));
     assert!(status.success(), "compiling the test kernels failed");
-    library
+    output.to_owned()
+}
+
+/// The state of process `pid` (`R`, `S`, `Z`...), from `/proc/PID/stat`.
+pub fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .next()?
+        .chars()
+        .next()
 }
 
 /// The processes whose parent is `parent`.

@@ -1,0 +1,235 @@
+//! How a worker that is already running gets its session: the server sends
+//! the connection's descriptor (`SCM_RIGHTS`) with the session's directory
+//! as one message on a Unix `SOCK_SEQPACKET` pair it created with the worker
+//! (the worker's *control channel*). A message is received whole or not at
+//! all, and the channel reads as ended once the server's end is closed. Every
+//! `unsafe` call of the exchange is here.
+
+use std::{
+    ffi::OsString,
+    io,
+    mem::size_of,
+    os::{
+        fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd},
+        unix::ffi::{OsStrExt, OsStringExt},
+    },
+    path::{Path, PathBuf},
+    ptr,
+};
+
+/// The longest session directory a handover carries (Linux's `PATH_MAX`).
+const MAX_DIRECTORY_LEN: usize = 4096;
+
+/// Room for the control message of one descriptor, aligned as `cmsghdr`
+/// needs (64 bytes hold `CMSG_SPACE(sizeof(int))` on every Linux ABI).
+#[repr(C, align(8))]
+struct OneDescriptor([u8; 64]);
+
+/// The server's end and the worker's end of a new control channel, both
+/// close-on-exec.
+pub(super) fn channel() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut ends: [RawFd; 2] = [-1; 2];
+    // SAFETY: socketpair writes two new descriptors into the array it is given.
+    let made = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            ends.as_mut_ptr(),
+        )
+    };
+    if made == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: socketpair succeeded: both descriptors are new and owned here.
+    Ok(unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) })
+}
+
+/// Sends the session on `connection`, whose private directory is
+/// `directory`, to the worker at the other end of `control`.
+pub(super) fn send_session(
+    control: BorrowedFd<'_>,
+    connection: BorrowedFd<'_>,
+    directory: &Path,
+) -> io::Result<()> {
+    let directory = directory.as_os_str().as_bytes();
+    if directory.is_empty() || directory.len() > MAX_DIRECTORY_LEN {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("a session directory of {} bytes", directory.len()),
+        ));
+    }
+    let mut space = OneDescriptor([0; 64]);
+    let mut payload = libc::iovec {
+        iov_base: directory.as_ptr().cast_mut().cast(),
+        iov_len: directory.len(),
+    };
+    // SAFETY: an all-zero msghdr is a valid empty header, filled in below.
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = &mut payload;
+    message.msg_iovlen = 1;
+    message.msg_control = space.0.as_mut_ptr().cast();
+    // SAFETY: CMSG_SPACE only computes a size.
+    message.msg_controllen = unsafe { libc::CMSG_SPACE(size_of::<RawFd>() as u32) } as _;
+    // SAFETY: the control buffer is aligned and large enough for one
+    // header and one descriptor, so the first header and its data are in it.
+    unsafe {
+        let header = libc::CMSG_FIRSTHDR(&message);
+        (*header).cmsg_level = libc::SOL_SOCKET;
+        (*header).cmsg_type = libc::SCM_RIGHTS;
+        (*header).cmsg_len = libc::CMSG_LEN(size_of::<RawFd>() as u32) as _;
+        ptr::write_unaligned(
+            libc::CMSG_DATA(header).cast::<RawFd>(),
+            connection.as_raw_fd(),
+        );
+    }
+    loop {
+        // SAFETY: the header points at the payload and the control buffer,
+        // both live for the call; MSG_NOSIGNAL turns a gone worker into EPIPE.
+        let sent = unsafe { libc::sendmsg(control.as_raw_fd(), &message, libc::MSG_NOSIGNAL) };
+        if sent >= 0 {
+            return Ok(());
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+/// Waits for the server to send this worker its session: the connection and
+/// the session's directory. `None` when the server closed the channel
+/// without sending one.
+pub(super) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<(OwnedFd, PathBuf)>> {
+    let mut directory = vec![0u8; MAX_DIRECTORY_LEN];
+    let mut space = OneDescriptor([0; 64]);
+    let mut payload = libc::iovec {
+        iov_base: directory.as_mut_ptr().cast(),
+        iov_len: directory.len(),
+    };
+    // SAFETY: an all-zero msghdr is a valid empty header, filled in below.
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = &mut payload;
+    message.msg_iovlen = 1;
+    message.msg_control = space.0.as_mut_ptr().cast();
+    message.msg_controllen = space.0.len() as _;
+    let received = loop {
+        // SAFETY: the header points at buffers that are live and as large as
+        // it says; received descriptors are made close-on-exec.
+        let received =
+            unsafe { libc::recvmsg(control.as_raw_fd(), &mut message, libc::MSG_CMSG_CLOEXEC) };
+        if received >= 0 {
+            break received as usize;
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    };
+    let connection = received_descriptor(&message);
+    if received == 0 && connection.is_none() {
+        return Ok(None);
+    }
+    let malformed = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_owned());
+    if message.msg_flags & (libc::MSG_TRUNC | libc::MSG_CTRUNC) != 0 {
+        return Err(malformed("a truncated session handover"));
+    }
+    let connection =
+        connection.ok_or_else(|| malformed("a session handover without its connection"))?;
+    if received == 0 {
+        return Err(malformed("a session handover without its directory"));
+    }
+    directory.truncate(received);
+    Ok(Some((
+        connection,
+        PathBuf::from(OsString::from_vec(directory)),
+    )))
+}
+
+/// The descriptor that came with `message`, now owned here; any other
+/// control data is ignored.
+fn received_descriptor(message: &libc::msghdr) -> Option<OwnedFd> {
+    // SAFETY: `message` was filled by recvmsg, whose control buffer is live;
+    // the CMSG macros walk only within msg_controllen.
+    let mut header = unsafe { libc::CMSG_FIRSTHDR(message) };
+    while !header.is_null() {
+        // SAFETY: a header CMSG_FIRSTHDR/CMSG_NXTHDR returned is within the buffer.
+        let (level, kind, len) = unsafe {
+            (
+                (*header).cmsg_level,
+                (*header).cmsg_type,
+                (*header).cmsg_len,
+            )
+        };
+        // SAFETY: CMSG_LEN only computes a size.
+        if level == libc::SOL_SOCKET
+            && kind == libc::SCM_RIGHTS
+            && len == unsafe { libc::CMSG_LEN(size_of::<RawFd>() as u32) } as _
+        {
+            // SAFETY: an SCM_RIGHTS header of one descriptor's length holds
+            // one descriptor, which the kernel installed in this process for
+            // it alone to own.
+            return Some(unsafe {
+                OwnedFd::from_raw_fd(ptr::read_unaligned(libc::CMSG_DATA(header).cast::<RawFd>()))
+            });
+        }
+        // SAFETY: as for CMSG_FIRSTHDR above.
+        header = unsafe { libc::CMSG_NXTHDR(message, header) };
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{
+        io::{Read, Write},
+        net::{TcpListener, TcpStream},
+        os::fd::AsFd,
+    };
+
+    use super::*;
+
+    #[test]
+    fn a_session_arrives_with_its_connection_and_directory() {
+        let (server_end, worker_end) = channel().unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let accepted = listener.accept().unwrap().0;
+        send_session(
+            server_end.as_fd(),
+            accepted.as_fd(),
+            Path::new("/tmp/session-x"),
+        )
+        .unwrap();
+        drop(accepted);
+
+        let (connection, directory) = receive_session(worker_end.as_fd()).unwrap().unwrap();
+        assert_eq!(directory, Path::new("/tmp/session-x"));
+        // The descriptor received is the connection itself.
+        let mut received = TcpStream::from(connection);
+        received.write_all(b"hi").unwrap();
+        let mut greeting = [0u8; 2];
+        client.read_exact(&mut greeting).unwrap();
+        assert_eq!(&greeting, b"hi");
+    }
+
+    #[test]
+    fn a_closed_channel_means_no_session() {
+        let (server_end, worker_end) = channel().unwrap();
+        drop(server_end);
+        assert!(receive_session(worker_end.as_fd()).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_message_without_a_connection_is_refused() {
+        let (server_end, worker_end) = channel().unwrap();
+        // SAFETY: sends two bytes from a live buffer on an open socket.
+        let sent = unsafe { libc::send(server_end.as_raw_fd(), b"/x".as_ptr().cast(), 2, 0) };
+        assert_eq!(sent, 2);
+        let error = receive_session(worker_end.as_fd()).unwrap_err();
+        assert!(
+            error.to_string().contains("without its connection"),
+            "{error}"
+        );
+    }
+}
