@@ -162,7 +162,9 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
     /// The name of a new launch site's cache (`executor_abi::launch_site`)
     /// for a launch of `entry`: an internal, writable global of zeros.
     pub fn launch_site(&mut self, entry: &[u8]) -> String {
-        let name = self.names.unique(&format!("__executor_site_{}", sanitize(entry)));
+        let name = self
+            .names
+            .unique(&format!("__executor_site_{}", sanitize(entry)));
         let words = launch_site::WORDS as u32;
         let tensor = RankedTensorType::new(&[words.into()], self.types.i64, None);
         let zeros = DenseElementsAttribute::new(

@@ -61,10 +61,9 @@ fn a_worker_killed_from_outside_is_reported_as_killed_not_as_a_crash() {
     session
         .send_binary(object, BinaryFormat::SharedLibrary)
         .unwrap();
-    let workers = children_of(server.process.id());
-    assert_eq!(workers.len(), 1, "{workers:?}");
+    let worker = server.worker_of(&server.session_dirs()[0]);
     // SAFETY: sends a signal to a process of this test's own server.
-    assert_eq!(unsafe { libc::kill(workers[0] as i32, libc::SIGKILL) }, 0);
+    assert_eq!(unsafe { libc::kill(worker as i32, libc::SIGKILL) }, 0);
     let error = session.launch_async("warm_up", object).unwrap_err();
     assert!(
         matches!(error, RuntimeError::WorkerKilled { running: None, .. }),
@@ -84,7 +83,8 @@ fn a_worker_killed_from_outside_is_reported_as_killed_not_as_a_crash() {
 
 #[test]
 fn a_ping_is_answered_without_starting_a_worker() {
-    let server = Server::start(&["--max-sessions", "5"]);
+    // No warm workers: every worker counted below serves a session.
+    let server = Server::start(&["--max-sessions", "5", "--warm-workers", "0"]);
     let busy = server.connect().unwrap();
     busy.launch_async("k", "o").unwrap_err();
     let (mut stream, max_message_size) = server.raw_session();
@@ -157,7 +157,13 @@ fn check_says_in_one_line_whether_a_server_answers() {
     let token_file = secrets.path().join("token");
     std::fs::write(&token_file, "correct horse\n").unwrap();
     std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let server = Server::start(&["--token-file", token_file.to_str().unwrap()]);
+    // No warm workers: a worker counted below would serve a session.
+    let server = Server::start(&[
+        "--token-file",
+        token_file.to_str().unwrap(),
+        "--warm-workers",
+        "0",
+    ]);
     let options = ConnectOptions {
         token: Some("correct horse".into()),
         ..ConnectOptions::default()
