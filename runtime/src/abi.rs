@@ -301,10 +301,11 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
 /// # Safety
 ///
 /// - `site` must be null (then this is `__catalyst__executor__launch`) or
-///   point at the launch site's own cache (`executor_abi::launch_site`): writable, aligned,
-///   zeroed before the site's first launch, and passed by no other site.
-/// - A site whose cache is filled must be launched with the same entry and
-///   object strings, unchanged.
+///   point at a launch site's cache (`executor_abi::launch_site`): writable,
+///   aligned, zeroed before its first launch.
+/// - A cache that is filled must be passed with the same entry and object
+///   strings, unchanged (the lowering gives each kernel and object of a
+///   module one cache; launches of it from several threads are fine).
 /// - The rest is `__catalyst__executor__launch`'s contract.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]

@@ -141,7 +141,7 @@ func.func @launch_in_scf_if_in_scf_for(%s: !executor.session, %x: memref<i32>, %
 // Two launches in a loop: their slots are in the entry block, none in the
 // loop. Their input and result types are the same, so they share one frame:
 // one input slot and its array, which both launches store into and pass. Each
-// has a launch site of its own, also addressed in the entry block.
+// kernel has a launch site of its own, also addressed in the entry block.
 // CHECK-LABEL: func.func @two_launches_in_loop(
 //  CHECK-NEXT:   %[[FIRST_SITE:.*]] = llvm.mlir.addressof @__executor_site_first : !llvm.ptr
 //  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
@@ -261,7 +261,7 @@ func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: 
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[F_IN]]
 //  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[F_SITE]], %[[S]], %[[F_ENTRY]], %[[F_OBJ]], %[[F_ONE]], %[[F_IN_ARRAY]], %[[F_RANKS]], %[[F_SIZES]], %[[F_ZERO]], %[[F_NULL]], %[[F_NULL]], %[[F_NULL]])
 //  CHECK-NEXT:   scf.parallel
-//  CHECK-NEXT:     %[[P_SITE:.*]] = llvm.mlir.addressof @__executor_site_k_1 : !llvm.ptr
+//  CHECK-NEXT:     %[[P_SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
 //  CHECK-NEXT:     %[[P_ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:     %[[P_OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:     %[[P_ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
@@ -433,7 +433,7 @@ func.func @launches_with_different_types_get_own_frames(%s: !executor.session, %
 
 // Launches in two functions: each function has its own prologue, with its own
 // constants, addresses and frame, even though the launches are the same (and
-// each launch its own site).
+// share their kernel's site, addressed in each).
 // CHECK-LABEL: func.func @first_function(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>) {
 //  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
@@ -456,7 +456,7 @@ func.func @launches_with_different_types_get_own_frames(%s: !executor.session, %
 //  CHECK-NEXT: }
 // CHECK-LABEL: func.func @second_function(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>) {
-//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64

@@ -11,7 +11,7 @@
 // the ranks and of the element sizes in bytes. The call's operands are
 // (site, session, entry, object, num_inputs, input_descs, input_ranks,
 // input_elem_sizes, num_outputs, output_descs, output_ranks, output_elem_sizes),
-// `site` the address of the launch's own cache (the section "Launch sites").
+// `site` the address of its kernel's cache (the section "Launch sites").
 // The slots, the arrays pointing to them, the constants and the addresses of
 // the globals are in the prologue at the top of the function's entry block
 // (alloca-in-entry-block.mlir); where the launch was, the input descriptors are
@@ -554,25 +554,30 @@ func.func @launch_vector_and_f80_element_sizes(%s: !executor.session, %a: memref
 // Launch sites
 //===----------------------------------------------------------------------===//
 
-// Each launch gets a cache of its own, even of the same kernel, in the same
+// The launches of a kernel from an object share one cache, in the same
 // function or in another: an internal, writable (not constant) global of 8
-// zeroed i64 words, 8-byte aligned, named after the kernel. Each call passes
-// the address of its own.
+// zeroed i64 words, 8-byte aligned, named after the kernel. Another kernel, or
+// the same kernel from another object, gets a cache of its own.
 // CHECK-DAG: llvm.mlir.global internal @__executor_site_k(dense<0> : tensor<8xi64>) {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<8 x i64>{{$}}
 // CHECK-DAG: llvm.mlir.global internal @__executor_site_k_1(dense<0> : tensor<8xi64>) {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<8 x i64>{{$}}
-// CHECK-DAG: llvm.mlir.global internal @__executor_site_k_2(dense<0> : tensor<8xi64>) {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<8 x i64>{{$}}
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_j(dense<0> : tensor<8xi64>) {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<8 x i64>{{$}}
 // CHECK-DAG: llvm.func @__executor__launch_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr){{$}}
-// CHECK-LABEL: func.func @one_site_per_launch(
-//  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
-//       CHECK:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_site_k_1 : !llvm.ptr
-//       CHECK:   llvm.call @__executor__launch_site(%[[FIRST]],
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SECOND]],
+// CHECK-LABEL: func.func @one_site_per_kernel_and_object(
+//  CHECK-NEXT:   %[[K:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
+//       CHECK:   %[[K_OTHER_OBJECT:.*]] = llvm.mlir.addressof @__executor_site_k_1 : !llvm.ptr
+//       CHECK:   %[[J:.*]] = llvm.mlir.addressof @__executor_site_j : !llvm.ptr
+//       CHECK:   llvm.call @__executor__launch_site(%[[K]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[K]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[K_OTHER_OBJECT]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[J]],
 // CHECK-LABEL: func.func @another_function(
-//  CHECK-NEXT:   %[[THIRD:.*]] = llvm.mlir.addressof @__executor_site_k_2 : !llvm.ptr
-//       CHECK:   llvm.call @__executor__launch_site(%[[THIRD]],
-func.func @one_site_per_launch(%s: !executor.session) {
+//  CHECK-NEXT:   %[[SAME:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
+//       CHECK:   llvm.call @__executor__launch_site(%[[SAME]],
+func.func @one_site_per_kernel_and_object(%s: !executor.session) {
   executor.launch %s("k", "k.o")() : !executor.session, () -> ()
   executor.launch %s("k", "k.o")() : !executor.session, () -> ()
+  executor.launch %s("k", "other.o")() : !executor.session, () -> ()
+  executor.launch %s("j", "k.o")() : !executor.session, () -> ()
   return
 }
 func.func @another_function(%s: !executor.session) {

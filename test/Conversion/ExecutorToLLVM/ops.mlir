@@ -241,19 +241,19 @@ func.func @existing_runtime_declaration_is_reused() {
 
 // Two launches of the same object share one global for it (and one for the
 // entry symbol), addressed once in the function's prologue and passed by both
-// calls; each launch has a launch site of its own.
+// calls, as is the launch site of that kernel and object.
 //       CHECK: llvm.mlir.global internal constant @[[ENTRY:__executor_str__mlir_ciface_kernel]]("_mlir_ciface_kernel\00")
 //       CHECK: llvm.mlir.global internal constant @[[OBJ:__executor_str_shared_o]]("shared.o\00")
 //   CHECK-NOT: "_mlir_ciface_kernel\00"
 //   CHECK-NOT: "shared.o\00"
+//   CHECK-NOT: @__executor_site_kernel_1
 // CHECK-LABEL: func.func @launches_of_same_object_share_one_global(
-//  CHECK-NEXT:   %[[SITE0:.*]] = llvm.mlir.addressof @__executor_site_kernel : !llvm.ptr
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_kernel : !llvm.ptr
 //  CHECK-NEXT:   %[[E:.*]] = llvm.mlir.addressof @[[ENTRY]] : !llvm.ptr
 //  CHECK-NEXT:   %[[O:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
-//       CHECK:   %[[SITE1:.*]] = llvm.mlir.addressof @__executor_site_kernel_1 : !llvm.ptr
 //   CHECK-NOT:   llvm.mlir.addressof
-//       CHECK:   llvm.call @__executor__launch_site(%[[SITE0]], %{{.*}}, %[[E]], %[[O]],
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE1]], %{{.*}}, %[[E]], %[[O]],
+//       CHECK:   llvm.call @__executor__launch_site(%[[SITE]], %{{.*}}, %[[E]], %[[O]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %{{.*}}, %[[E]], %[[O]],
 //  CHECK-NEXT:   return
 func.func @launches_of_same_object_share_one_global(%s: !executor.session) {
   executor.launch %s("kernel", "shared.o")() : !executor.session, () -> ()
@@ -304,7 +304,6 @@ func.func @send_binary_and_launch_share_object_global(%s: !executor.session) {
 //  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
 //  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
-//  CHECK-NEXT:   %[[SITE_1:.*]] = llvm.mlir.addressof @__executor_site_k_1 : !llvm.ptr
 //  CHECK-NEXT:   %[[ASYNC_ENTRY:.*]] = llvm.mlir.addressof @__executor_str_k : !llvm.ptr
 // Then, where the ops were, only their own code: no constant, address, null
 // or alloca is made again.
@@ -315,7 +314,7 @@ func.func @send_binary_and_launch_share_object_global(%s: !executor.session) {
 //  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[PATH]], %[[ONE]], %[[ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
 //  CHECK-NEXT:   %[[D1:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D1]], %[[SLOT]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE_1]], %[[S]], %[[ENTRY]], %[[PATH]], %[[ONE]], %[[ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[PATH]], %[[ONE]], %[[ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
 //  CHECK-NEXT:   %[[T:.*]] = llvm.call @__catalyst__executor__launch_async(%[[S]], %[[ASYNC_ENTRY]], %[[PATH]]) : (i64, !llvm.ptr, !llvm.ptr) -> i64
 //  CHECK-NEXT:   llvm.call @__catalyst__executor__await(%[[T]]) : (i64) -> ()
 //  CHECK-NEXT:   return
