@@ -170,8 +170,9 @@ def claims(summary: dict) -> dict:
         "sessions_per_op": f"`executor-verify-sessions` and `executor-optimize` cost "
                            f"{ratio(entry['ratio']['verify-sessions'])} and {ratio(entry['ratio']['optimize'])} "
                            f"upstream `--convert-func-to-llvm` per op at {largest:,} ops (at most 1.0x)",
-        "sessions_scaling": f"their time grows {ratio(summary['growth'].get('verify-sessions', 0.0))} and "
-                            f"{ratio(summary['growth'].get('optimize', 0.0))} for 10x the ops (at most 11x)",
+        "sessions_scaling": f"`executor-verify-sessions` and `executor-optimize` take "
+                            f"{ratio(summary['growth'].get('verify-sessions', 0.0))} and "
+                            f"{ratio(summary['growth'].get('optimize', 0.0))} the time for 10x the ops (at most 11x)",
         "reuse_sessions": f"`executor-optimize{{reuse-sessions=true}}` makes a {summary['reuse']['iterations']:,}-"
                           f"iteration open/send/launch/close loop against a server {ratio(summary['reuse']['speedup'])} "
                           "faster (at least 10x)",
