@@ -1,7 +1,7 @@
 //! The symbols the lowering adds to a symbol table (the `builtin.module` or
 //! `gpu.module` around the lowered ops): runtime declarations (once per
 //! table), internal constant globals (once per distinct content) and the
-//! launch sites' caches (one per `executor.launch`), under readable names
+//! launch sites' caches (one per kernel and object), under readable names
 //! that never collide with the table's own symbols.
 
 use std::collections::{HashMap, HashSet};

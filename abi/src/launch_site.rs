@@ -1,7 +1,7 @@
-//! The cache of one `executor.launch` site ([`crate::functions::LAUNCH_SITE`]):
-//! a private, writable, zero-initialized global of [`WORDS`] 8-byte words per
-//! launch site, which the lowering emits and only the runtime reads and
-//! writes. All zeros is an empty cache. What the words hold is the runtime's
+//! The cache of a launch site ([`crate::functions::LAUNCH_SITE`]): a private,
+//! writable, zero-initialized global of [`WORDS`] 8-byte words per kernel and
+//! object of a module, shared by their `executor.launch` ops, which the
+//! lowering emits and only the runtime reads and writes. All zeros is an empty cache. What the words hold is the runtime's
 //! business (the entry resolved for a session, and when that holds); the
 //! lowered code only passes the global's address.
 

@@ -394,7 +394,7 @@ impl Launch {
     ///
     /// # Safety
     ///
-    /// As `__executor__launch_site`'s contract, `site` its own cache.
+    /// As `__executor__launch_site`'s contract, `site` a launch site's cache.
     unsafe fn run_from_site(&self, site: &LaunchSite) {
         if let Some(resolved) = site.lookup(self.session, self.entry_symbol, self.object)
             // SAFETY: the entry resolved for this session, entry and object

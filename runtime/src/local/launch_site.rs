@@ -1,6 +1,6 @@
 //! The cache of one launch site of lowered code (`__executor__launch_site`,
-//! `executor_abi::launch_site`): a global of the host program, one per
-//! `executor.launch`, that the general path fills with the entry it resolved
+//! `executor_abi::launch_site`): a global of the host program, one per kernel
+//! and object of a module, that the general path fills with the entry it resolved
 //! on the embedded executor and the next launches of the site read, so that
 //! they call the entry directly: no session table, no names compared, no
 //! thread-local cache.
