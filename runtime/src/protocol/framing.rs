@@ -14,7 +14,8 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: u32 = 256 * 1024 * 1024;
 /// The limit on handshake messages, which carry nothing bigger than a token.
 pub const HANDSHAKE_MAX_MESSAGE_SIZE: u32 = 64 * 1024;
 
-pub(super) const LENGTH_PREFIX_SIZE: usize = 4;
+/// The bytes of a frame's length prefix (a big-endian `u32`).
+pub const LENGTH_PREFIX_SIZE: usize = 4;
 
 /// How much of a payload is allocated as soon as its length is known (and
 /// accepted); a longer one grows as its bytes arrive. Reserving is cheap, as
