@@ -5,16 +5,8 @@
 # executor-ssh's exit status and the last line it wrote once it has ended (at
 # most 30 s later; past that it is killed and this says so).
 set -u
-out=$(mktemp -d)
-: >"$out/stdout"
-"$@" >"$out/stdout" 2>"$out/stderr" &
-pid=$!
-for _ in $(seq 300); do
-  grep -q '^EXECUTOR_TOKEN_FILE=' "$out/stdout" && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-grep -q '^EXECUTOR_TOKEN_FILE=' "$out/stdout" || echo "cut-link.sh: executor-ssh did not print its address"
+. "$(dirname "$0")/start-executor-ssh.sh"
+start_executor_ssh "$@" || echo "cut-link.sh: executor-ssh did not print its address"
 ip link set "$CLIENT_LINK" down
 for _ in $(seq 300); do
   kill -0 "$pid" 2>/dev/null || break

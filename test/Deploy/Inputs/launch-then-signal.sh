@@ -10,16 +10,8 @@ signal=$1
 executor_run=$2
 program=$3
 shift 3
-out=$(mktemp -d)
-: >"$out/stdout"
-"$@" >"$out/stdout" 2>"$out/stderr" &
-pid=$!
-for _ in $(seq 300); do
-  grep -q '^EXECUTOR_TOKEN_FILE=' "$out/stdout" && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-if ! grep -q '^EXECUTOR_TOKEN_FILE=' "$out/stdout"; then
+. "$(dirname "$0")/start-executor-ssh.sh"
+if ! start_executor_ssh "$@"; then
   echo "launch-then-signal.sh: executor-ssh did not print its address:" >&2
   cat "$out/stderr" >&2
   kill "$pid" 2>/dev/null
