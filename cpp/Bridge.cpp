@@ -209,9 +209,13 @@ void executorNonCallSymbolReferences(MlirOperation op,
   mlir::Operation *operation = unwrap(op);
   auto call = llvm::dyn_cast<mlir::func::CallOp>(operation);
   // Inherent attributes are read from the op's properties one by one:
-  // getAttrDictionary() would build a dictionary.
-  if (std::optional<mlir::RegisteredOperationName> info =
-          operation->getRegisteredInfo()) {
+  // getAttrDictionary() would build a dictionary. The executor ops' own are
+  // strings and integers (td/ExecutorOps.td), and most ops of a host module
+  // are executor ops: they are not read at all.
+  std::optional<mlir::RegisteredOperationName> info =
+      operation->getRegisteredInfo();
+  if (info && !llvm::isa<catalyst::executor::ExecutorDialect>(
+                  info->getDialect())) {
     for (mlir::StringAttr name : info->getAttributeNames()) {
       std::optional<mlir::Attribute> inherent =
           operation->getInherentAttr(name);

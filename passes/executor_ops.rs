@@ -4,9 +4,13 @@
 
 use std::{mem::ManuallyDrop, ops::Deref};
 
-use melior::ir::{Operation, OperationRef, Value, ValueLike, operation::OperationLike};
+use melior::ir::{Operation, OperationRef, Value, ValueLike};
 
+use super::ir;
 use crate::dialect::executor;
+
+/// What the names of the dialect's ops start with.
+const DIALECT_PREFIX: &[u8] = b"executor.";
 
 /// A generated op wrapper over an op that stays owned by its block. The
 /// wrapper owns an `Operation` by design (it is made to build ops); here it is
@@ -67,10 +71,14 @@ macro_rules! executor_ops {
         impl<'c, 'a> ExecutorOp<'c, 'a> {
             /// The executor op `operation` is, if it is one.
             pub fn of(operation: OperationRef<'c, 'a>) -> Option<Self> {
-                let identifier = operation.name();
-                let name = identifier.as_string_ref().as_str().ok()?;
+                // Asked of every op by some passes: the dialect's prefix
+                // turns the others away before any name is compared.
+                let name = ir::operation_name_bytes(operation);
+                if !name.starts_with(DIALECT_PREFIX) {
+                    return None;
+                }
                 $(
-                    if name == executor::$wrapper::name() {
+                    if name == executor::$wrapper::name().as_bytes() {
                         return Some(Self::$variant(Borrowed::of_named(operation)));
                     }
                 )*

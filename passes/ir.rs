@@ -53,6 +53,17 @@ pub fn operation_name<'c>(operation: OperationRef<'c, '_>) -> &'c str {
     }
 }
 
+/// The bytes of an operation's name, e.g. `executor.launch`, unchecked: for
+/// comparing with known names, which needs no UTF-8 check.
+pub fn operation_name_bytes<'c>(operation: OperationRef<'c, '_>) -> &'c [u8] {
+    // SAFETY: operation names are identifiers interned in the context, which
+    // lives for 'c, and never empty.
+    unsafe {
+        let name = mlirIdentifierStr(mlirOperationGetName(operation.to_raw()));
+        std::slice::from_raw_parts(name.data.cast(), name.length)
+    }
+}
+
 /// The operations nested in `root` (itself included) that `keep` accepts, in
 /// pre-order. The references stay valid while the operations are not erased.
 pub fn collect_operations<'c, 'a>(
