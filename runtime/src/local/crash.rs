@@ -77,19 +77,32 @@ pub fn report_in_this_process() {
 
 /// Runs `kernel`, the code of `symbol`, reporting a crash inside it if this
 /// process asked for that.
+///
+/// Inlined, with one thread-local access and `kernel` called outside any
+/// closure of `LocalKey::with`: the launch fast path pays this on every
+/// launch (the runtime is a shared library, where each thread-local access is
+/// a call to `__tls_get_addr`). Rust cannot choose the cheaper initial-exec
+/// model, and a C variable of that model would not do either: glibc then
+/// places the runtime's whole thread-local block (2.7 KB) in its static TLS
+/// surplus, which holds far less, and dlopen (mlir-runner's) fails with
+/// "cannot allocate memory in static TLS block".
+#[inline]
 pub fn guard<T>(symbol: &str, kernel: impl FnOnce() -> T) -> T {
     if !REPORTING.load(Ordering::Acquire) {
         return kernel();
     }
-    KERNEL_THREAD.with(|thread| {
-        if !thread.prepared.get() {
-            prepare_thread(thread);
-        }
-        let previous = thread.running.replace((symbol.as_ptr(), symbol.len()));
-        let result = kernel();
-        thread.running.set(previous);
-        result
-    })
+    let thread = KERNEL_THREAD.with(std::ptr::from_ref);
+    // SAFETY: this thread's own record, used on this thread only, before this
+    // call returns. The thread-local is const-initialized and has no
+    // destructor, so its storage is there for as long as the thread runs.
+    let thread = unsafe { &*thread };
+    if !thread.prepared.get() {
+        prepare_thread(thread);
+    }
+    let previous = thread.running.replace((symbol.as_ptr(), symbol.len()));
+    let result = kernel();
+    thread.running.set(previous);
+    result
 }
 
 /// Sets this thread up for its first kernel: where its stack overflows, and
