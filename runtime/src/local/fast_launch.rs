@@ -233,46 +233,84 @@ pub unsafe fn run_resolved(
     {
         return false;
     }
-    // The C-interface wrapper: the result's descriptor first (the kernel
-    // fills it), then one pointer per input descriptor.
-    let mut pointers = [std::ptr::null_mut::<u8>(); MAX_ARGUMENTS];
-    let mut count = 0;
-    if num_outputs == 1 {
-        // SAFETY: one output descriptor (the contract).
-        pointers[0] = unsafe { *output_descs }.cast();
-        count = 1;
-    }
-    for index in 0..num_inputs {
-        // SAFETY: `num_inputs` input descriptors (the contract).
-        pointers[count] = unsafe { *input_descs.add(index) }.cast();
-        count += 1;
-    }
     // SAFETY: UTF-8 bytes that stay for the call (the contract).
     let symbol = unsafe {
         std::str::from_utf8_unchecked(std::slice::from_raw_parts(entry.cast(), entry_len))
     };
+    if num_outputs == 0 {
+        // The C-interface wrapper takes one pointer per input descriptor:
+        // the caller's array as it is, nothing to copy.
+        let inputs: &[*mut u8] = if num_inputs == 0 {
+            &[]
+        } else {
+            // SAFETY: `num_inputs` input descriptors (the contract).
+            unsafe { std::slice::from_raw_parts(input_descs.cast(), num_inputs) }
+        };
+        // SAFETY: the kernel takes exactly these pointers (the convention),
+        // at most MAX_ARGUMENTS (checked above).
+        crash::guard(symbol, || unsafe {
+            call_with_few_pointers(address, inputs)
+        });
+        return true;
+    }
+    // SAFETY: one output descriptor, the rest as this function's contract.
+    unsafe {
+        run_with_result(
+            address,
+            symbol,
+            num_inputs,
+            input_descs,
+            *output_descs,
+            *output_ranks,
+            *output_elem_sizes,
+        )
+    };
+    true
+}
+
+/// [`run_resolved`] for a launch with one result, whose descriptor (of rank
+/// `output_rank` and element size `output_elem_size`) the kernel fills.
+/// Not inlined: the launches without results stay short.
+///
+/// # Safety
+///
+/// As [`run_resolved`], with at most `MAX_ARGUMENTS - 1` inputs.
+#[inline(never)]
+unsafe fn run_with_result(
+    address: usize,
+    symbol: &str,
+    num_inputs: usize,
+    input_descs: *const *mut c_void,
+    output_desc: *mut c_void,
+    output_rank: usize,
+    output_elem_size: usize,
+) {
+    // The C-interface wrapper: the result's descriptor first (the kernel
+    // fills it), then one pointer per input descriptor.
+    let mut pointers = [std::ptr::null_mut::<u8>(); MAX_ARGUMENTS];
+    pointers[0] = output_desc.cast();
+    for index in 0..num_inputs {
+        // SAFETY: `num_inputs` input descriptors (the contract).
+        pointers[1 + index] = unsafe { *input_descs.add(index) }.cast();
+    }
     // SAFETY: the kernel takes exactly these pointers (the convention), at
-    // most MAX_ARGUMENTS (checked above).
+    // most MAX_ARGUMENTS (the contract).
     crash::guard(symbol, || unsafe {
-        call_with_few_pointers(address, &pointers[..count])
+        call_with_few_pointers(address, &pointers[..1 + num_inputs])
     });
-    if num_outputs == 1 {
-        // SAFETY: the output descriptor the kernel filled, of its rank and
-        // element size; the inputs' first words are their `allocated` pointers.
-        unsafe {
-            let output =
-                Descriptor::from_raw((*output_descs).cast(), *output_ranks, *output_elem_sizes);
-            let allocated = output.allocated();
-            let shared = allocated as usize == descriptor::GLOBAL_BUFFER
-                || (0..num_inputs)
-                    .any(|index| *(*input_descs.add(index)).cast::<*mut u8>() == allocated);
-            if shared {
-                // A buffer the kernel does not hand over: the host gets a copy.
-                output.fill_from_dense(&output.to_dense());
-            }
+    // SAFETY: the output descriptor the kernel filled, of its rank and
+    // element size; the inputs' first words are their `allocated` pointers.
+    unsafe {
+        let output = Descriptor::from_raw(output_desc.cast(), output_rank, output_elem_size);
+        let allocated = output.allocated();
+        let shared = allocated as usize == descriptor::GLOBAL_BUFFER
+            || (0..num_inputs)
+                .any(|index| *(*input_descs.add(index)).cast::<*mut u8>() == allocated);
+        if shared {
+            // A buffer the kernel does not hand over: the host gets a copy.
+            output.fill_from_dense(&output.to_dense());
         }
     }
-    true
 }
 
 #[cfg(test)]
