@@ -323,6 +323,32 @@ pub unsafe extern "C" fn __executor__launch_site(
     output_ranks: *const usize,
     output_elem_sizes: *const usize,
 ) {
+    // SAFETY: `site` is null or the site's own cache (the contract).
+    let site = unsafe { LaunchSite::from_ptr(site) };
+    // The hit path first, on the arguments as they came: the `Launch` below
+    // is only built (in memory, for the general path) when this misses.
+    if let Some(site) = site
+        && let Some(resolved) = site.lookup(session, entry_symbol, object)
+        // SAFETY: the entry resolved for this session, entry and object in
+        // the current generation; the strings are the unchanged ones it was
+        // resolved for (the contract), of which the entry was read as UTF-8;
+        // the rest is `__catalyst__executor__launch`'s contract.
+        && unsafe {
+            fast_launch::run_resolved(
+                resolved.address,
+                entry_symbol,
+                resolved.entry_len,
+                num_inputs,
+                input_descs,
+                num_outputs,
+                output_descs,
+                output_ranks,
+                output_elem_sizes,
+            )
+        }
+    {
+        return;
+    }
     let launch = Launch {
         session,
         entry_symbol,
@@ -336,11 +362,12 @@ pub unsafe extern "C" fn __executor__launch_site(
         output_ranks,
         output_elem_sizes,
     };
-    // SAFETY: `site` is null or the site's own cache, the rest is what
-    // `__catalyst__executor__launch`'s contract says (the contract).
+    // SAFETY: `site` is null or the site's own cache, which the general path
+    // fills; the rest is what `__catalyst__executor__launch`'s contract says
+    // (the contract).
     unsafe {
-        match LaunchSite::from_ptr(site) {
-            Some(site) => launch.run_from_site(site),
+        match site {
+            Some(site) => launch.run_general(Some(site)),
             None => launch.run_without_site(),
         }
     }
@@ -387,38 +414,6 @@ impl Launch {
             // SAFETY: per the contract.
             unsafe { self.run_general(None) }
         }
-    }
-
-    /// Runs the launch straight from `site` when it holds the entry for this
-    /// launch, or else on the general path, which fills `site`.
-    ///
-    /// # Safety
-    ///
-    /// As `__executor__launch_site`'s contract, `site` a launch site's cache.
-    unsafe fn run_from_site(&self, site: &LaunchSite) {
-        if let Some(resolved) = site.lookup(self.session, self.entry_symbol, self.object)
-            // SAFETY: the entry resolved for this session, entry and object
-            // in the current generation; the strings are the unchanged ones
-            // it was resolved for (the contract), of which the entry was read
-            // as UTF-8.
-            && unsafe {
-                fast_launch::run_resolved(
-                    resolved.address,
-                    self.entry_symbol,
-                    resolved.entry_len,
-                    self.num_inputs,
-                    self.input_descs,
-                    self.num_outputs,
-                    self.output_descs,
-                    self.output_ranks,
-                    self.output_elem_sizes,
-                )
-            }
-        {
-            return;
-        }
-        // SAFETY: per the contract.
-        unsafe { self.run_general(Some(site)) }
     }
 
     /// The general path: checks everything, runs the launch, then caches the
