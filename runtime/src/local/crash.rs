@@ -325,3 +325,37 @@ impl Drop for SignalStack {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The symbol this thread's record says is running, if any.
+    fn running() -> Option<String> {
+        let (symbol, len) = KERNEL_THREAD.with(|thread| thread.running.get());
+        // SAFETY: a symbol the guard recorded, whose text outlives its kernel,
+        // which is still running when this is called.
+        (!symbol.is_null()).then(|| {
+            String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(symbol, len) }).into()
+        })
+    }
+
+    #[test]
+    fn a_guarded_kernel_is_marked_running_until_it_returns_and_an_outer_one_again_after_a_nested_one()
+     {
+        report_in_this_process();
+        assert_eq!(running(), None, "no kernel yet");
+        let inner = guard("outer", || {
+            assert_eq!(running().as_deref(), Some("outer"));
+            let inner = guard("inner", running);
+            assert_eq!(running().as_deref(), Some("outer"), "back to the outer one");
+            inner
+        });
+        assert_eq!(inner.as_deref(), Some("inner"));
+        assert_eq!(running(), None, "none after the kernel returned");
+        assert!(
+            KERNEL_THREAD.with(|thread| thread.prepared.get()),
+            "the thread was set up"
+        );
+    }
+}
