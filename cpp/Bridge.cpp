@@ -84,6 +84,15 @@ void executorNonCallSymbolReferences(MlirOperation op,
                                                       void *userData),
                                      void *userData);
 
+/// Creates `executor.launch %session(kernel, object)()`, with no inputs and
+/// no results, before `before` and at its location. The C API's
+/// mlirOperationCreate gathers the attributes in a dictionary and converts
+/// it to the op's properties; the op's own builder sets the properties.
+MlirOperation executorCreateLaunchBefore(MlirOperation before,
+                                         MlirValue session,
+                                         MlirAttribute kernel,
+                                         MlirAttribute object);
+
 /// Runs mlir-opt's driver over `registry`; `version` is printed by --version
 /// after LLVM's own version.
 int executorOptMain(int argc, char **argv, MlirDialectRegistry registry,
@@ -225,6 +234,19 @@ void executorNonCallSymbolReferences(MlirOperation op,
   }
   for (mlir::NamedAttribute named : operation->getDiscardableAttrs())
     visit(named.getValue());
+}
+
+MlirOperation executorCreateLaunchBefore(MlirOperation before,
+                                         MlirValue session,
+                                         MlirAttribute kernel,
+                                         MlirAttribute object) {
+  mlir::Operation *anchor = unwrap(before);
+  mlir::OpBuilder builder(anchor);
+  auto launch = catalyst::executor::LaunchOp::create(
+      builder, anchor->getLoc(), mlir::TypeRange(), unwrap(session),
+      llvm::cast<mlir::StringAttr>(unwrap(kernel)),
+      llvm::cast<mlir::StringAttr>(unwrap(object)), mlir::ValueRange());
+  return wrap(launch.getOperation());
 }
 
 int executorOptMain(int argc, char **argv, MlirDialectRegistry registry,

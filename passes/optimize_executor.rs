@@ -18,10 +18,9 @@ use melior::{
         scf,
     },
     ir::{
-        Block, BlockLike, BlockRef, Identifier, OperationRef, Region, RegionLike, Type, Value,
-        ValueLike,
+        Block, BlockLike, BlockRef, OperationRef, Region, RegionLike, Type, Value, ValueLike,
         attribute::StringAttribute,
-        operation::{OperationBuilder, OperationLike, OperationResult},
+        operation::{OperationLike, OperationResult},
     },
 };
 
@@ -134,7 +133,7 @@ fn rewrite<'c, 'a>(
             ir::replace_all_uses(old.into(), new.into());
         }
     }
-    let launches = SynchronousLaunches::new(context);
+    let mut launches = SynchronousLaunches::new(context);
     for pair in &plan.make_synchronous {
         launches.replace(pair);
     }
@@ -196,45 +195,35 @@ fn awaited_at_once<'c, 'a>(
 }
 
 /// Builds the `executor.launch`es that replace awaited-at-once
-/// launch_asyncs, with melior's `OperationBuilder` and the attribute names
-/// made once: the generated builder (`executor::launch`) makes both names
-/// again for every op, a uniquing lookup each, which matters when thousands
-/// of launches are rewritten.
+/// launch_asyncs, with the op's C++ builder (`ffi::create_launch_before`),
+/// and each kernel name's attribute made once: a module launches few kernels
+/// many times, and making one is a uniquing lookup in the context.
 struct SynchronousLaunches<'c> {
     context: &'c Context,
-    kernel_callee: Identifier<'c>,
-    object: Identifier<'c>,
+    kernels: HashMap<Vec<u8>, StringAttribute<'c>>,
 }
 
 impl<'c> SynchronousLaunches<'c> {
     fn new(context: &'c Context) -> Self {
         Self {
             context,
-            kernel_callee: Identifier::new(context, "kernel_callee"),
-            object: Identifier::new(context, "object"),
+            kernels: HashMap::new(),
         }
     }
 
     /// Replaces `launch` (a launch_async of `_mlir_ciface_K`) and its `wait`
     /// by `executor.launch %s("K", object)()`, which runs the same symbol the
     /// same way, at the launch's place.
-    fn replace(&self, launch: &AwaitedAtOnce<'c, '_>) {
-        let Some(block) = launch.launch.block() else {
-            return;
-        };
-        let kernel = ir::string_attribute(self.context, &launch.kernel);
-        let synchronous =
-            OperationBuilder::new(executor::LaunchOperation::name(), launch.launch.location())
-                .add_operands(&[launch.session])
-                .add_attributes(&[
-                    (self.kernel_callee, kernel),
-                    (self.object, launch.object.into()),
-                ])
-                .build();
-        let Ok(synchronous) = synchronous else {
-            return;
-        };
-        block.insert_operation_before(launch.launch, synchronous);
+    fn replace(&mut self, launch: &AwaitedAtOnce<'c, '_>) {
+        let context = self.context;
+        let kernel = *self
+            .kernels
+            .entry(launch.kernel.clone())
+            .or_insert_with(|| {
+                StringAttribute::try_from(ir::string_attribute(context, &launch.kernel))
+                    .expect("a string attribute")
+            });
+        ffi::create_launch_before(launch.launch, launch.session, kernel, launch.object);
         ir::erase(launch.wait);
         ir::erase(launch.launch);
     }
