@@ -51,6 +51,11 @@ struct KernelThread {
     prepared: Cell<bool>,
 }
 
+// `guard` keeps a pointer to its thread's record past `LocalKey::with`,
+// which holds while the record has no destructor to run before the thread
+// ends.
+const _: () = assert!(!std::mem::needs_drop::<KernelThread>());
+
 thread_local! {
     static KERNEL_THREAD: KernelThread = const {
         KernelThread {

@@ -203,8 +203,9 @@ pub unsafe fn run(
 
 /// Runs a launch of the C-interface entry at `address`, whose symbol is the
 /// `entry_len` bytes at `entry`; false, having run nothing, if the general
-/// path must run it (logging is on, or the launch has more results or
-/// arguments than this path passes).
+/// path must run it (logging is on, the launch has more results or
+/// arguments than this path passes, or a null array or descriptor, which the
+/// general path reports).
 ///
 /// # Safety
 ///
@@ -212,8 +213,9 @@ pub unsafe fn run(
 /// launch's session, entry and object, in a generation that is still
 /// current; the `entry_len` bytes at `entry` must be UTF-8 and stay there
 /// for the whole call. The rest is as `__catalyst__executor__launch`'s
-/// contract: the arrays hold `num_inputs`/`num_outputs` entries and the
-/// descriptors are live, of the given ranks and element sizes.
+/// contract: each array is null or holds `num_inputs`/`num_outputs`
+/// entries, and each descriptor is null or live, of the given rank and
+/// element size.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub unsafe fn run_resolved(
@@ -228,9 +230,24 @@ pub unsafe fn run_resolved(
     output_elem_sizes: *const usize,
 ) -> bool {
     if num_outputs > 1
-        || num_outputs + num_inputs > MAX_ARGUMENTS
+        || num_inputs > MAX_ARGUMENTS - num_outputs
         || tracing::enabled!(tracing::Level::DEBUG)
     {
+        return false;
+    }
+    // The C-interface wrapper takes one pointer per input descriptor: the
+    // caller's array as it is, nothing to copy. A null array or descriptor
+    // is the general path's to report.
+    let inputs: &[*mut u8] = if num_inputs == 0 {
+        &[]
+    } else if input_descs.is_null() {
+        return false;
+    } else {
+        // SAFETY: a non-null array of `num_inputs` input descriptors (the
+        // contract).
+        unsafe { std::slice::from_raw_parts(input_descs.cast(), num_inputs) }
+    };
+    if inputs.iter().any(|input| input.is_null()) {
         return false;
     }
     // SAFETY: UTF-8 bytes that stay for the call (the contract).
@@ -238,14 +255,6 @@ pub unsafe fn run_resolved(
         std::str::from_utf8_unchecked(std::slice::from_raw_parts(entry.cast(), entry_len))
     };
     if num_outputs == 0 {
-        // The C-interface wrapper takes one pointer per input descriptor:
-        // the caller's array as it is, nothing to copy.
-        let inputs: &[*mut u8] = if num_inputs == 0 {
-            &[]
-        } else {
-            // SAFETY: `num_inputs` input descriptors (the contract).
-            unsafe { std::slice::from_raw_parts(input_descs.cast(), num_inputs) }
-        };
         // SAFETY: the kernel takes exactly these pointers (the convention),
         // at most MAX_ARGUMENTS (checked above).
         crash::guard(symbol, || unsafe {
@@ -253,18 +262,17 @@ pub unsafe fn run_resolved(
         });
         return true;
     }
-    // SAFETY: one output descriptor, the rest as this function's contract.
-    unsafe {
-        run_with_result(
-            address,
-            symbol,
-            num_inputs,
-            input_descs,
-            *output_descs,
-            *output_ranks,
-            *output_elem_sizes,
-        )
-    };
+    if output_descs.is_null() || output_ranks.is_null() || output_elem_sizes.is_null() {
+        return false;
+    }
+    // SAFETY: non-null arrays of one entry each (the contract).
+    let (output, rank, elem_size) = unsafe { (*output_descs, *output_ranks, *output_elem_sizes) };
+    if output.is_null() {
+        return false;
+    }
+    // SAFETY: a live output descriptor of that rank and element size, and at
+    // most MAX_ARGUMENTS - 1 live input descriptors (checked above).
+    unsafe { run_with_result(address, symbol, inputs, output, rank, elem_size) };
     true
 }
 
@@ -274,13 +282,13 @@ pub unsafe fn run_resolved(
 ///
 /// # Safety
 ///
-/// As [`run_resolved`], with at most `MAX_ARGUMENTS - 1` inputs.
+/// As [`run_resolved`]: `inputs` and `output_desc` live descriptors, at most
+/// `MAX_ARGUMENTS - 1` inputs.
 #[inline(never)]
 unsafe fn run_with_result(
     address: usize,
     symbol: &str,
-    num_inputs: usize,
-    input_descs: *const *mut c_void,
+    inputs: &[*mut u8],
     output_desc: *mut c_void,
     output_rank: usize,
     output_elem_size: usize,
@@ -289,14 +297,11 @@ unsafe fn run_with_result(
     // fills it), then one pointer per input descriptor.
     let mut pointers = [std::ptr::null_mut::<u8>(); MAX_ARGUMENTS];
     pointers[0] = output_desc.cast();
-    for index in 0..num_inputs {
-        // SAFETY: `num_inputs` input descriptors (the contract).
-        pointers[1 + index] = unsafe { *input_descs.add(index) }.cast();
-    }
+    pointers[1..=inputs.len()].copy_from_slice(inputs);
     // SAFETY: the kernel takes exactly these pointers (the convention), at
     // most MAX_ARGUMENTS (the contract).
     crash::guard(symbol, || unsafe {
-        call_with_few_pointers(address, &pointers[..1 + num_inputs])
+        call_with_few_pointers(address, &pointers[..=inputs.len()])
     });
     // SAFETY: the output descriptor the kernel filled, of its rank and
     // element size; the inputs' first words are their `allocated` pointers.
@@ -304,8 +309,9 @@ unsafe fn run_with_result(
         let output = Descriptor::from_raw(output_desc.cast(), output_rank, output_elem_size);
         let allocated = output.allocated();
         let shared = allocated as usize == descriptor::GLOBAL_BUFFER
-            || (0..num_inputs)
-                .any(|index| *(*input_descs.add(index)).cast::<*mut u8>() == allocated);
+            || inputs
+                .iter()
+                .any(|input| *input.cast::<*mut u8>() == allocated);
         if shared {
             // A buffer the kernel does not hand over: the host gets a copy.
             output.fill_from_dense(&output.to_dense());
@@ -341,6 +347,49 @@ mod tests {
                 std::ptr::null(),
             )
         }
+    }
+
+    static INPUT_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    extern "C" fn count_input_call(_input: *mut u8) {
+        INPUT_CALLS.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Runs the resolved entry `count_input_call` with `num_inputs` inputs
+    /// from `inputs` and no result.
+    fn run_with_inputs(num_inputs: usize, inputs: *const *mut c_void) -> bool {
+        let entry = b"count_input_call";
+        // SAFETY: the entry takes one pointer, which it does not read; the
+        // symbol is ASCII; `inputs` is null or holds `num_inputs` pointers.
+        unsafe {
+            run_resolved(
+                count_input_call as *const () as usize,
+                entry.as_ptr().cast(),
+                entry.len(),
+                num_inputs,
+                inputs,
+                0,
+                std::ptr::null(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        }
+    }
+
+    #[test]
+    fn a_null_input_array_or_descriptor_is_left_to_the_general_path() {
+        let before = INPUT_CALLS.load(Ordering::SeqCst);
+        assert!(!run_with_inputs(1, std::ptr::null()), "a null array");
+        let null_descriptor = [std::ptr::null_mut::<c_void>()];
+        assert!(
+            !run_with_inputs(1, null_descriptor.as_ptr()),
+            "a null descriptor"
+        );
+        assert_eq!(INPUT_CALLS.load(Ordering::SeqCst), before, "nothing ran");
+        let mut descriptor = [0u64; 5];
+        let live = [descriptor.as_mut_ptr().cast::<c_void>()];
+        assert!(run_with_inputs(1, live.as_ptr()));
+        assert_eq!(INPUT_CALLS.load(Ordering::SeqCst), before + 1);
     }
 
     #[test]
