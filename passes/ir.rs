@@ -57,11 +57,8 @@ pub fn operation_name<'c>(operation: OperationRef<'c, '_>) -> &'c str {
 /// comparing with known names, which needs no UTF-8 check.
 pub fn operation_name_bytes<'c>(operation: OperationRef<'c, '_>) -> &'c [u8] {
     // SAFETY: operation names are identifiers interned in the context, which
-    // lives for 'c, and never empty.
-    unsafe {
-        let name = mlirIdentifierStr(mlirOperationGetName(operation.to_raw()));
-        std::slice::from_raw_parts(name.data.cast(), name.length)
-    }
+    // lives for 'c.
+    unsafe { string_ref_bytes(mlirIdentifierStr(mlirOperationGetName(operation.to_raw()))) }
 }
 
 /// The operations nested in `root` (itself included) that `keep` accepts, in

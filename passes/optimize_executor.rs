@@ -215,14 +215,21 @@ impl<'c> SynchronousLaunches<'c> {
     /// by `executor.launch %s("K", object)()`, which runs the same symbol the
     /// same way, at the launch's place.
     fn replace(&mut self, launch: &AwaitedAtOnce<'c, '_>) {
-        let context = self.context;
-        let kernel = *self
-            .kernels
-            .entry(launch.kernel.clone())
-            .or_insert_with(|| {
-                StringAttribute::try_from(ir::string_attribute(context, &launch.kernel))
-                    .expect("a string attribute")
-            });
+        if launch.launch.block().is_none() {
+            return;
+        }
+        let kernel = match self.kernels.get(&launch.kernel[..]) {
+            Some(kernel) => *kernel,
+            None => {
+                let Ok(kernel) =
+                    StringAttribute::try_from(ir::string_attribute(self.context, &launch.kernel))
+                else {
+                    return;
+                };
+                self.kernels.insert(launch.kernel.clone(), kernel);
+                kernel
+            }
+        };
         ffi::create_launch_before(launch.launch, launch.session, kernel, launch.object);
         ir::erase(launch.wait);
         ir::erase(launch.launch);

@@ -226,7 +226,7 @@ impl Drop for Dominance {
 }
 
 /// Creates `executor.launch %session(kernel, object)()`, with no inputs and
-/// no results, before `before` and at its location, with the op's C++
+/// no results, before `before` (an op in a block) and at its location, with the op's C++
 /// builder: the C API's generic creation (melior's `OperationBuilder`) goes
 /// through an attribute dictionary, which costs more than the rest of the
 /// op when thousands are made.
@@ -291,6 +291,8 @@ pub fn successor_operands(
 /// attributes of `op` (not of the ops nested in it) other than a
 /// `func.call`'s callee (`func.constant`'s, other dialects'): functions that
 /// may be called in ways an analysis following `func.call` does not see.
+/// The executor ops' own (inherent) attributes are not read: they are
+/// strings and integers (td/ExecutorOps.td says so too).
 pub fn non_call_symbol_references(op: OperationRef<'_, '_>, mut reference: impl FnMut(&[u8])) {
     unsafe extern "C" fn trampoline(name: MlirStringRef, user_data: *mut c_void) {
         // SAFETY: `user_data` is the `&mut dyn FnMut` passed below, alive and

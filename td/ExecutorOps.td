@@ -32,6 +32,11 @@ defvar Executor_SessionEffects = MemoryEffects<[
 // Attribute constraints
 //===----------------------------------------------------------------------===//
 
+// The ops' attributes are strings and integers, never symbol references: the
+// session analysis does not search them for functions called other than by
+// func.call (executorNonCallSymbolReferences in cpp/Bridge.cpp). An attribute
+// that may hold a symbol reference must be searched there.
+
 // Names of addresses, files and symbols: an empty one can never be resolved
 // by the runtime, so it is rejected when the IR is verified.
 def Executor_NonEmptyStrAttr : ConfinedAttr<StrAttr, [AttrConstraint<

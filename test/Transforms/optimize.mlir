@@ -268,6 +268,25 @@ func.func @await_at_once(%s: !executor.session) -> i32 {
 
 // -----
 
+// Several launches rewritten in one function, of kernels in turn: each keeps
+// its own kernel and object.
+// CHECK-LABEL: func.func @await_at_once_several
+// CHECK-NEXT:    executor.launch %{{.*}}("first", "a.o") () : !executor.session, () -> ()
+// CHECK-NEXT:    executor.launch %{{.*}}("second", "a.o") () : !executor.session, () -> ()
+// CHECK-NEXT:    executor.launch %{{.*}}("first", "b.o") () : !executor.session, () -> ()
+// CHECK-NEXT:    return
+func.func @await_at_once_several(%s: !executor.session) {
+  %t0 = executor.launch_async %s("_mlir_ciface_first", "a.o") : !executor.session -> !executor.token
+  executor.await %t0 : !executor.token
+  %t1 = executor.launch_async %s("_mlir_ciface_second", "a.o") : !executor.session -> !executor.token
+  executor.await %t1 : !executor.token
+  %t2 = executor.launch_async %s("_mlir_ciface_first", "b.o") : !executor.session -> !executor.token
+  executor.await %t2 : !executor.token
+  return
+}
+
+// -----
+
 // A launch between, a kernel name launch would prefix differently, a token
 // used twice: each launch_async stays.
 // CHECK-LABEL: func.func @keep_async
