@@ -226,10 +226,10 @@ impl Drop for Dominance {
 }
 
 /// Creates `executor.launch %session(kernel, object)()`, with no inputs and
-/// no results, before `before` (an op in a block) and at its location, with the op's C++
-/// builder: the C API's generic creation (melior's `OperationBuilder`) goes
-/// through an attribute dictionary, which costs more than the rest of the
-/// op when thousands are made.
+/// no results, before `before` (an op in a block) and at its location, with
+/// the op's C++ builder: the C API's generic creation (melior's
+/// `OperationBuilder`) goes through an attribute dictionary, which costs more
+/// than the rest of the op when thousands are made.
 pub fn create_launch_before<'c, 'a>(
     before: OperationRef<'c, 'a>,
     session: Value<'c, 'a>,
