@@ -2,8 +2,8 @@
 |*                                                                            *|
 |* The functions that code lowered by convert-executor-to-llvm calls. Names   *|
 |* and signatures are those of Catalyst's executor C API, except              *|
-|* __executor__launch_site, this project's own; docs/runtime-abi.md says what *|
-|* each argument holds and the layouts Catalyst leaves open.                  *|
+|* __executor__launch_at_site, this project's own; docs/runtime-abi.md says   *|
+|* what each argument holds and the layouts Catalyst leaves open.             *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -40,20 +40,28 @@ void __catalyst__executor__launch(int64_t session, const char *entry_symbol,
                                   const size_t *output_ranks,
                                   const size_t *output_elem_sizes);
 
-/* __catalyst__executor__launch with the cache of one launch site: `site`
- * points at that site's own writable, zero-initialized, 8-byte aligned 64-byte
- * block, which only the runtime reads and writes. The first launch
- * resolves the entry and fills it; the next ones with the same session,
- * entry and object (the same pointers) call the entry directly while the
- * session stays open. */
-void __executor__launch_site(void *site, int64_t session,
-                             const char *entry_symbol, const char *object,
-                             size_t num_inputs, void *const *input_descs,
-                             const size_t *input_ranks,
-                             const size_t *input_elem_sizes,
-                             size_t num_outputs, void *const *output_descs,
-                             const size_t *output_ranks,
-                             const size_t *output_elem_sizes);
+/* A launch site: what the launches of one kernel, object and argument
+ * signature pass unchanged, after an 8-byte aligned 40-byte block of the
+ * runtime's own cache, zero-initialized, which only the runtime reads and
+ * writes. The fields are those of __catalyst__executor__launch. */
+struct executor_launch_site {
+  uint64_t cache[5];
+  const char *entry_symbol;
+  const char *object;
+  size_t num_inputs;
+  const size_t *input_ranks;
+  const size_t *input_elem_sizes;
+  size_t num_outputs;
+  const size_t *output_ranks;
+  const size_t *output_elem_sizes;
+};
+
+/* __catalyst__executor__launch with the arguments `site` fixes. The first
+ * launch of a site resolves the entry and caches it; the next ones on the same
+ * session call the entry directly while the session stays open. */
+void __executor__launch_at_site(struct executor_launch_site *site,
+                                int64_t session, void *const *input_descs,
+                                void *const *output_descs);
 
 /* Starts the `void(void)` function `entry_symbol` of `object` on a background
  * thread of the executor; returns a token for __catalyst__executor__await. */

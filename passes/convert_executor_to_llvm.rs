@@ -34,7 +34,7 @@ use super::{
     handle_types::HandleTypes,
     ir::{self, ElementSizeError},
     llvm_builder::{Emitter, LlvmTypes, Prologue},
-    module_symbols::{self, ModuleSymbols},
+    module_symbols::{self, ModuleSymbols, SiteDescription, SiteDescriptors},
 };
 use crate::{dialect::executor, ffi};
 
@@ -252,6 +252,18 @@ fn block_key(block: BlockRef<'_, '_>) -> BlockKey {
     block.to_raw().ptr as BlockKey
 }
 
+/// How a launch passes what its op fixes.
+enum FixedArguments<'c, 'a> {
+    /// In its launch site, at this address (`LAUNCH_AT_SITE`).
+    Site(Value<'c, 'a>),
+    /// As arguments (`LAUNCH`): the entry's and object's strings here, the
+    /// counts and arrays made at the call.
+    Strings {
+        entry: Value<'c, 'a>,
+        object: Value<'c, 'a>,
+    },
+}
+
 /// The stack slots of a launch: one descriptor per input and per result, and
 /// an array of pointers to each group (null for an empty group).
 #[derive(Clone)]
@@ -328,18 +340,22 @@ impl<'c, 'a> Lowering<'c, 'a> {
     }
 
     //===------------------------------------------------------------------===//
-    // executor.launch -> __executor__launch_site (__catalyst__executor__launch
+    // executor.launch -> __executor__launch_at_site (__catalyst__executor__launch
     //                   under Catalyst's entry convention)
     //===------------------------------------------------------------------===//
 
     /// Each input's descriptor is stored into its slot, the runtime gets the
-    /// arrays of pointers to the input and result slots and constant arrays of
-    /// ranks and element sizes, and the results are read back from their
-    /// filled slots. Under the default entry convention the launches of a
-    /// kernel from an object share a cache (`executor_abi::launch_site`) and call
-    /// `LAUNCH_SITE`, which calls the resolved entry directly from the
-    /// second launch on; code lowered for Catalyst's convention calls
-    /// Catalyst's `LAUNCH`, which Catalyst's runtime has too.
+    /// arrays of pointers to the input and result slots, and the results are
+    /// read back from their filled slots. What else a launch passes (entry,
+    /// object, counts, and constant arrays of ranks and element sizes) is
+    /// fixed by the op: under the default entry convention it sits in the
+    /// launch site (`executor_abi::launch_site`) that the launches of a
+    /// kernel, object and signature share, and the call to `LAUNCH_AT_SITE`
+    /// passes only the site, the session and the two arrays, so that every
+    /// argument travels in a register; the site's cache lets the runtime call
+    /// the resolved entry directly from the second launch on. Code lowered
+    /// for Catalyst's convention calls Catalyst's `LAUNCH`, which Catalyst's
+    /// runtime has too, with every argument.
     fn lower_launch(
         &mut self,
         at: &Emitter<'c, 'a>,
@@ -347,43 +363,54 @@ impl<'c, 'a> Lowering<'c, 'a> {
     ) -> Result<Vec<Value<'c, 'a>>, String> {
         let session = launch.anchor(generated(launch.session())?);
         let callee = ir::string_bytes(generated(launch.kernel_callee())?);
-        let object_path = ir::string_bytes(generated(launch.object())?);
-        let (function, site) = match self.convention {
-            EntryConvention::MlirCInterface => {
-                let site = self.symbols().launch_site(callee, object_path);
-                (
-                    &functions::LAUNCH_SITE,
-                    Some(self.prologue(at).address_of(&site)),
-                )
-            }
-            EntryConvention::CatalystPyface => (&functions::LAUNCH, None),
-        };
-        let entry_symbol = self.string(at, &self.convention.entry_symbol(callee));
-        let object = self.string(at, object_path);
+        let object = ir::string_bytes(generated(launch.object())?);
 
         let inputs: Vec<Value> = launch.inputs().map(|input| launch.anchor(input)).collect();
         let input_types: Vec<Type> = inputs.iter().map(|value| value.r#type()).collect();
         let result_types: Vec<Type> = launch.results().map(|result| result.r#type()).collect();
+        let description = SiteDescription {
+            entry_symbol: self.convention.entry_symbol(callee),
+            object: object.to_vec(),
+            inputs: site_descriptors(&input_types),
+            outputs: site_descriptors(&result_types),
+        };
+        // The addresses first, so that the prologue lists them before the frame.
+        let fixed = match self.convention {
+            EntryConvention::MlirCInterface => {
+                let site = self.symbols().launch_site(callee, &description);
+                FixedArguments::Site(self.prologue(at).address_of(&site))
+            }
+            EntryConvention::CatalystPyface => FixedArguments::Strings {
+                entry: self.string(at, &description.entry_symbol),
+                object: self.string(at, object),
+            },
+        };
         let frame = self.launch_frame(at, &input_types, &result_types);
-
         for ((input, input_type), slot) in inputs.iter().zip(&input_types).zip(&frame.input_slots) {
             let descriptor = at.cast(*input, self.descriptor_type(*input_type));
             at.store(descriptor, *slot);
         }
-        let mut operands: Vec<Value> = site.into_iter().collect();
-        operands.extend([session, entry_symbol, object]);
-        for (types, array) in [
-            (&input_types, frame.input_array),
-            (&result_types, frame.output_array),
-        ] {
-            operands.push(self.constant(at, self.types.i64, types.len() as i64));
-            operands.push(array);
-            let ranks: Vec<i64> = types.iter().map(|t| memref_rank(*t) as i64).collect();
-            let sizes: Vec<i64> = types.iter().map(|t| memref_element_size(*t)).collect();
-            operands.push(self.i64_array(at, &ranks));
-            operands.push(self.i64_array(at, &sizes));
+        match fixed {
+            FixedArguments::Site(site) => {
+                let operands = [site, session, frame.input_array, frame.output_array];
+                self.call(at, &functions::LAUNCH_AT_SITE, &operands)?;
+            }
+            FixedArguments::Strings { entry, object } => {
+                let mut operands = vec![session, entry, object];
+                for (descriptors, array) in [
+                    (&description.inputs, frame.input_array),
+                    (&description.outputs, frame.output_array),
+                ] {
+                    operands.extend([
+                        self.constant(at, self.types.i64, descriptors.ranks.len() as i64),
+                        array,
+                        self.i64_array(at, &descriptors.ranks),
+                        self.i64_array(at, &descriptors.elem_sizes),
+                    ]);
+                }
+                self.call(at, &functions::LAUNCH, &operands)?;
+            }
         }
-        self.call(at, function, &operands)?;
 
         Ok(result_types
             .iter()
@@ -919,6 +946,14 @@ fn num_call_inputs(call: &Borrowed<'_, '_, executor::CallOperation<'_>>) -> usiz
     let operands = call.inputs().count();
     call.num_input_args()
         .map_or(operands, |count| count.value() as usize)
+}
+
+/// The ranks and element sizes of memrefs of `types`, as a launch passes them.
+fn site_descriptors(types: &[Type<'_>]) -> SiteDescriptors {
+    SiteDescriptors {
+        ranks: types.iter().map(|t| memref_rank(*t) as i64).collect(),
+        elem_sizes: types.iter().map(|t| memref_element_size(*t)).collect(),
+    }
 }
 
 fn memref_rank(memref: Type<'_>) -> usize {

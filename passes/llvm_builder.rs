@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use executor_abi::{descriptor, functions::LlvmType};
+use executor_abi::{descriptor, functions::LlvmType, launch_site};
 use melior::{
     Context,
     dialect::{
@@ -72,6 +72,20 @@ impl<'c> LlvmTypes<'c> {
                 descriptor::STRIDES + 1
             }
         );
+        llvm::r#type::r#struct(context, &fields, false)
+    }
+
+    /// The LLVM struct of a launch site (`executor_abi::launch_site`): the
+    /// runtime's cache words, then one field per entry of the description.
+    pub fn launch_site(&self, context: &'c Context) -> Type<'c> {
+        let cache = llvm::r#type::array(self.i64, launch_site::CACHE_WORDS as u32);
+        let fields: Vec<Type> = std::iter::once(cache)
+            .chain(
+                launch_site::DESCRIPTION
+                    .iter()
+                    .map(|(c_type, _)| self.of(LlvmType::of_c_type(c_type))),
+            )
+            .collect();
         llvm::r#type::r#struct(context, &fields, false)
     }
 }

@@ -6,7 +6,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use executor_abi::{functions::RuntimeFunction, launch_site};
+use executor_abi::{
+    functions::RuntimeFunction,
+    launch_site::{self, field},
+};
 use melior::{
     Context,
     dialect::{
@@ -17,9 +20,12 @@ use melior::{
         ods,
     },
     ir::{
-        Attribute, BlockLike, BlockRef, Location, Operation, OperationRef, Region, RegionLike,
-        Type,
-        attribute::{DenseElementsAttribute, IntegerAttribute, StringAttribute, TypeAttribute},
+        Attribute, Block, BlockLike, BlockRef, Location, Operation, OperationRef, Region,
+        RegionLike, Type, Value,
+        attribute::{
+            DenseElementsAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute,
+            IntegerAttribute, StringAttribute, TypeAttribute,
+        },
         operation::OperationLike,
         r#type::RankedTensorType,
     },
@@ -35,8 +41,8 @@ pub struct ModuleSymbols<'c, 'a> {
     names: SymbolNames,
     strings: HashMap<Vec<u8>, String>,
     i64_arrays: HashMap<Vec<i64>, String>,
-    /// The launch site of each kernel and object.
-    launch_sites: HashMap<(Vec<u8>, Vec<u8>), String>,
+    /// The launch site of each description.
+    launch_sites: HashMap<SiteDescription, String>,
     declared: HashSet<&'static str>,
     last_inserted: Option<OperationRef<'c, 'a>>,
 }
@@ -133,7 +139,12 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         bytes.push(0);
         let global_type = llvm::r#type::array(self.types.i8, bytes.len() as u32);
         let value = ir::string_attribute(self.context, &bytes);
-        self.insert_global(&name, value, global_type, GlobalKind::Constant);
+        self.insert_global(
+            &name,
+            global_type,
+            Initial::Value(value),
+            GlobalKind::Constant,
+        );
         self.strings.insert(text.to_vec(), name.clone());
         name
     }
@@ -157,46 +168,133 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
             .expect("i64 elements fit a tensor of i64")
             .into();
         let global_type = llvm::r#type::array(self.types.i64, values.len() as u32);
-        self.insert_global(&name, value, global_type, GlobalKind::Constant);
+        self.insert_global(
+            &name,
+            global_type,
+            Initial::Value(value),
+            GlobalKind::Constant,
+        );
         self.i64_arrays.insert(values.to_vec(), name.clone());
         name
     }
 
-    /// The name of the launch site cache (`executor_abi::launch_site`) of
-    /// the launches of `entry` from `object`: an internal, writable global of
-    /// zeros, one per kernel and object, as their strings are. One per launch
-    /// op would be correct too, but costs a global per launch: at 100,000
-    /// launches it made the pass 2.4x slower. Launches of one kernel on two
-    /// sessions in turn then take the general path each time, since a site
-    /// holds one session's entry.
-    pub fn launch_site(&mut self, entry: &[u8], object: &[u8]) -> String {
-        let key = (entry.to_vec(), object.to_vec());
-        if let Some(name) = self.launch_sites.get(&key) {
+    /// The name of the launch site (`executor_abi::launch_site`) of the
+    /// launches of `kernel` that `description` describes: an internal,
+    /// writable global, one per kernel, object and argument signature, as
+    /// their strings are. One per launch op would be correct too, but costs a
+    /// global per launch: at 100,000 launches it made the pass 2.4x slower.
+    /// Launches of one kernel on two sessions in turn then take the general
+    /// path each time, since a site caches one session's entry.
+    pub fn launch_site(&mut self, kernel: &[u8], description: &SiteDescription) -> String {
+        if let Some(name) = self.launch_sites.get(description) {
             return name.clone();
         }
         let name = self
             .names
-            .unique(&format!("__executor_site_{}", sanitize(entry)));
-        let words = launch_site::WORDS as u32;
-        let tensor = RankedTensorType::new(&[words.into()], self.types.i64, None);
-        let zeros = DenseElementsAttribute::new(
-            tensor.into(),
-            &[IntegerAttribute::new(self.types.i64, 0).into()],
-        )
-        .expect("a splat of i64 fits a tensor of i64")
-        .into();
-        let global_type = llvm::r#type::array(self.types.i64, words);
-        self.insert_global(&name, zeros, global_type, GlobalKind::LaunchSite);
-        self.launch_sites.insert(key, name.clone());
+            .unique(&format!("__executor_site_{}", sanitize(kernel)));
+        let mut fields = vec![
+            (
+                field::ENTRY_SYMBOL,
+                SiteField::Global(self.string(&description.entry_symbol)),
+            ),
+            (
+                field::OBJECT,
+                SiteField::Global(self.string(&description.object)),
+            ),
+        ];
+        for (count, ranks, sizes, descriptors) in [
+            (
+                field::NUM_INPUTS,
+                field::INPUT_RANKS,
+                field::INPUT_ELEM_SIZES,
+                &description.inputs,
+            ),
+            (
+                field::NUM_OUTPUTS,
+                field::OUTPUT_RANKS,
+                field::OUTPUT_ELEM_SIZES,
+                &description.outputs,
+            ),
+        ] {
+            // No descriptors: a count of 0 and null arrays, the zeros the
+            // initializer starts from.
+            if !descriptors.ranks.is_empty() {
+                fields.extend([
+                    (count, SiteField::Count(descriptors.ranks.len() as i64)),
+                    (ranks, SiteField::Global(self.i64_array(&descriptors.ranks))),
+                    (
+                        sizes,
+                        SiteField::Global(self.i64_array(&descriptors.elem_sizes)),
+                    ),
+                ]);
+            }
+        }
+        let site_type = self.types.launch_site(self.context);
+        let initializer = self.site_initializer(site_type, &fields);
+        self.insert_global(
+            &name,
+            site_type,
+            Initial::Region(initializer),
+            GlobalKind::LaunchSite,
+        );
+        self.launch_sites.insert(description.clone(), name.clone());
         name
     }
 
-    /// Adds the internal global `name` of `global_type`, holding `value`.
+    /// The initializer region of a launch site of `site_type`: zeros (an
+    /// empty cache, null pointers and counts of 0) with `fields` set.
+    fn site_initializer(&self, site_type: Type<'c>, fields: &[(usize, SiteField)]) -> Region<'c> {
+        let (context, location) = (self.context, self.location);
+        let block = Block::new(&[]);
+        let value_of = |operation: Operation<'c>| -> Value<'c, '_> {
+            block
+                .append_operation(operation)
+                .result(0)
+                .expect("the op has a result")
+                .into()
+        };
+        let mut site = value_of(llvm::zero(site_type, location));
+        for (index, value) in fields {
+            let value = match value {
+                SiteField::Global(name) => value_of(
+                    ods::llvm::mlir_addressof(
+                        context,
+                        self.types.ptr,
+                        FlatSymbolRefAttribute::new(context, name),
+                        location,
+                    )
+                    .into(),
+                ),
+                SiteField::Count(count) => value_of(
+                    ods::llvm::mlir_constant(
+                        context,
+                        self.types.i64,
+                        IntegerAttribute::new(self.types.i64, *count).into(),
+                        location,
+                    )
+                    .into(),
+                ),
+            };
+            site = value_of(llvm::insert_value(
+                context,
+                site,
+                DenseI64ArrayAttribute::new(context, &[field::position(*index) as i64]),
+                value,
+                location,
+            ));
+        }
+        block.append_operation(llvm::r#return(Some(site), location));
+        let region = Region::new();
+        region.append_block(block);
+        region
+    }
+
+    /// Adds the internal global `name` of `global_type`, initialized by `initial`.
     fn insert_global(
         &mut self,
         name: &str,
-        value: Attribute<'c>,
         global_type: Type<'c>,
+        initial: Initial<'c>,
         kind: GlobalKind,
     ) {
         let context = self.context;
@@ -204,12 +302,14 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
             .global_type(TypeAttribute::new(global_type))
             .sym_name(StringAttribute::new(context, name))
             .linkage(linkage(context, Linkage::Internal))
-            .value(value)
-            .addr_space(IntegerAttribute::new(self.types.i32, 0))
-            .initializer(Region::new());
+            .addr_space(IntegerAttribute::new(self.types.i32, 0));
+        let builder = match initial {
+            Initial::Value(value) => builder.value(value).initializer(Region::new()),
+            Initial::Region(region) => builder.initializer(region),
+        };
         let global = match kind {
             GlobalKind::Constant => builder.constant(Attribute::unit(context)),
-            // The runtime reads and writes a launch site's words atomically.
+            // The runtime reads and writes a launch site's cache atomically.
             GlobalKind::LaunchSite => builder.alignment(IntegerAttribute::new(
                 self.types.i64,
                 launch_site::ALIGNMENT as i64,
@@ -241,12 +341,42 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
     }
 }
 
+/// What a launch site fixes (`executor_abi::launch_site::DESCRIPTION`):
+/// launches with equal descriptions share a site.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct SiteDescription {
+    pub entry_symbol: Vec<u8>,
+    pub object: Vec<u8>,
+    pub inputs: SiteDescriptors,
+    pub outputs: SiteDescriptors,
+}
+
+/// The rank and element size of each input (or each result) of a launch.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct SiteDescriptors {
+    pub ranks: Vec<i64>,
+    pub elem_sizes: Vec<i64>,
+}
+
+/// What the lowering sets a field of a launch site to.
+enum SiteField {
+    /// The address of a global of the module.
+    Global(String),
+    Count(i64),
+}
+
+/// How a global added by the lowering is initialized.
+enum Initial<'c> {
+    Value(Attribute<'c>),
+    Region(Region<'c>),
+}
+
 /// What a global added by the lowering is.
 #[derive(Clone, Copy)]
 enum GlobalKind {
     /// Read-only data (strings, arrays of ranks and sizes).
     Constant,
-    /// A launch site's cache, which the runtime writes.
+    /// A launch site, whose cache the runtime writes.
     LaunchSite,
 }
 

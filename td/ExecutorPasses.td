@@ -21,9 +21,11 @@ def ConvertExecutorToLLVMPass : Pass<"convert-executor-to-llvm", "::mlir::Module
     and region-carried values included.
 
     Under the default entry convention each `executor.launch` gets a launch
-    site, an internal writable global that the runtime fills on its first run,
-    and calls `__executor__launch_site` (this project's own function, which
-    then calls the resolved kernel directly); under
+    site, an internal writable global holding what the launch passes unchanged
+    (entry, object, counts, ranks and element sizes) and a cache that the
+    runtime fills on its first run, and calls `__executor__launch_at_site`
+    with the site, the session and the descriptor arrays (this project's own
+    function, which then calls the resolved kernel directly); under
     `entry-convention=catalyst-pyface` it calls Catalyst's
     `__catalyst__executor__launch`.
 

@@ -112,42 +112,39 @@ pub const SEND_BINARY: RuntimeFunction = RuntimeFunction {
     ],
 };
 
-/// The parameters of [`LAUNCH`], after those given first (`$first`).
-macro_rules! launch_parameters {
-    ($($first:expr),*) => {
-        &[
-            $($first,)*
-            ("int64_t", "session"),
-            ("const char *", "entry_symbol"),
-            ("const char *", "object"),
-            ("size_t", "num_inputs"),
-            ("void *const *", "input_descs"),
-            ("const size_t *", "input_ranks"),
-            ("const size_t *", "input_elem_sizes"),
-            ("size_t", "num_outputs"),
-            ("void *const *", "output_descs"),
-            ("const size_t *", "output_ranks"),
-            ("const size_t *", "output_elem_sizes"),
-        ]
-    };
-}
-
 /// `executor.launch`: runs a kernel with memref descriptors and waits for it.
 pub const LAUNCH: RuntimeFunction = RuntimeFunction {
     name: "__catalyst__executor__launch",
     result: None,
-    parameters: launch_parameters!(),
+    parameters: &[
+        ("int64_t", "session"),
+        ("const char *", "entry_symbol"),
+        ("const char *", "object"),
+        ("size_t", "num_inputs"),
+        ("void *const *", "input_descs"),
+        ("const size_t *", "input_ranks"),
+        ("const size_t *", "input_elem_sizes"),
+        ("size_t", "num_outputs"),
+        ("void *const *", "output_descs"),
+        ("const size_t *", "output_ranks"),
+        ("const size_t *", "output_elem_sizes"),
+    ],
 };
 
 /// `executor.launch` under the default entry convention: [`LAUNCH`] with the
-/// launch site's cache ([`crate::launch_site`]), which resolves the entry on
-/// the site's first launch and calls it directly on the next ones. This
-/// project's own: Catalyst's runtime has no such function, so code lowered
-/// for Catalyst's convention calls [`LAUNCH`].
-pub const LAUNCH_SITE: RuntimeFunction = RuntimeFunction {
-    name: "__executor__launch_site",
+/// arguments a launch op fixes in its launch site ([`crate::launch_site`]),
+/// whose cache resolves the entry on the site's first launch and calls it
+/// directly on the next ones. This project's own: Catalyst's runtime has no
+/// such function, so code lowered for Catalyst's convention calls [`LAUNCH`].
+pub const LAUNCH_AT_SITE: RuntimeFunction = RuntimeFunction {
+    name: "__executor__launch_at_site",
     result: None,
-    parameters: launch_parameters!(("void *", "site")),
+    parameters: &[
+        ("struct executor_launch_site *", "site"),
+        ("int64_t", "session"),
+        ("void *const *", "input_descs"),
+        ("void *const *", "output_descs"),
+    ],
 };
 
 /// `executor.launch_async`: starts an entry without arguments; returns a token.
@@ -202,7 +199,7 @@ pub const RUNTIME: [&RuntimeFunction; 9] = [
     &OPEN,
     &SEND_BINARY,
     &LAUNCH,
-    &LAUNCH_SITE,
+    &LAUNCH_AT_SITE,
     &LAUNCH_ASYNC,
     &AWAIT,
     &CALL_WRAPPER,
@@ -230,6 +227,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_launch_site_describes_launch_arguments_under_their_names_and_types() {
+        for field in crate::launch_site::DESCRIPTION {
+            assert!(
+                LAUNCH.parameters.contains(field),
+                "{field:?} is not a parameter of {}",
+                LAUNCH.name
+            );
+        }
+        // What the site does not hold, the call passes.
+        let passed: Vec<&str> = LAUNCH_AT_SITE
+            .parameters
+            .iter()
+            .map(|(_, name)| *name)
+            .collect();
+        for (_, name) in LAUNCH.parameters {
+            let in_site = crate::launch_site::DESCRIPTION
+                .iter()
+                .any(|(_, field)| field == name);
+            assert!(
+                in_site != passed.contains(name),
+                "{name}: in the site and passed, or neither"
+            );
+        }
+    }
+
+    #[test]
     fn declarations_and_signatures_are_spelled_as_c_and_mlir_spell_them() {
         assert_eq!(
             OPEN.c_declaration(),
@@ -241,10 +264,7 @@ mod tests {
             "i32 (i64, ptr, ptr, i64, ptr, ptr)"
         );
         assert_eq!(FREE_RESULT.llvm_signature(), "void (ptr)");
-        assert_eq!(
-            LAUNCH_SITE.llvm_signature(),
-            "void (ptr, i64, ptr, ptr, i64, ptr, ptr, ptr, i64, ptr, ptr, ptr)"
-        );
+        assert_eq!(LAUNCH_AT_SITE.llvm_signature(), "void (ptr, i64, ptr, ptr)");
         for function in RUNTIME.iter().copied().chain([&MALLOC, &FREE]) {
             // Every C type maps to an LLVM type (of_c_type panics otherwise).
             assert_eq!(function.parameter_types().len(), function.parameters.len());

@@ -92,25 +92,33 @@ fn the_documented_layouts_match() {
         doc.contains(&version),
         "docs/runtime-abi.md does not name {version}"
     );
-    let site = format!(
-        "of {} words of {} bytes (`executor_abi::launch_site::WORDS`), {}-byte aligned",
-        launch_site::WORDS,
-        descriptor::WORD_BYTES,
-        launch_site::ALIGNMENT
+    let cache = format!(
+        "{} words of {} bytes (`executor_abi::launch_site::CACHE_WORDS`)",
+        launch_site::CACHE_WORDS,
+        descriptor::WORD_BYTES
     );
     assert!(
-        doc.contains(&site),
-        "docs/runtime-abi.md does not give a launch site's size: {site}"
+        doc.contains(&cache),
+        "docs/runtime-abi.md does not give a launch site's cache size: {cache}"
     );
     let header = c_tokens_and_comments(&read("include/executor_runtime.h"));
     let block = format!(
         "{}-byte aligned {}-byte block",
         launch_site::ALIGNMENT,
-        launch_site::WORDS * descriptor::WORD_BYTES
+        launch_site::CACHE_WORDS * descriptor::WORD_BYTES
     );
     assert!(
         header.contains(&block),
-        "include/executor_runtime.h does not give a launch site's size: {block}"
+        "include/executor_runtime.h does not give a launch site's cache size: {block}"
+    );
+    let site_struct = launch_site_c_struct();
+    assert!(
+        c_tokens(&read("include/executor_runtime.h")).contains(&site_struct),
+        "include/executor_runtime.h does not declare `{site_struct}`"
+    );
+    assert!(
+        c_tokens(&doc).contains(&site_struct),
+        "docs/runtime-abi.md does not show `{site_struct}`"
     );
     assert!(
         doc.contains(descriptor::C_STRUCT),
@@ -130,6 +138,24 @@ fn the_documented_layouts_match() {
             convention.prefix()
         );
     }
+}
+
+/// `struct executor_launch_site { ... };` as `executor_abi::launch_site`
+/// defines it, in the spelling of [`c_tokens`].
+fn launch_site_c_struct() -> String {
+    let mut fields = vec![format!("uint64_t cache[{}];", launch_site::CACHE_WORDS)];
+    fields.extend(launch_site::DESCRIPTION.iter().map(|(c_type, name)| {
+        if c_type.ends_with('*') {
+            format!("{c_type}{name};")
+        } else {
+            format!("{c_type} {name};")
+        }
+    }));
+    c_tokens(&format!(
+        "struct {} {{ {} }};",
+        launch_site::C_STRUCT_NAME,
+        fields.join(" ")
+    ))
 }
 
 #[test]

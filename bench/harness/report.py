@@ -583,9 +583,10 @@ def micro_benchmarks(context: dict) -> list:
     if launch:
         add(f"A launch of the empty kernel through `LocalExecutor::launch` takes {ns(launch['median_ns'])} here "
             f"against {fmt(rs['local_ns']['median'])} ns per `executor.launch` in the MLIR program above, which "
-            "goes through the C ABI: after a site's first launch, `__executor__launch_site` runs it from the "
-            "site's own cache (`runtime/src/local/launch_site.rs`: the session, entry and object compared as "
-            "pointers under a sequence lock, no lock, allocation, clock read or string work), so what remains is "
+            "goes through the C ABI: after a site's first launch, `__executor__launch_at_site` runs it from the "
+            "site's own cache (`runtime/src/local/launch_site.rs`: the session and the generation compared "
+            "under a sequence lock, no lock, allocation, clock read or string work; the site holds what the "
+            "launch passes unchanged, so the call takes four arguments, all in registers), so what remains is "
             "that check, the call into the runtime, the crash guard's thread-local and the lowered host loop "
             "itself.")
         direct = next((entry for entry in criterion if entry["group"] == "local_launch"

@@ -296,54 +296,51 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
 
 /// What `executor.launch` lowers to under the default entry convention; see
 /// include/executor_runtime.h. Its failures are reported as those of
-/// `__catalyst__executor__launch`, which it is with a cache.
+/// `__catalyst__executor__launch`, which it is with the arguments the site
+/// fixes, and a cache.
 ///
 /// # Safety
 ///
-/// - `site` must be null (then this is `__catalyst__executor__launch`) or
-///   point at a launch site's cache (`executor_abi::launch_site`): writable,
-///   aligned, zeroed before its first launch.
-/// - A cache that is filled must be passed with the same entry and object
-///   strings, unchanged (the lowering gives each kernel and object of a
-///   module one cache; launches of it from several threads are fine).
-/// - The rest is `__catalyst__executor__launch`'s contract.
+/// - `site` must be null (reported as an error) or point at a launch site
+///   (`executor_abi::launch_site`): writable, aligned, its cache zeroed before
+///   its first launch, its description unchanged from then on (the lowering
+///   emits one per kernel, object and argument signature of a module;
+///   launches of it from several threads are fine).
+/// - The site's description and the two arrays are what
+///   `__catalyst__executor__launch`'s contract says of the same arguments.
 #[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn __executor__launch_site(
-    site: *mut c_void,
+pub unsafe extern "C" fn __executor__launch_at_site(
+    site: *mut LaunchSite,
     session: i64,
-    entry_symbol: *const c_char,
-    object: *const c_char,
-    num_inputs: usize,
     input_descs: *const *mut c_void,
-    input_ranks: *const usize,
-    input_elem_sizes: *const usize,
-    num_outputs: usize,
     output_descs: *const *mut c_void,
-    output_ranks: *const usize,
-    output_elem_sizes: *const usize,
 ) {
-    // SAFETY: `site` is null or the site's own cache (the contract).
-    let site = unsafe { LaunchSite::from_ptr(site) };
-    // The hit path first, on the arguments as they came: the `Launch` below
-    // is only built (in memory, for the general path) when this misses.
-    if let Some(site) = site
-        && let Some(resolved) = site.lookup(session, entry_symbol, object)
-        // SAFETY: the entry resolved for this session, entry and object in
-        // the current generation; the strings are the unchanged ones it was
-        // resolved for (the contract), of which the entry was read as UTF-8;
-        // the rest is `__catalyst__executor__launch`'s contract.
+    // SAFETY: `site` is null or a launch site (the contract).
+    let Some(site) = (unsafe { LaunchSite::from_ptr(site) }) else {
+        Call::new("__executor__launch_at_site").run(|_| -> Result<()> {
+            Err(RuntimeError::BadArguments("a null launch site".into()))
+        });
+        return;
+    };
+    let description = &site.description;
+    // The hit path first: the `Launch` below is only built (in memory, for
+    // the general path) when this misses.
+    if let Some(resolved) = site.lookup(session)
+        // SAFETY: the entry resolved for this session and this site's entry
+        // and object in the current generation, the entry read as UTF-8;
+        // the description and arrays are what `__catalyst__executor__launch`'s
+        // contract says (the contract).
         && unsafe {
             fast_launch::run_resolved(
                 resolved.address,
-                entry_symbol,
+                description.entry_symbol,
                 resolved.entry_len,
-                num_inputs,
+                description.num_inputs,
                 input_descs,
-                num_outputs,
+                description.num_outputs,
                 output_descs,
-                output_ranks,
-                output_elem_sizes,
+                description.output_ranks,
+                description.output_elem_sizes,
             )
         }
     {
@@ -351,26 +348,20 @@ pub unsafe extern "C" fn __executor__launch_site(
     }
     let launch = Launch {
         session,
-        entry_symbol,
-        object,
-        num_inputs,
+        entry_symbol: description.entry_symbol,
+        object: description.object,
+        num_inputs: description.num_inputs,
         input_descs,
-        input_ranks,
-        input_elem_sizes,
-        num_outputs,
+        input_ranks: description.input_ranks,
+        input_elem_sizes: description.input_elem_sizes,
+        num_outputs: description.num_outputs,
         output_descs,
-        output_ranks,
-        output_elem_sizes,
+        output_ranks: description.output_ranks,
+        output_elem_sizes: description.output_elem_sizes,
     };
-    // SAFETY: `site` is null or the site's own cache, which the general path
-    // fills; the rest is what `__catalyst__executor__launch`'s contract says
-    // (the contract).
-    unsafe {
-        match site {
-            Some(site) => launch.run_general(Some(site)),
-            None => launch.run_without_site(),
-        }
-    }
+    // SAFETY: the site fills from the general path; the rest is what
+    // `__catalyst__executor__launch`'s contract says (the contract).
+    unsafe { launch.run_general(Some(site)) }
 }
 
 /// The arguments of a launch, as `__catalyst__executor__launch` takes them.
@@ -462,8 +453,6 @@ impl Launch {
                     Some(site) => site.fill(&Fill {
                         generation,
                         session: self.session,
-                        entry: self.entry_symbol,
-                        object: self.object,
                         resolved: Resolved {
                             address,
                             entry_len: entry.len(),

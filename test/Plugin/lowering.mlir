@@ -13,14 +13,15 @@
 // RUN:   | FileCheck %s --check-prefix=PYFACE
 
 // CHECK-DAG: llvm.func @__catalyst__executor__open(!llvm.ptr) -> i64
-// CHECK-DAG: llvm.func @__executor__launch_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr)
-// CHECK-DAG: llvm.mlir.global internal @__executor_site_add(
+// CHECK-DAG: llvm.func @__executor__launch_at_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr)
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_add() {{.*}} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
 // CHECK-DAG: llvm.func @__catalyst__executor__close(i64) -> i64
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_str__mlir_ciface_add("_mlir_ciface_add\00")
 // CHECK-LABEL: func.func @add_remotely
 // CHECK-SAME:    (%{{.*}}: memref<4xf32>) -> memref<4xf32>
+// CHECK:         %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_add : !llvm.ptr
 // CHECK:         %[[S:.*]] = llvm.call @__catalyst__executor__open
-// CHECK:         llvm.call @__executor__launch_site(%{{.*}}, %[[S]],
+// CHECK:         llvm.call @__executor__launch_at_site(%[[SITE]], %[[S]], %{{.*}}, %{{.*}})
 // CHECK:         llvm.call @__catalyst__executor__close(%[[S]])
 // CHECK-NOT:     executor.
 

@@ -20,19 +20,19 @@
 // CHECK-NOT: unrealized_conversion_cast
 // CHECK-LABEL: llvm.func @scale_all
 // CHECK:         llvm.call @malloc
-// CHECK:         llvm.call @__executor__launch_site
+// CHECK:         llvm.call @__executor__launch_at_site
 // CHECK:         llvm.call @free
 // CHECK-NOT: executor.
 // CHECK-NOT: unrealized_conversion_cast
 
 // IR-LABEL: define void @scale_all(i64 %0)
-// IR:         call void @__executor__launch_site(
+// IR:         call void @__executor__launch_at_site(ptr @__executor_site_scale,
 
 // GENERIC-DAG: llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
 // GENERIC-DAG: llvm.func @_mlir_memref_to_llvm_free(!llvm.ptr)
 // GENERIC-LABEL: llvm.func @scale_all
 // GENERIC:         llvm.call @_mlir_memref_to_llvm_alloc
-// GENERIC:         llvm.call @__executor__launch_site
+// GENERIC:         llvm.call @__executor__launch_at_site
 // GENERIC:         llvm.call @_mlir_memref_to_llvm_free
 func.func @scale_all(%n: index) {
   %s = executor.open("local") : !executor.session

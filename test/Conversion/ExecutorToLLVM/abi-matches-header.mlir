@@ -5,7 +5,7 @@
 // RUN:   | grep '^declare' | sed -E 's/ (noundef|zeroext|signext)//g; s/ #[0-9]+$//' \
 // RUN:   | sort > %t.header
 // Between them the two entry conventions call every function: executor.launch
-// calls __executor__launch_site under the default one and
+// calls __executor__launch_at_site under the default one and
 // __catalyst__executor__launch under Catalyst's.
 // RUN: executor-opt %s --pass-pipeline='builtin.module(convert-executor-to-llvm,finalize-memref-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)' \
 // RUN:   | mlir-translate --mlir-to-llvmir | grep '^declare.*__executor__' > %t.default
@@ -14,8 +14,8 @@
 // RUN: sort -u %t.default %t.pyface > %t.lowered
 // RUN: wc -l < %t.header | FileCheck %s --check-prefix=COUNT
 // RUN: diff %t.header %t.lowered
-// RUN: grep -c __executor__launch_site %t.default | FileCheck %s --check-prefix=ONE
-// RUN: not grep __executor__launch_site %t.pyface
+// RUN: grep -c __executor__launch_at_site %t.default | FileCheck %s --check-prefix=ONE
+// RUN: not grep __executor__launch_at_site %t.pyface
 // ONE: 1
 
 // COUNT: 9

@@ -12,12 +12,39 @@
 // in a loop therefore reuses its slots instead of growing the stack on every
 // iteration. Only the stores of the input descriptors, the call and the loads
 // of the results stay where the launch was.
+//
+// A launch calls __executor__launch_at_site with the address of its launch
+// site (in the prologue), the session, and its input and output arrays (the
+// null pointer when it has no inputs or no results). The site is a global of
+// the module whose initializer holds the rest of what the launch describes:
+// the entry symbol, the object, the number of inputs with their ranks and
+// element sizes, and the same for the results (left 0 and null when there are
+// none). Each case checks its sites' initializers before its function.
 
+// One input and one result, each of rank 1 and element size 4.
+//       CHECK: llvm.mlir.global internal @__executor_site_add_one() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F6:.*]] = llvm.insertvalue %[[V]], %[[F5]][6] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F7:.*]] = llvm.insertvalue %[[V]], %[[F6]][7] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F8:.*]] = llvm.insertvalue %[[V]], %[[F7]][8] :
+//  CHECK-NEXT:   llvm.return %[[F8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
 // CHECK-LABEL: func.func @launch_in_scf_for(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>, %{{.*}}: index) {
 //  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_add_one : !llvm.ptr
-//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
-//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -29,8 +56,6 @@
 //  CHECK-NEXT:   %[[U1:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[OUT]], %[[U1]][0] : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   llvm.store %[[A1]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
-//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   arith.constant 0 : index
 //  CHECK-NEXT:   arith.constant 1 : index
 //  CHECK-NEXT:   scf.for
@@ -38,7 +63,7 @@
 //   CHECK-NOT:     {{llvm.alloca|llvm.mlir.}}
 //       CHECK:     %[[D:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to
 //  CHECK-NEXT:     llvm.store %[[D]], %[[IN]]
-//  CHECK-NEXT:     llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
+//  CHECK-NEXT:     llvm.call @__executor__launch_at_site(%[[SITE]], %[[S]], %[[IN_ARRAY]], %[[OUT_ARRAY]])
 //  CHECK-NEXT:     %[[YD:.*]] = llvm.load %[[OUT]]
 //  CHECK-NEXT:     builtin.unrealized_conversion_cast %[[YD]]
 //  CHECK-NEXT:   }
@@ -54,10 +79,29 @@ func.func @launch_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index
 
 // -----
 
+// Element size 8 (f64), in and out.
+//       CHECK: llvm.mlir.global internal @__executor_site_step() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_step : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F6:.*]] = llvm.insertvalue %[[V]], %[[F5]][6] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F7:.*]] = llvm.insertvalue %[[V]], %[[F6]][7] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
+//  CHECK-NEXT:   %[[F8:.*]] = llvm.insertvalue %[[V]], %[[F7]][8] :
+//  CHECK-NEXT:   llvm.return %[[F8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
 // CHECK-LABEL: func.func @launch_in_cf_loop(
-//  CHECK-NEXT:   llvm.mlir.addressof @__executor_site_step : !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.addressof @__executor_str__mlir_ciface_step : !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_step : !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -69,14 +113,12 @@ func.func @launch_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index
 //  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   llvm.insertvalue %[[OUT]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
 //  CHECK-NEXT:   arith.constant 0 : i64
 //  CHECK-NEXT:   cf.br ^[[LOOP:.*]](%{{.*}} : i64)
 //       CHECK: ^[[LOOP]](%{{.*}}: i64):
 //   CHECK-NOT:   {{llvm.alloca|llvm.mlir.}}
 //       CHECK:   llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SITE]], %{{.*}}, %[[IN_ARRAY]], %[[OUT_ARRAY]])
 //  CHECK-NEXT:   llvm.load %[[OUT]]
 //   CHECK-NOT:   {{llvm.alloca|llvm.mlir.}}
 //       CHECK:   cf.cond_br %{{.*}}, ^[[EXIT:.*]], ^[[LOOP]](%{{.*}} : i64)
@@ -99,12 +141,26 @@ func.func @launch_in_cf_loop(%s: !executor.session, %x: memref<?xf64>, %n: i64) 
 
 // Nested regions: the prologue still goes to the function's entry block, not
 // to the entry block of the innermost region (scf.for and scf.if are no
-// allocation scopes). Without results, the output descriptors, ranks and
-// sizes are all the one null pointer.
+// allocation scopes). Without results, the output array passed is the null
+// pointer, and the site's number of results, result ranks and result sizes
+// stay 0 and null: its initializer does not set them. The rank-0 input has
+// rank 0 and element size 4.
+//       CHECK: llvm.mlir.global internal @__executor_site_kernel() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_0 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
 // CHECK-LABEL: func.func @launch_in_scf_if_in_scf_for(
 //  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_kernel : !llvm.ptr
-//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
-//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -112,16 +168,13 @@ func.func @launch_in_cf_loop(%s: !executor.session, %x: memref<?xf64>, %n: i64) 
 //  CHECK-NEXT:   llvm.insertvalue %[[IN]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
 //  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_0 : !llvm.ptr
-//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:   arith.constant 0 : index
 //  CHECK-NEXT:   arith.constant 1 : index
 //  CHECK-NEXT:   scf.for
 //  CHECK-NEXT:     scf.if
 //  CHECK-NEXT:       builtin.unrealized_conversion_cast
 //  CHECK-NEXT:       llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:       llvm.call @__executor__launch_site(%[[SITE]], %{{.*}}, %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:       llvm.call @__executor__launch_at_site(%[[SITE]], %{{.*}}, %[[IN_ARRAY]], %[[NULL]])
 //  CHECK-NEXT:     }
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   return
@@ -142,23 +195,49 @@ func.func @launch_in_scf_if_in_scf_for(%s: !executor.session, %x: memref<i32>, %
 // loop. Their input and result types are the same, so they share one frame:
 // one input slot and its array, which both launches store into and pass. Each
 // kernel has a launch site of its own, also addressed in the entry block.
+//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
+//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
 // CHECK-LABEL: func.func @two_launches_in_loop(
 //  CHECK-NEXT:   %[[FIRST_SITE:.*]] = llvm.mlir.addressof @__executor_site_first : !llvm.ptr
-//  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
 //       CHECK:   %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
 //   CHECK-NOT:   llvm.alloca
 //       CHECK:   %[[SECOND_SITE:.*]] = llvm.mlir.addressof @__executor_site_second : !llvm.ptr
-//  CHECK-NEXT:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
 //  CHECK-NEXT:   arith.constant 0 : index
 //  CHECK-NEXT:   arith.constant 1 : index
 //  CHECK-NEXT:   scf.for
 //  CHECK-NEXT:     builtin.unrealized_conversion_cast
 //  CHECK-NEXT:     llvm.store %{{.*}}, %[[SLOT]]
-//  CHECK-NEXT:     llvm.call @__executor__launch_site(%[[FIRST_SITE]], %{{.*}}, %[[FIRST]], %{{.*}}, %{{.*}}, %[[ARRAY]],
+//  CHECK-NEXT:     llvm.call @__executor__launch_at_site(%[[FIRST_SITE]], %{{.*}}, %[[ARRAY]], %{{.*}})
 //  CHECK-NEXT:     builtin.unrealized_conversion_cast
 //  CHECK-NEXT:     llvm.store %{{.*}}, %[[SLOT]]
-//  CHECK-NEXT:     llvm.call @__executor__launch_site(%[[SECOND_SITE]], %{{.*}}, %[[SECOND]], %{{.*}}, %{{.*}}, %[[ARRAY]],
+//  CHECK-NEXT:     llvm.call @__executor__launch_at_site(%[[SECOND_SITE]], %{{.*}}, %[[ARRAY]], %{{.*}})
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   return
 func.func @two_launches_in_loop(%s: !executor.session, %x: memref<4xf32>, %n: index) {
@@ -175,28 +254,37 @@ func.func @two_launches_in_loop(%s: !executor.session, %x: memref<4xf32>, %n: in
 
 // In an llvm.func too, the prologue is at the top of the entry block, with the
 // address of executor.open's string; the launch is in a successor block.
+//       CHECK: llvm.mlir.global internal @__executor_site_kernel() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
 // CHECK-LABEL: llvm.func @launch_in_llvm_func_successor_block() {
 //  CHECK-NEXT:   %[[HOST:.*]] = llvm.mlir.addressof @__executor_str_localhost : !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.addressof @__executor_site_kernel : !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_kernel : !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   llvm.insertvalue %[[IN]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//  CHECK-NEXT:   llvm.mlir.constant(0 : i64) : i64
+//  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 //  CHECK-NEXT:   %[[S:.*]] = llvm.call @__catalyst__executor__open(%[[HOST]])
 //  CHECK-NEXT:   memref.alloca()
 //  CHECK-NEXT:   llvm.br ^[[BB:.*]]
 //       CHECK: ^[[BB]]:
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SITE]], %[[S]], %[[IN_ARRAY]], %[[NULL]])
 //  CHECK-NEXT:   llvm.return
 llvm.func @launch_in_llvm_func_successor_block() {
   %s = executor.open("localhost") : !executor.session
@@ -211,19 +299,30 @@ llvm.func @launch_in_llvm_func_successor_block() {
 
 // Iterations of scf.parallel may run concurrently: each gets its slots in the
 // body's own entry block, not the function's; the whole prologue is there.
-
+//       CHECK: llvm.mlir.global internal @__executor_site_k() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
 // CHECK-LABEL: func.func @launch_in_scf_parallel
 //  CHECK-NEXT:   arith.constant 0 : index
 //  CHECK-NEXT:   arith.constant 1 : index
 //  CHECK-NEXT:   scf.parallel
 //  CHECK-NEXT:     %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
-//  CHECK-NEXT:     %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
-//  CHECK-NEXT:     %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:     llvm.mlir.constant(1 : i64)
 //  CHECK-NEXT:     %[[IN:.*]] = llvm.alloca
 //  CHECK-NEXT:     %[[IN_ARRAY:.*]] = llvm.alloca
 //       CHECK:     llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:     llvm.call @__executor__launch_site(%[[SITE]], %{{.*}}, %[[ENTRY]], %[[OBJ]], %{{.*}}, %[[IN_ARRAY]],
+//  CHECK-NEXT:     llvm.call @__executor__launch_at_site(%[[SITE]], %{{.*}}, %[[IN_ARRAY]],
 //  CHECK-NEXT:     scf.reduce
 func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: index) {
   %c0 = arith.constant 0 : index
@@ -238,13 +337,27 @@ func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: 
 // -----
 
 // A launch in the function and one in an scf.parallel of it: two scopes, two
-// prologues; the body of scf.parallel uses nothing of the function's.
-
+// prologues; the body of scf.parallel uses nothing of the function's. Both
+// launches have the same kernel, object and types, so they share the one site,
+// which each prologue addresses.
+//       CHECK: llvm.mlir.global internal @__executor_site_k() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
+//   CHECK-NOT: llvm.mlir.global
 // CHECK-LABEL: func.func @launch_in_function_and_in_scf_parallel(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[M:arg[0-9]+]]: memref<4xf32>, %{{.*}}: index) {
 //  CHECK-NEXT:   %[[F_SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
-//  CHECK-NEXT:   %[[F_ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
-//  CHECK-NEXT:   %[[F_OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[F_ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[F_IN:.*]] = llvm.alloca %[[F_ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[F_IN_ARRAY:.*]] = llvm.alloca %[[F_ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -252,18 +365,13 @@ func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: 
 //  CHECK-NEXT:   llvm.insertvalue %[[F_IN]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[F_IN_ARRAY]]
 //  CHECK-NEXT:   %[[F_NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[F_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:   %[[F_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//  CHECK-NEXT:   %[[F_ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:   arith.constant 0 : index
 //  CHECK-NEXT:   arith.constant 1 : index
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[M]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[F_IN]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[F_SITE]], %[[S]], %[[F_ENTRY]], %[[F_OBJ]], %[[F_ONE]], %[[F_IN_ARRAY]], %[[F_RANKS]], %[[F_SIZES]], %[[F_ZERO]], %[[F_NULL]], %[[F_NULL]], %[[F_NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[F_SITE]], %[[S]], %[[F_IN_ARRAY]], %[[F_NULL]])
 //  CHECK-NEXT:   scf.parallel
 //  CHECK-NEXT:     %[[P_SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
-//  CHECK-NEXT:     %[[P_ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
-//  CHECK-NEXT:     %[[P_OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:     %[[P_ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:     %[[P_IN:.*]] = llvm.alloca %[[P_ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:     %[[P_IN_ARRAY:.*]] = llvm.alloca %[[P_ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -271,12 +379,9 @@ func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: 
 //  CHECK-NEXT:     llvm.insertvalue %[[P_IN]]
 //  CHECK-NEXT:     llvm.store %{{.*}}, %[[P_IN_ARRAY]]
 //  CHECK-NEXT:     %[[P_NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:     %[[P_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:     %[[P_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//  CHECK-NEXT:     %[[P_ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:     builtin.unrealized_conversion_cast %[[M]]
 //  CHECK-NEXT:     llvm.store %{{.*}}, %[[P_IN]]
-//  CHECK-NEXT:     llvm.call @__executor__launch_site(%[[P_SITE]], %[[S]], %[[P_ENTRY]], %[[P_OBJ]], %[[P_ONE]], %[[P_IN_ARRAY]], %[[P_RANKS]], %[[P_SIZES]], %[[P_ZERO]], %[[P_NULL]], %[[P_NULL]], %[[P_NULL]])
+//  CHECK-NEXT:     llvm.call @__executor__launch_at_site(%[[P_SITE]], %[[S]], %[[P_IN_ARRAY]], %[[P_NULL]])
 //  CHECK-NEXT:     scf.reduce
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   return
@@ -302,11 +407,49 @@ func.func @launch_in_function_and_in_scf_parallel(%s: !executor.session, %m: mem
 // slot, passes the same arrays and loads from the same result slot. Each
 // result is loaded right after its own call, before the next launch reuses the
 // slot.
+//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F6:.*]] = llvm.insertvalue %[[V]], %[[F5]][6] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F7:.*]] = llvm.insertvalue %[[V]], %[[F6]][7] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F8:.*]] = llvm.insertvalue %[[V]], %[[F7]][8] :
+//  CHECK-NEXT:   llvm.return %[[F8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
+//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F6:.*]] = llvm.insertvalue %[[V]], %[[F5]][6] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F7:.*]] = llvm.insertvalue %[[V]], %[[F6]][7] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F8:.*]] = llvm.insertvalue %[[V]], %[[F7]][8] :
+//  CHECK-NEXT:   llvm.return %[[F8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
 // CHECK-LABEL: func.func @two_launches_same_types_share_one_frame(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>, %[[B:arg[0-9]+]]: memref<4xf32>)
 //  CHECK-NEXT:   %[[FIRST_SITE:.*]] = llvm.mlir.addressof @__executor_site_first : !llvm.ptr
-//  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
-//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -318,18 +461,15 @@ func.func @launch_in_function_and_in_scf_parallel(%s: !executor.session, %m: mem
 //  CHECK-NEXT:   %[[U1:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[OUT]], %[[U1]][0] : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   llvm.store %[[A1]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
-//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[SECOND_SITE:.*]] = llvm.mlir.addressof @__executor_site_second : !llvm.ptr
-//  CHECK-NEXT:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
 //  CHECK-NEXT:   %[[DA:.*]] = builtin.unrealized_conversion_cast %[[A]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[DA]], %[[IN]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[FIRST_SITE]], %[[S]], %[[FIRST]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[FIRST_SITE]], %[[S]], %[[IN_ARRAY]], %[[OUT_ARRAY]])
 //  CHECK-NEXT:   %[[DY:.*]] = llvm.load %[[OUT]]
 //  CHECK-NEXT:   %[[Y:.*]] = builtin.unrealized_conversion_cast %[[DY]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<4xf32>
 //  CHECK-NEXT:   %[[DB:.*]] = builtin.unrealized_conversion_cast %[[B]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[DB]], %[[IN]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SECOND_SITE]], %[[S]], %[[SECOND]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SECOND_SITE]], %[[S]], %[[IN_ARRAY]], %[[OUT_ARRAY]])
 //  CHECK-NEXT:   %[[DZ:.*]] = llvm.load %[[OUT]]
 //  CHECK-NEXT:   %[[Z:.*]] = builtin.unrealized_conversion_cast %[[DZ]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<4xf32>
 //  CHECK-NEXT:   return %[[Y]], %[[Z]]
@@ -343,21 +483,48 @@ func.func @two_launches_same_types_share_one_frame(%s: !executor.session, %a: me
 
 // Frames are keyed by descriptor types: memref<4xf32> and memref<?xi64> are
 // both rank-1 descriptors, so the two launches share one frame; only their
-// element-size arrays differ.
+// element sizes differ, which their sites hold.
+//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
+//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
 // CHECK-LABEL: func.func @same_descriptor_types_share_one_frame(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>, %[[B:arg[0-9]+]]: memref<?xi64>)
+//  CHECK-NEXT:   %[[FIRST_SITE:.*]] = llvm.mlir.addressof @__executor_site_first : !llvm.ptr
 //       CHECK:   %[[IN:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
 //   CHECK-NOT:   llvm.alloca
-//       CHECK:   %[[SIZES_F32:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//   CHECK-NOT:   llvm.alloca
-//       CHECK:   %[[SIZES_I64:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
+//       CHECK:   %[[SECOND_SITE:.*]] = llvm.mlir.addressof @__executor_site_second : !llvm.ptr
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[A]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %[[SIZES_F32]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[FIRST_SITE]], %[[S]], %[[IN_ARRAY]],
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[B]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %[[SIZES_I64]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SECOND_SITE]], %[[S]], %[[IN_ARRAY]],
 //  CHECK-NEXT:   return
 func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memref<4xf32>, %b: memref<?xi64>) {
   executor.launch %s("first", "k.o")(%a) : !executor.session, (memref<4xf32>) -> ()
@@ -371,11 +538,57 @@ func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memr
 // and a rank-2 input, then a launch with the first one's input but with a
 // result. The frames are appended to the one prologue as the launches need
 // them; the constants and addresses already there are reused.
+//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
+//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
+//       CHECK: llvm.mlir.global internal @__executor_site_third() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_third : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F6:.*]] = llvm.insertvalue %[[V]], %[[F5]][6] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F7:.*]] = llvm.insertvalue %[[V]], %[[F6]][7] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F8:.*]] = llvm.insertvalue %[[V]], %[[F7]][8] :
+//  CHECK-NEXT:   llvm.return %[[F8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
 // CHECK-LABEL: func.func @launches_with_different_types_get_own_frames(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>, %[[B:arg[0-9]+]]: memref<2x2xf32>)
 //  CHECK-NEXT:   %[[FIRST_SITE:.*]] = llvm.mlir.addressof @__executor_site_first : !llvm.ptr
-//  CHECK-NEXT:   %[[FIRST:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
-//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 // The frame of the first launch.
 //  CHECK-NEXT:   %[[IN1:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
@@ -384,21 +597,15 @@ func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memr
 //  CHECK-NEXT:   llvm.insertvalue %[[IN1]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN1_ARRAY]]
 //  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[RANKS1:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 // The frame of the second launch.
 //  CHECK-NEXT:   %[[SECOND_SITE:.*]] = llvm.mlir.addressof @__executor_site_second : !llvm.ptr
-//  CHECK-NEXT:   %[[SECOND:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
 //  CHECK-NEXT:   %[[IN2:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN2_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   llvm.insertvalue %[[IN2]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN2_ARRAY]]
-//  CHECK-NEXT:   %[[RANKS2:.*]] = llvm.mlir.addressof @__executor_i64s_2 : !llvm.ptr
 // The frame of the third launch: its own input slot too.
 //  CHECK-NEXT:   %[[THIRD_SITE:.*]] = llvm.mlir.addressof @__executor_site_third : !llvm.ptr
-//  CHECK-NEXT:   %[[THIRD:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_third : !llvm.ptr
 //  CHECK-NEXT:   %[[IN3:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN3_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   llvm.mlir.undef : !llvm.array<1 x ptr>
@@ -412,13 +619,13 @@ func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memr
 // The launches, each with its own frame.
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[A]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN1]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[FIRST_SITE]], %[[S]], %[[FIRST]], %[[OBJ]], %[[ONE]], %[[IN1_ARRAY]], %[[RANKS1]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[FIRST_SITE]], %[[S]], %[[IN1_ARRAY]], %[[NULL]])
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[B]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN2]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SECOND_SITE]], %[[S]], %[[SECOND]], %[[OBJ]], %[[ONE]], %[[IN2_ARRAY]], %[[RANKS2]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SECOND_SITE]], %[[S]], %[[IN2_ARRAY]], %[[NULL]])
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast %[[A]]
 //  CHECK-NEXT:   llvm.store %{{.*}}, %[[IN3]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[THIRD_SITE]], %[[S]], %[[THIRD]], %[[OBJ]], %[[ONE]], %[[IN3_ARRAY]], %[[RANKS1]], %[[SIZES]], %[[ONE]], %[[OUT3_ARRAY]], %[[RANKS1]], %[[SIZES]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[THIRD_SITE]], %[[S]], %[[IN3_ARRAY]], %[[OUT3_ARRAY]])
 //  CHECK-NEXT:   llvm.load %[[OUT3]]
 //  CHECK-NEXT:   builtin.unrealized_conversion_cast
 //  CHECK-NEXT:   return
@@ -433,12 +640,25 @@ func.func @launches_with_different_types_get_own_frames(%s: !executor.session, %
 
 // Launches in two functions: each function has its own prologue, with its own
 // constants, addresses and frame, even though the launches are the same (and
-// share their kernel's site, addressed in each).
+// share their kernel's site, the module's only one, addressed in each).
+//       CHECK: llvm.mlir.global internal @__executor_site_k() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[F3:.*]] = llvm.insertvalue %[[V]], %[[F2]][3] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
+//   CHECK-NOT: llvm.mlir.global
 // CHECK-LABEL: func.func @first_function(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>) {
 //  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
-//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
-//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -446,19 +666,14 @@ func.func @launches_with_different_types_get_own_frames(%s: !executor.session, %
 //  CHECK-NEXT:   %[[AR:.*]] = llvm.insertvalue %[[IN]], %[[U]][0] : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   llvm.store %[[AR]], %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
 //  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[A]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[IN]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SITE]], %[[S]], %[[IN_ARRAY]], %[[NULL]])
 //  CHECK-NEXT:   return
 //  CHECK-NEXT: }
 // CHECK-LABEL: func.func @second_function(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>) {
 //  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
-//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
-//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -466,12 +681,9 @@ func.func @launches_with_different_types_get_own_frames(%s: !executor.session, %
 //  CHECK-NEXT:   %[[AR:.*]] = llvm.insertvalue %[[IN]], %[[U]][0] : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   llvm.store %[[AR]], %[[IN_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
 //  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:   %[[D:.*]] = builtin.unrealized_conversion_cast %[[A]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D]], %[[IN]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SITE]], %[[S]], %[[IN_ARRAY]], %[[NULL]])
 //  CHECK-NEXT:   return
 //  CHECK-NEXT: }
 func.func @first_function(%s: !executor.session, %a: memref<4xf32>) {
@@ -526,15 +738,21 @@ func.func @call_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index) 
 
 // Any op isolated from above is an allocation scope of its own: its body
 // cannot use values from outside, so the prologue goes into its entry block.
-
+// Without inputs or results, both arrays passed are the null pointer and the
+// site holds only the entry symbol and the object.
+//       CHECK: llvm.mlir.global internal @__executor_site_kernel() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
+//  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
+//  CHECK-NEXT:   llvm.return %[[F2]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
 // CHECK-LABEL: ml_program.func @launch_in_isolated_function_like_op
 // CHECK-SAME:    (%[[S:.*]]: i64)
 // CHECK-NEXT:    %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_kernel
-// CHECK-NEXT:    llvm.mlir.addressof @__executor_str__mlir_ciface_kernel
-// CHECK-NEXT:    llvm.mlir.addressof @__executor_str_kernels_o
-// CHECK-NEXT:    llvm.mlir.zero
-// CHECK-NEXT:    llvm.mlir.constant(0 : i64) : i64
-// CHECK-NEXT:    llvm.call @__executor__launch_site(%[[SITE]], %[[S]],
+// CHECK-NEXT:    %[[NULL:.*]] = llvm.mlir.zero
+// CHECK-NEXT:    llvm.call @__executor__launch_at_site(%[[SITE]], %[[S]], %[[NULL]], %[[NULL]])
 // CHECK-NEXT:    ml_program.return
 ml_program.func @launch_in_isolated_function_like_op(%s: !executor.session) {
   executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()

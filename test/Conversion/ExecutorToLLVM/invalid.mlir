@@ -176,10 +176,10 @@ func.func @runtime_symbol_with_other_result_type() {
 
 // -----
 
-llvm.func @__executor__launch_site(i64, !llvm.ptr, !llvm.ptr)
+llvm.func @__executor__launch_at_site(i64, !llvm.ptr, !llvm.ptr)
 
 func.func @runtime_symbol_with_other_parameters(%s: !executor.session) {
-  // expected-error @+1 {{the module already defines the symbol '__executor__launch_site' of the executor runtime ABI with another type; expected `llvm.func @__executor__launch_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr)`}}
+  // expected-error @+1 {{the module already defines the symbol '__executor__launch_at_site' of the executor runtime ABI with another type; expected `llvm.func @__executor__launch_at_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr)`}}
   executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> ()
   return
 }

@@ -20,7 +20,7 @@ func.func @select_session(%c: i1) {
 // A memref view reaches LLVM too: the stage expands strided metadata and
 // lowers the affine ops that makes.
 // CHECK-LABEL: define void @launch_on_a_subview(
-//       CHECK:   call void @__executor__launch_site(
+//       CHECK:   call void @__executor__launch_at_site(ptr @__executor_site_k,
 func.func @launch_on_a_subview(%s: !executor.session, %m: memref<8xf32>) {
   %v = memref.subview %m[2] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: 2>>
   executor.launch %s("k", "k.o")(%v) : !executor.session, (memref<4xf32, strided<[1], offset: 2>>) -> ()

@@ -76,17 +76,34 @@ func.func @send_binary_format_2(%s: !executor.session) {
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_str_kernels_o("kernels.o\00") {addr_space = 0 : i32}{{$}}
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_1(dense<1> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_4(dense<4> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
-// CHECK-DAG: llvm.mlir.global internal @__executor_site_add_one(dense<0> : tensor<8xi64>) {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.array<8 x i64>{{$}}
-// CHECK-DAG: llvm.func @__executor__launch_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr){{$}}
+// The launch site: what the launch passes unchanged, the rank and element-size
+// arrays shared by the input and the output.
+// CHECK-LABEL: llvm.mlir.global internal @__executor_site_add_one() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+//  CHECK-NEXT:   %[[ZEROS:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
+//  CHECK-NEXT:   %[[V1:.*]] = llvm.insertvalue %[[ENTRY]], %[[ZEROS]][1]
+//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
+//  CHECK-NEXT:   %[[V2:.*]] = llvm.insertvalue %[[OBJ]], %[[V1]][2]
+//  CHECK-NEXT:   %[[NIN:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[V3:.*]] = llvm.insertvalue %[[NIN]], %[[V2]][3]
+//  CHECK-NEXT:   %[[IN_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[V4:.*]] = llvm.insertvalue %[[IN_RANKS]], %[[V3]][4]
+//  CHECK-NEXT:   %[[IN_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[V5:.*]] = llvm.insertvalue %[[IN_SIZES]], %[[V4]][5]
+//  CHECK-NEXT:   %[[NOUT:.*]] = llvm.mlir.constant(1 : i64) : i64
+//  CHECK-NEXT:   %[[V6:.*]] = llvm.insertvalue %[[NOUT]], %[[V5]][6]
+//  CHECK-NEXT:   %[[OUT_RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
+//  CHECK-NEXT:   %[[V7:.*]] = llvm.insertvalue %[[OUT_RANKS]], %[[V6]][7]
+//  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[V8:.*]] = llvm.insertvalue %[[OUT_SIZES]], %[[V7]][8]
+//  CHECK-NEXT:   llvm.return %[[V8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT: }
+//  CHECK-NEXT: llvm.func @__executor__launch_at_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr){{$}}
 // CHECK-LABEL: func.func @launch_calls_runtime_launch(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>) -> memref<4xf32>
-// The prologue, at the top of the entry block: the launch site's cache and
-// the strings, then the frame
-// (the `1 : i64` counting the allocas is also the launch's input and output
-// count), then the rank and element-size arrays, shared by inputs and outputs.
+// The prologue, at the top of the entry block: the launch site's address,
+// then the frame.
 //  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_add_one : !llvm.ptr
-//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
-//  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -98,13 +115,11 @@ func.func @send_binary_format_2(%s: !executor.session) {
 //  CHECK-NEXT:   %[[U1:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   %[[A1:.*]] = llvm.insertvalue %[[OUT]], %[[U1]][0] : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   llvm.store %[[A1]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
-//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 // Where the launch was: the input descriptor into its slot, the call, the
 // result descriptor out of its slot.
 //  CHECK-NEXT:   %[[XD:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[XD]], %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[OBJ]], %[[ONE]], %[[IN_ARRAY]], %[[RANKS]], %[[SIZES]], %[[ONE]], %[[OUT_ARRAY]], %[[RANKS]], %[[SIZES]]) : (!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> (){{$}}
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SITE]], %[[S]], %[[IN_ARRAY]], %[[OUT_ARRAY]]) : (!llvm.ptr, i64, !llvm.ptr, !llvm.ptr) -> (){{$}}
 //  CHECK-NEXT:   %[[YD:.*]] = llvm.load %[[OUT]] : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   %[[Y:.*]] = builtin.unrealized_conversion_cast %[[YD]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<4xf32>
 //  CHECK-NEXT:   return %[[Y]] : memref<4xf32>
@@ -130,7 +145,7 @@ func.func @launch_calls_runtime_launch(%s: !executor.session, %x: memref<4xf32>)
 //  CHECK-NEXT:   llvm.store %[[A1]], %[[OUT_ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
 //   CHECK-NOT:   llvm.insertvalue
 //       CHECK:   llvm.store %{{.*}}, %[[IN]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, !llvm.ptr
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[IN_ARRAY]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT_ARRAY]], %{{.*}}, %{{.*}})
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%{{.*}}, %{{.*}}, %[[IN_ARRAY]], %[[OUT_ARRAY]])
 //  CHECK-NEXT:   llvm.load %[[OUT]]
 func.func @launch_fills_descriptor_pointer_arrays(%s: !executor.session, %x: memref<8xi32>) -> memref<8xi32> {
   %y = executor.launch %s("scale", "kernels.o")(%x) : !executor.session, (memref<8xi32>) -> memref<8xi32>
@@ -239,21 +254,22 @@ func.func @existing_runtime_declaration_is_reused() {
 
 // -----
 
-// Two launches of the same object share one global for it (and one for the
-// entry symbol), addressed once in the function's prologue and passed by both
-// calls, as is the launch site of that kernel and object.
+// Two launches of the same kernel and object share one launch site, which
+// holds the one global for the object (and the one for the entry symbol); its
+// address is taken once in the function's prologue and passed by both calls.
 //       CHECK: llvm.mlir.global internal constant @[[ENTRY:__executor_str__mlir_ciface_kernel]]("_mlir_ciface_kernel\00")
 //       CHECK: llvm.mlir.global internal constant @[[OBJ:__executor_str_shared_o]]("shared.o\00")
+//       CHECK: llvm.mlir.global internal @__executor_site_kernel()
+//       CHECK:   llvm.mlir.addressof @[[ENTRY]] : !llvm.ptr
+//       CHECK:   llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
 //   CHECK-NOT: "_mlir_ciface_kernel\00"
 //   CHECK-NOT: "shared.o\00"
 //   CHECK-NOT: @__executor_site_kernel_1
 // CHECK-LABEL: func.func @launches_of_same_object_share_one_global(
 //  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_kernel : !llvm.ptr
-//  CHECK-NEXT:   %[[E:.*]] = llvm.mlir.addressof @[[ENTRY]] : !llvm.ptr
-//  CHECK-NEXT:   %[[O:.*]] = llvm.mlir.addressof @[[OBJ]] : !llvm.ptr
 //   CHECK-NOT:   llvm.mlir.addressof
-//       CHECK:   llvm.call @__executor__launch_site(%[[SITE]], %{{.*}}, %[[E]], %[[O]],
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %{{.*}}, %[[E]], %[[O]],
+//       CHECK:   llvm.call @__executor__launch_at_site(%[[SITE]],
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SITE]],
 //  CHECK-NEXT:   return
 func.func @launches_of_same_object_share_one_global(%s: !executor.session) {
   executor.launch %s("kernel", "shared.o")() : !executor.session, () -> ()
@@ -283,9 +299,8 @@ func.func @send_binary_and_launch_share_object_global(%s: !executor.session) {
 
 // Each constant (by type and value) and each global address is made once per
 // function, in its prologue, however many ops use it: the path "k.o" of two
-// send_binary, two launches and a launch_async; the format `0 : i32`; the
-// entry symbol, frame, counts and arrays of the two launches, which have the
-// same types (each has a launch site of its own). `0 : i32` (format) and `0 : i64` (output count) stay distinct.
+// send_binary and a launch_async; the format `0 : i32`; the site and frame of
+// the two launches, which have the same kernel, object and types.
 // CHECK-COUNT-1: llvm.mlir.global internal constant @__executor_str_k_o("k.o\00")
 //     CHECK-NOT: llvm.mlir.global internal constant @__executor_str_k_o
 // CHECK-LABEL: func.func @constants_and_addresses_once_per_function(
@@ -293,7 +308,6 @@ func.func @send_binary_and_launch_share_object_global(%s: !executor.session) {
 //  CHECK-NEXT:   %[[PATH:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
 //  CHECK-NEXT:   %[[FORMAT:.*]] = llvm.mlir.constant(0 : i32) : i32
 //  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
-//  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 //  CHECK-NEXT:   %[[SLOT:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> : (i64) -> !llvm.ptr
 //  CHECK-NEXT:   %[[ARRAY:.*]] = llvm.alloca %[[ONE]] x !llvm.array<1 x ptr> : (i64) -> !llvm.ptr
@@ -301,9 +315,6 @@ func.func @send_binary_and_launch_share_object_global(%s: !executor.session) {
 //  CHECK-NEXT:   %[[A:.*]] = llvm.insertvalue %[[SLOT]], %[[U]][0] : !llvm.array<1 x ptr>
 //  CHECK-NEXT:   llvm.store %[[A]], %[[ARRAY]] : !llvm.array<1 x ptr>, !llvm.ptr
 //  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-//  CHECK-NEXT:   %[[RANKS:.*]] = llvm.mlir.addressof @__executor_i64s_1 : !llvm.ptr
-//  CHECK-NEXT:   %[[SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
-//  CHECK-NEXT:   %[[ZERO:.*]] = llvm.mlir.constant(0 : i64) : i64
 //  CHECK-NEXT:   %[[ASYNC_ENTRY:.*]] = llvm.mlir.addressof @__executor_str_k : !llvm.ptr
 // Then, where the ops were, only their own code: no constant, address, null
 // or alloca is made again.
@@ -311,10 +322,10 @@ func.func @send_binary_and_launch_share_object_global(%s: !executor.session) {
 //  CHECK-NEXT:   llvm.call @__catalyst__executor__send_binary(%[[S]], %[[PATH]], %[[FORMAT]]) : (i64, !llvm.ptr, i32) -> i64
 //  CHECK-NEXT:   %[[D0:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D0]], %[[SLOT]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[PATH]], %[[ONE]], %[[ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SITE]], %[[S]], %[[ARRAY]], %[[NULL]])
 //  CHECK-NEXT:   %[[D1:.*]] = builtin.unrealized_conversion_cast %[[X]] : memref<4xf32> to !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
 //  CHECK-NEXT:   llvm.store %[[D1]], %[[SLOT]]
-//  CHECK-NEXT:   llvm.call @__executor__launch_site(%[[SITE]], %[[S]], %[[ENTRY]], %[[PATH]], %[[ONE]], %[[ARRAY]], %[[RANKS]], %[[SIZES]], %[[ZERO]], %[[NULL]], %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SITE]], %[[S]], %[[ARRAY]], %[[NULL]])
 //  CHECK-NEXT:   %[[T:.*]] = llvm.call @__catalyst__executor__launch_async(%[[S]], %[[ASYNC_ENTRY]], %[[PATH]]) : (i64, !llvm.ptr, !llvm.ptr) -> i64
 //  CHECK-NEXT:   llvm.call @__catalyst__executor__await(%[[T]]) : (i64) -> ()
 //  CHECK-NEXT:   return

@@ -31,9 +31,13 @@
 // CHECK-DAG: @__executor_i64s_8 = internal constant [1 x i64] [i64 8]
 // CHECK-DAG: declare i64 @__catalyst__executor__open(ptr)
 // CHECK-DAG: declare i64 @__catalyst__executor__send_binary(i64, ptr, i32)
-// CHECK-DAG: @__executor_site_add_one = internal global [8 x i64] zeroinitializer, align 8
-// CHECK-DAG: @__executor_site_outer = internal global [8 x i64] zeroinitializer, align 8
-// CHECK-DAG: declare void @__executor__launch_site(ptr, i64, ptr, ptr, i64, ptr, ptr, ptr, i64, ptr, ptr, ptr)
+// Each kernel's launch site: a writable global, 8-byte aligned, whose
+// initializer holds the runtime's empty cache (5 words), then the entry symbol,
+// the object, the number of inputs, their ranks and element sizes, the number
+// of results, their ranks and element sizes.
+// CHECK-DAG: @__executor_site_add_one = internal global { [5 x i64], ptr, ptr, i64, ptr, ptr, i64, ptr, ptr } { [5 x i64] zeroinitializer, ptr @__executor_str__mlir_ciface_add_one, ptr @__executor_str_kernels_o, i64 1, ptr @__executor_i64s_1, ptr @__executor_i64s_4, i64 1, ptr @__executor_i64s_1, ptr @__executor_i64s_4 }, align 8
+// CHECK-DAG: @__executor_site_outer = internal global { [5 x i64], ptr, ptr, i64, ptr, ptr, i64, ptr, ptr } { [5 x i64] zeroinitializer, ptr @__executor_str__mlir_ciface_outer, ptr @__executor_str_kernels_o, i64 1, ptr @__executor_i64s_1, ptr @__executor_i64s_8, i64 1, ptr @__executor_i64s_2, ptr @__executor_i64s_8 }, align 8
+// CHECK-DAG: declare void @__executor__launch_at_site(ptr, i64, ptr, ptr)
 // CHECK-DAG: declare i64 @__catalyst__executor__launch_async(i64, ptr, ptr)
 // CHECK-DAG: declare void @__catalyst__executor__await(i64)
 // CHECK-DAG: declare i64 @__catalyst__executor__close(i64)
@@ -53,8 +57,9 @@ func.func @connect() -> !executor.session {
 // descriptor slots and the arrays pointing to them) is the prologue at the top
 // of the entry block, right after the descriptor of the argument; the loop
 // body only stores the input descriptor, calls the runtime and loads the
-// result descriptor, which is carried to the next iteration. The prologue's
-// constants and global addresses fold into the call's operands.
+// result descriptor, which is carried to the next iteration. The call passes
+// the address of the kernel's launch site (folded into the operand), the
+// session and the two arrays.
 // CHECK-LABEL: define { ptr, ptr, i64, [1 x i64], [1 x i64] } @run_loop(
 //       CHECK:   %[[XD:.*]] = insertvalue { ptr, ptr, i64, [1 x i64], [1 x i64] } %{{.*}}, i64 %{{[0-9]+}}, 4, 0
 //  CHECK-NEXT:   %[[IN:.*]] = alloca { ptr, ptr, i64, [1 x i64], [1 x i64] }, i64 1
@@ -73,7 +78,7 @@ func.func @connect() -> !executor.session {
 //  CHECK-NEXT:   %[[ACC:.*]] = phi { ptr, ptr, i64, [1 x i64], [1 x i64] } [ %[[NEXT:[0-9]+]], %{{[0-9]+}} ]
 //   CHECK-NOT:   alloca
 //       CHECK:   store { ptr, ptr, i64, [1 x i64], [1 x i64] } %[[ACC]], ptr %[[IN]]
-//  CHECK-NEXT:   call void @__executor__launch_site(ptr @__executor_site_add_one, i64 %[[S]], ptr @__executor_str__mlir_ciface_add_one, ptr @__executor_str_kernels_o, i64 1, ptr %[[IN_ARRAY]], ptr @__executor_i64s_1, ptr @__executor_i64s_4, i64 1, ptr %[[OUT_ARRAY]], ptr @__executor_i64s_1, ptr @__executor_i64s_4)
+//  CHECK-NEXT:   call void @__executor__launch_at_site(ptr @__executor_site_add_one, i64 %[[S]], ptr %[[IN_ARRAY]], ptr %[[OUT_ARRAY]])
 //  CHECK-NEXT:   %[[NEXT]] = load { ptr, ptr, i64, [1 x i64], [1 x i64] }, ptr %[[OUT]]
 //   CHECK-NOT:   alloca
 //       CHECK:   %[[T:.*]] = call i64 @__catalyst__executor__launch_async(i64 %[[S]], ptr @__executor_str_warm_up, ptr @__executor_str_kernels_o)
@@ -116,7 +121,7 @@ func.func @run_loop(%x: memref<4xf32>, %n: index) -> memref<4xf32> {
 //  CHECK-NEXT:   %[[OA:.*]] = insertvalue [1 x ptr] undef, ptr %[[OUT]], 0
 //  CHECK-NEXT:   store [1 x ptr] %[[OA]], ptr %[[OUT_ARRAY]]
 //  CHECK-NEXT:   store { ptr, ptr, i64, [1 x i64], [1 x i64] } %[[XD]], ptr %[[IN]]
-//  CHECK-NEXT:   call void @__executor__launch_site(ptr @__executor_site_outer, i64 %[[S]], ptr @__executor_str__mlir_ciface_outer, ptr @__executor_str_kernels_o, i64 1, ptr %[[IN_ARRAY]], ptr @__executor_i64s_1, ptr @__executor_i64s_8, i64 1, ptr %[[OUT_ARRAY]], ptr @__executor_i64s_2, ptr @__executor_i64s_8)
+//  CHECK-NEXT:   call void @__executor__launch_at_site(ptr @__executor_site_outer, i64 %[[S]], ptr %[[IN_ARRAY]], ptr %[[OUT_ARRAY]])
 //  CHECK-NEXT:   %[[YD:.*]] = load { ptr, ptr, i64, [2 x i64], [2 x i64] }, ptr %[[OUT]]
 //  CHECK-NEXT:   %{{.*}} = extractvalue { ptr, ptr, i64, [2 x i64], [2 x i64] } %[[YD]], 3
 func.func @run_dynamic(%s: !executor.session, %x: memref<?xf64>) -> index {

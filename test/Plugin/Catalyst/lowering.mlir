@@ -59,7 +59,7 @@
 
 // IR: define void @main()
 // IR:   call i64 @__catalyst__executor__open(
-// IR:   call void @__executor__launch_site(
+// IR:   call void @__executor__launch_at_site(ptr @__executor_site_saxpy,
 // IR:   call i64 @__catalyst__executor__close(
 
 // LOCATIONS: llvm.call @__catalyst__executor__open({{.*}}) : (!llvm.ptr) -> i64 loc([[OPEN:#loc[0-9]+]])

@@ -193,8 +193,8 @@ fn runtime_symbols() -> [(&'static str, *mut c_void); functions::RUNTIME.len()] 
             abi::__catalyst__executor__launch as *mut c_void,
         ),
         (
-            functions::LAUNCH_SITE.name,
-            abi::__executor__launch_site as *mut c_void,
+            functions::LAUNCH_AT_SITE.name,
+            abi::__executor__launch_at_site as *mut c_void,
         ),
         (
             functions::LAUNCH_ASYNC.name,

@@ -6,7 +6,7 @@ void *const runtime_abi[] = {
     (void *)__catalyst__executor__open,
     (void *)__catalyst__executor__send_binary,
     (void *)__catalyst__executor__launch,
-    (void *)__executor__launch_site,
+    (void *)__executor__launch_at_site,
     (void *)__catalyst__executor__launch_async,
     (void *)__catalyst__executor__await,
     (void *)__catalyst__executor__call_wrapper,
