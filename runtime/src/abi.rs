@@ -315,6 +315,49 @@ pub unsafe extern "C" fn __executor__launch_at_site(
     input_descs: *const *mut c_void,
     output_descs: *const *mut c_void,
 ) {
+    // The hit path; everything else is the general path's.
+    // SAFETY: `site` is null or a launch site (the contract).
+    if let Some(site) = unsafe { LaunchSite::from_ptr(site) }
+        && let Some(resolved) = site.lookup(session)
+        // SAFETY: the entry resolved for this session and this site's entry
+        // and object in the current generation, the entry read as UTF-8;
+        // the description and arrays are what `__catalyst__executor__launch`'s
+        // contract says (the contract).
+        && unsafe {
+            fast_launch::run_resolved(
+                resolved.address,
+                site.description.entry_symbol,
+                resolved.entry_len,
+                site.description.num_inputs,
+                input_descs,
+                site.description.num_outputs,
+                output_descs,
+                site.description.output_ranks,
+                site.description.output_elem_sizes,
+            )
+        }
+    {
+        return;
+    }
+    // SAFETY: the contract.
+    unsafe { launch_at_site_general(site, session, input_descs, output_descs) }
+}
+
+/// The general path of `__executor__launch_at_site`: a function of its own,
+/// so that the hit path before it saves few registers and keeps a small
+/// frame.
+///
+/// # Safety
+///
+/// As `__executor__launch_at_site`'s contract.
+#[cold]
+#[inline(never)]
+unsafe fn launch_at_site_general(
+    site: *mut LaunchSite,
+    session: i64,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+) {
     // SAFETY: `site` is null or a launch site (the contract).
     let Some(site) = (unsafe { LaunchSite::from_ptr(site) }) else {
         Call::new("__executor__launch_at_site").run(|_| -> Result<()> {
@@ -323,29 +366,6 @@ pub unsafe extern "C" fn __executor__launch_at_site(
         return;
     };
     let description = &site.description;
-    // The hit path first: the `Launch` below is only built (in memory, for
-    // the general path) when this misses.
-    if let Some(resolved) = site.lookup(session)
-        // SAFETY: the entry resolved for this session and this site's entry
-        // and object in the current generation, the entry read as UTF-8;
-        // the description and arrays are what `__catalyst__executor__launch`'s
-        // contract says (the contract).
-        && unsafe {
-            fast_launch::run_resolved(
-                resolved.address,
-                description.entry_symbol,
-                resolved.entry_len,
-                description.num_inputs,
-                input_descs,
-                description.num_outputs,
-                output_descs,
-                description.output_ranks,
-                description.output_elem_sizes,
-            )
-        }
-    {
-        return;
-    }
     let launch = Launch {
         session,
         entry_symbol: description.entry_symbol,

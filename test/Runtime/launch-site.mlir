@@ -47,6 +47,13 @@
 // TWO-SESSIONS-NEXT: [3]
 // TWO-SESSIONS-NOT:  data =
 
+// A launch without a site (code not lowered by this project) is one error
+// line naming the function, not a crash.
+// RUN: %{lower} %t/null-site.mlir > %t/null-site.ll.mlir
+// RUN: not %run_host %t/null-site.ll.mlir 2>&1 | FileCheck %s --check-prefix=NULL-SITE
+// NULL-SITE: executor runtime: __executor__launch_at_site(): a null launch site{{$}}
+// NULL-SITE-NOT: executor runtime
+
 //--- closed-after-cached.mlir
 func.func @launch(%s: !executor.session) {
   executor.launch %s("nothing", "@KERNELS@")() : !executor.session, () -> ()
@@ -130,5 +137,16 @@ func.func @main() {
   func.call @launch(%first) : (!executor.session) -> ()
   executor.close %first : !executor.session
   executor.close %second : !executor.session
+  return
+}
+
+//--- null-site.mlir
+llvm.func @__executor__launch_at_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr)
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  %handle = builtin.unrealized_conversion_cast %s : !executor.session to i64
+  %null = llvm.mlir.zero : !llvm.ptr
+  llvm.call @__executor__launch_at_site(%null, %handle, %null, %null) : (!llvm.ptr, i64, !llvm.ptr, !llvm.ptr) -> ()
+  executor.close %s : !executor.session
   return
 }
