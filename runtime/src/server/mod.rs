@@ -17,6 +17,7 @@ mod linger;
 mod listen;
 mod pending;
 mod ping;
+mod request_stream;
 mod session;
 mod shutdown;
 mod status;

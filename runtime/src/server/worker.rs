@@ -9,10 +9,10 @@
 
 use std::{
     collections::{HashMap, HashSet},
-    io::{BufReader, Write},
+    io::{BufRead, BufReader, Write},
     net::TcpStream,
     os::{
-        fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd},
+        fd::{AsFd, FromRawFd, OwnedFd, RawFd},
         unix::fs::{DirBuilderExt, OpenOptionsExt},
     },
     path::{Path, PathBuf},
@@ -22,6 +22,7 @@ use std::{
 use super::{
     ServerError, handover,
     linger::close_gracefully,
+    request_stream::RequestStream,
     status::{Announcer, Running},
 };
 use executor_abi::call_buffer::Layout;
@@ -77,7 +78,10 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         }
     };
     let reader = match stream.try_clone() {
-        Ok(clone) => BufReader::with_capacity(protocol::READ_BUFFER_SIZE, clone),
+        Ok(clone) => BufReader::with_capacity(
+            protocol::READ_BUFFER_SIZE,
+            RequestStream::new(clone),
+        ),
         Err(error) => return Err(ServerError::Worker(error.to_string())),
     };
     let assets = open_asset_directory(&session_dir).map_err(|error| {
@@ -160,7 +164,7 @@ struct Worker {
     stream: TcpStream,
     /// Requests are read through a buffer: a small frame then takes one
     /// system call, not one for its length and more for its payload.
-    reader: BufReader<TcpStream>,
+    reader: BufReader<RequestStream>,
     announcer: Announcer,
     executor: LocalExecutor,
     /// The session's private directory, where shared libraries are stored.
@@ -185,8 +189,15 @@ impl Worker {
         loop {
             if self.reader.buffer().is_empty() {
                 // A client launching in a loop sends its next request within
-                // the poll, and the worker is still on its CPU to take it.
-                poll_briefly(|| request_arrived(&self.stream));
+                // the poll, and the worker is still on its CPU to take it:
+                // the poll reads it into the buffer.
+                self.reader.get_mut().set_dont_wait(true);
+                poll_briefly(|| match self.reader.fill_buf() {
+                    Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => None,
+                    // Bytes, the end or an error: the read below takes it.
+                    _ => Some(()),
+                });
+                self.reader.get_mut().set_dont_wait(false);
             }
             let request = match protocol::read_request(
                 &mut self.reader,
@@ -440,25 +451,6 @@ impl Worker {
         }
         closed
     }
-}
-
-/// `Some` once a byte (or the end, or an error) waits on `stream`, for the
-/// blocking read that follows to take; `None` while nothing is there yet.
-fn request_arrived(stream: &TcpStream) -> Option<()> {
-    let mut byte = 0u8;
-    // SAFETY: `stream` owns an open socket; `recv` writes at most one byte
-    // into `byte`, and MSG_PEEK leaves it in the socket for the real read.
-    let received = unsafe {
-        libc::recv(
-            stream.as_raw_fd(),
-            (&raw mut byte).cast(),
-            1,
-            libc::MSG_PEEK | libc::MSG_DONTWAIT,
-        )
-    };
-    let nothing_yet =
-        received < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::WouldBlock;
-    (!nothing_yet).then_some(())
 }
 
 /// Makes `assets` in the session's directory, private like it, and the
