@@ -4,8 +4,8 @@
 //! emits and initializes and whose address is all a launch passes besides the
 //! session and the descriptor arrays. Everything a launch of that site passes
 //! unchanged from one launch to the next lives in the site, so that the call
-//! takes four arguments, all in registers: a call with arguments on the
-//! stack made the launch's cost depend on the machine's state (issue 15).
+//! site passes only what changes, in four arguments that travel in registers
+//! (the eleven of `__catalyst__executor__launch` put some on the stack).
 //!
 //! In memory: [`CACHE_WORDS`] 8-byte words of the runtime's cache
 //! (zero-initialized; what they hold is the runtime's business: the entry
