@@ -984,12 +984,14 @@ fn memref_element_size(memref: Type<'_>) -> i64 {
 /// is one, and slots made in a loop body would grow the stack per iteration
 /// once lowered.)
 fn is_concurrent_scope(name: &str) -> bool {
-    use melior::dialect::ods::{r#async, memref, scf};
-    // melior generates no OpenMP dialect: its ops are named here.
-    const OPENMP: [&str; 3] = ["omp.parallel", "omp.task", "omp.taskloop"];
+    use melior::dialect::ods::{affine, r#async, memref, scf};
+    // melior generates no OpenMP dialect: its ops are named here. Teams run
+    // the region at once, as threads of a parallel region do.
+    const OPENMP: [&str; 4] = ["omp.parallel", "omp.task", "omp.taskloop", "omp.teams"];
     [
         scf::ParallelOperation::name(),
         scf::ForallOperation::name(),
+        affine::AffineParallelOperation::name(),
         r#async::ExecuteOperation::name(),
         memref::AllocaScopeOperation::name(),
     ]

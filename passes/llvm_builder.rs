@@ -281,6 +281,24 @@ impl<'c, 'a> Emitter<'c, 'a> {
     }
 }
 
+/// The op that begins the coroutine whose entry block is `block`, if it is
+/// one: `async.coro.begin` before the async dialect's lowering to LLVM,
+/// `llvm.intr.coro.begin` after it.
+fn coroutine_begin<'c, 'a>(block: BlockRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+    let coroutine_begin = [
+        ods::r#async::CoroBeginOperation::name(),
+        ods::llvm::CoroBeginOperation::name(),
+    ];
+    let mut next = block.first_operation();
+    while let Some(operation) = next {
+        if coroutine_begin.contains(&super::ir::operation_name(operation)) {
+            return Some(operation);
+        }
+        next = operation.next_in_block();
+    }
+    None
+}
+
 /// The prologue of an allocation scope (a function, or an op whose body runs
 /// in a frame of its own): the ops at the top of its entry block that every
 /// lowered op of the scope shares. Stack slots live here, so a launch in a loop
@@ -298,7 +316,11 @@ pub struct Prologue<'c, 'a> {
 }
 
 impl<'c, 'a> Prologue<'c, 'a> {
-    /// The prologue of the entry block `block` of the scope op `scope`.
+    /// The prologue of the entry block `block` of the scope op `scope`: at
+    /// its top, or right after the coroutine's `coro.begin` in a coroutine
+    /// (an `async.execute` body that `async-to-async-runtime` outlined):
+    /// there a stack slot becomes part of the coroutine's frame, and an
+    /// address of it stored before `coro.begin` would be the old one.
     pub fn new(
         context: &'c Context,
         types: LlvmTypes<'c>,
@@ -310,7 +332,7 @@ impl<'c, 'a> Prologue<'c, 'a> {
             types,
             block,
             location: scope.location(),
-            end: None,
+            end: coroutine_begin(block),
             constants: HashMap::new(),
             addresses: HashMap::new(),
             null: None,

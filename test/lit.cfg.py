@@ -51,6 +51,15 @@ runner_libs = ",".join(
 config.substitutions.append(
     ("%run_host", f"{os.path.join(llvm_bin, 'mlir-runner')} -e main -entry-point-result=void -shared-libs={runner_libs}")
 )
+# The same for a host module that uses the async dialect: MLIR's async runtime
+# too, and -O0, which runs LLVM's coroutine passes (the JIT's default does not).
+config.substitutions.append(
+    (
+        "%run_async_host",
+        f"{os.path.join(llvm_bin, 'mlir-runner')} -O0 -e main -entry-point-result=void "
+        f"-shared-libs={runner_libs},{os.path.join(llvm_lib, 'libmlir_async_runtime.so')}",
+    )
+)
 # Compiles kernels written in func/scf/arith/memref down to the LLVM dialect.
 config.substitutions.append(
     (

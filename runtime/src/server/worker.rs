@@ -78,10 +78,9 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         }
     };
     let reader = match stream.try_clone() {
-        Ok(clone) => BufReader::with_capacity(
-            protocol::READ_BUFFER_SIZE,
-            RequestStream::new(clone),
-        ),
+        Ok(clone) => {
+            BufReader::with_capacity(protocol::READ_BUFFER_SIZE, RequestStream::new(clone))
+        }
         Err(error) => return Err(ServerError::Worker(error.to_string())),
     };
     let assets = open_asset_directory(&session_dir).map_err(|error| {

@@ -336,6 +336,108 @@ func.func @launch_in_scf_parallel(%s: !executor.session, %m: memref<4xf32>, %n: 
 
 // -----
 
+// Iterations of affine.parallel may run concurrently too (it becomes
+// scf.parallel): the slots are in its body, not the function's.
+// CHECK-LABEL: func.func @launch_in_affine_parallel
+//  CHECK-NEXT:   affine.parallel
+//  CHECK-NEXT:     %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
+//  CHECK-NEXT:     llvm.mlir.constant(1 : i64)
+//  CHECK-NEXT:     %[[IN:.*]] = llvm.alloca
+//  CHECK-NEXT:     %[[IN_ARRAY:.*]] = llvm.alloca
+//       CHECK:     llvm.store %{{.*}}, %[[IN]]
+//  CHECK-NEXT:     llvm.call @__executor__launch_at_site(%[[SITE]], %{{.*}}, %[[IN_ARRAY]],
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return
+func.func @launch_in_affine_parallel(%s: !executor.session, %m: memref<4xf32>) {
+  affine.parallel (%i) = (0) to (8) {
+    executor.launch %s("k", "k.o")(%m) : !executor.session, (memref<4xf32>) -> ()
+  }
+  return
+}
+
+// -----
+
+// The teams of omp.teams run its region at once: the slots are in the region.
+// CHECK-LABEL: func.func @launch_in_omp_teams
+//  CHECK-NEXT:   omp.teams
+//  CHECK-NEXT:     %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
+//  CHECK-NEXT:     llvm.mlir.constant(1 : i64)
+//  CHECK-NEXT:     %[[IN:.*]] = llvm.alloca
+//  CHECK-NEXT:     %[[IN_ARRAY:.*]] = llvm.alloca
+//       CHECK:     llvm.store %{{.*}}, %[[IN]]
+//  CHECK-NEXT:     llvm.call @__executor__launch_at_site(%[[SITE]], %{{.*}}, %[[IN_ARRAY]],
+//  CHECK-NEXT:     omp.terminator
+func.func @launch_in_omp_teams(%s: !executor.session, %m: memref<4xf32>) {
+  omp.teams {
+    executor.launch %s("k", "k.o")(%m) : !executor.session, (memref<4xf32>) -> ()
+    omp.terminator
+  }
+  return
+}
+
+// -----
+
+// An async.execute body outlined by async-to-async-runtime is a coroutine:
+// the prologue goes right after its coro.begin, where the slots belong to the
+// coroutine's frame. Stored before it, the array would hold the slot's address
+// on the stack of the first call, stale once the coroutine resumes.
+// CHECK-LABEL: func.func private @outlined_async_execute(
+//  CHECK-NEXT:   async.runtime.create
+//  CHECK-NEXT:   %[[ID:.*]] = async.coro.id
+//  CHECK-NEXT:   %[[HANDLE:.*]] = async.coro.begin %[[ID]]
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
+//  CHECK-NEXT:   llvm.mlir.constant(1 : i64)
+//  CHECK-NEXT:   %[[IN:.*]] = llvm.alloca
+//  CHECK-NEXT:   %[[IN_ARRAY:.*]] = llvm.alloca
+//  CHECK-NEXT:   %[[U:.*]] = llvm.mlir.undef : !llvm.array<1 x ptr>
+//  CHECK-NEXT:   %[[A:.*]] = llvm.insertvalue %[[IN]], %[[U]][0]
+//  CHECK-NEXT:   llvm.store %[[A]], %[[IN_ARRAY]]
+//  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   async.coro.save %[[HANDLE]]
+//       CHECK: ^bb1:
+//  CHECK-NEXT:   %[[D:.*]] = builtin.unrealized_conversion_cast
+//  CHECK-NEXT:   llvm.store %[[D]], %[[IN]]
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SITE]], %{{.*}}, %[[IN_ARRAY]], %[[NULL]])
+func.func private @outlined_async_execute(%s: !executor.session, %m: memref<1xi64>) -> !async.token attributes {passthrough = ["presplitcoroutine"]} {
+  %token = async.runtime.create : !async.token
+  %id = async.coro.id
+  %handle = async.coro.begin %id
+  %saved = async.coro.save %handle
+  async.runtime.resume %handle
+  async.coro.suspend %saved, ^end, ^resume, ^cleanup
+^resume:
+  executor.launch %s("k", "k.o")(%m) : !executor.session, (memref<1xi64>) -> ()
+  async.runtime.set_available %token : !async.token
+  cf.br ^cleanup
+^cleanup:
+  async.coro.free %id, %handle
+  cf.br ^end
+^end:
+  async.coro.end %handle
+  return %token : !async.token
+}
+
+// -----
+
+// So in a coroutine already lowered to LLVM: after llvm.intr.coro.begin.
+// CHECK-LABEL: llvm.func @llvm_coroutine(
+//       CHECK:   %[[HANDLE:.*]] = llvm.intr.coro.begin
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
+//  CHECK-NEXT:   %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+//  CHECK-NEXT:   llvm.call @__executor__launch_at_site(%[[SITE]], %{{.*}}, %[[NULL]], %[[NULL]])
+//  CHECK-NEXT:   llvm.return %[[HANDLE]]
+llvm.func @llvm_coroutine(%session: i64) -> !llvm.ptr attributes {passthrough = ["presplitcoroutine"]} {
+  %s = builtin.unrealized_conversion_cast %session : i64 to !executor.session
+  %align = llvm.mlir.constant(0 : i32) : i32
+  %null = llvm.mlir.zero : !llvm.ptr
+  %id = llvm.intr.coro.id %align, %null, %null, %null : (i32, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> !llvm.token
+  %handle = llvm.intr.coro.begin %id, %null : (!llvm.token, !llvm.ptr) -> !llvm.ptr
+  executor.launch %s("k", "k.o")() : !executor.session, () -> ()
+  llvm.return %handle : !llvm.ptr
+}
+
+// -----
+
 // A launch in the function and one in an scf.parallel of it: two scopes, two
 // prologues; the body of scf.parallel uses nothing of the function's. Both
 // launches have the same kernel, object and types, so they share the one site,
