@@ -126,6 +126,14 @@ fn check(op: &ExecutorOp<'_, '_>) -> Result<(), String> {
                     format!("cannot lower value #{index} of executor.launch: {problem}")
                 })?;
             }
+            for result in launch.results() {
+                check_dense_result(result.r#type()).map_err(|problem| {
+                    format!(
+                        "cannot lower result #{} of executor.launch: {problem}",
+                        result.result_number()
+                    )
+                })?;
+            }
             Ok(())
         }
         ExecutorOp::Call(call) => check_call(call),
@@ -189,6 +197,44 @@ fn check_memref(memref: Type<'_>) -> Result<(), String> {
         return Err(format!("{memref_type} is not in the default memory space"));
     }
     Ok(())
+}
+
+/// A launch's result may come back as a dense copy (offset 0, row-major
+/// strides): from an executor-server always, on `local` when the kernel
+/// returns a buffer it does not hand over. The host code reads it with the
+/// offset and strides its type fixes, so those must hold for a dense copy:
+/// the identity layout, or a strided one whose static offset is 0 and whose
+/// static strides are the row-major ones.
+fn check_dense_result(memref: Type<'_>) -> Result<(), String> {
+    if ir::has_identity_layout(memref) {
+        return Ok(());
+    }
+    let fits_dense = ir::strides_and_offset(memref).is_some_and(|(strides, offset)| {
+        let Some(shape) = dim_sizes(memref) else {
+            return false;
+        };
+        // The row-major stride of each dimension, where the sizes after it
+        // are all static.
+        let mut dense_stride = Some(1i64);
+        let mut dense = vec![None; shape.len()];
+        for dim in (0..shape.len()).rev() {
+            dense[dim] = dense_stride;
+            dense_stride = dense_stride
+                .zip(shape[dim])
+                .and_then(|(a, b)| a.checked_mul(b));
+        }
+        offset.is_none_or(|offset| offset == 0)
+            && strides
+                .iter()
+                .zip(&dense)
+                .all(|(stride, dense)| stride.is_none() || stride == dense)
+    });
+    if fits_dense {
+        return Ok(());
+    }
+    Err(format!(
+        "the runtime may return it as a dense copy (offset 0, row-major strides), which the static layout of {memref} does not describe; give the result an identity layout or leave what differs dynamic (strided<[...], offset: ?>)"
+    ))
 }
 
 /// The number of bytes of a statically shaped memref, at most `i64::MAX`.
@@ -962,13 +1008,20 @@ fn memref_rank(memref: Type<'_>) -> usize {
 
 /// The dimensions of a statically shaped memref.
 fn static_shape(memref: Type<'_>) -> Option<Vec<i64>> {
+    dim_sizes(memref)?.into_iter().collect()
+}
+
+/// The size of each dimension of a ranked memref, `None` where it is dynamic.
+fn dim_sizes(memref: Type<'_>) -> Option<Vec<Option<i64>>> {
     let memref = MemRefType::try_from(memref).ok()?;
-    (0..memref.rank())
-        .map(|dim| match memref.dim_size(dim).ok()? {
-            melior::ir::r#type::DimSize::Static(extent) => i64::try_from(extent).ok(),
-            melior::ir::r#type::DimSize::Dynamic => None,
-        })
-        .collect()
+    Some(
+        (0..memref.rank())
+            .map(|dim| match memref.dim_size(dim).ok()? {
+                melior::ir::r#type::DimSize::Static(extent) => i64::try_from(extent).ok(),
+                melior::ir::r#type::DimSize::Dynamic => None,
+            })
+            .collect(),
+    )
 }
 
 /// The element size of a memref the check phase accepted (at most `i64::MAX`).

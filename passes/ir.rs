@@ -13,6 +13,7 @@ use melior::{
         TypeLike, Value, ValueLike,
         attribute::StringAttribute,
         operation::{OperationLike, WalkOrder, WalkResult},
+        r#type::{MemRefType, ShapedTypeLike},
     },
 };
 use mlir_sys::{
@@ -20,15 +21,16 @@ use mlir_sys::{
     mlirBlockAppendOwnedOperation, mlirBlockArgumentGetOwner, mlirBlockGetParentOperation,
     mlirComplexTypeGetElementType, mlirEmitError, mlirFlatSymbolRefAttrGetValue,
     mlirFloatTypeGetWidth, mlirIdentifierStr, mlirIntegerTypeGetWidth, mlirMemRefTypeGetAffineMap,
-    mlirMemRefTypeGetMemorySpace, mlirOpOperandGetNextUse, mlirOpOperandGetOwner,
-    mlirOpOperandIsNull, mlirOpResultGetOwner, mlirOperationDestroy, mlirOperationGetName,
-    mlirOperationMoveAfter, mlirOperationMoveBefore, mlirOperationRemoveFromParent,
-    mlirOperationSetAttributeByName, mlirShapedTypeGetDimSize, mlirShapedTypeGetElementType,
-    mlirShapedTypeGetRank, mlirStringAttrGet, mlirStringAttrGetValue,
-    mlirSymbolRefAttrGetNestedReference, mlirSymbolRefAttrGetNumNestedReferences,
-    mlirSymbolRefAttrGetRootReference, mlirTypeIsAComplex, mlirTypeIsAFloat, mlirTypeIsAIndex,
-    mlirTypeIsAInteger, mlirTypeIsAVector, mlirValueGetFirstUse, mlirValueIsABlockArgument,
-    mlirValueReplaceAllUsesOfWith, mlirVectorTypeIsScalable,
+    mlirMemRefTypeGetMemorySpace, mlirMemRefTypeGetStridesAndOffset, mlirOpOperandGetNextUse,
+    mlirOpOperandGetOwner, mlirOpOperandIsNull, mlirOpResultGetOwner, mlirOperationDestroy,
+    mlirOperationGetName, mlirOperationMoveAfter, mlirOperationMoveBefore,
+    mlirOperationRemoveFromParent, mlirOperationSetAttributeByName, mlirShapedTypeGetDimSize,
+    mlirShapedTypeGetDynamicStrideOrOffset, mlirShapedTypeGetElementType, mlirShapedTypeGetRank,
+    mlirStringAttrGet, mlirStringAttrGetValue, mlirSymbolRefAttrGetNestedReference,
+    mlirSymbolRefAttrGetNumNestedReferences, mlirSymbolRefAttrGetRootReference, mlirTypeIsAComplex,
+    mlirTypeIsAFloat, mlirTypeIsAIndex, mlirTypeIsAInteger, mlirTypeIsAVector,
+    mlirValueGetFirstUse, mlirValueIsABlockArgument, mlirValueReplaceAllUsesOfWith,
+    mlirVectorTypeIsScalable,
 };
 
 /// Runs `body` with the context that owns `operation`.
@@ -246,6 +248,26 @@ pub fn has_identity_layout(memref: Type<'_>) -> bool {
     // SAFETY: callers pass memref types only; the layout map belongs to the
     // type's context.
     unsafe { mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(memref.to_raw())) }
+}
+
+/// The layout of a memref type as strides and an offset, each `None` where
+/// the type leaves it dynamic; `None` for a layout that is not strided.
+pub fn strides_and_offset(memref: Type<'_>) -> Option<(Vec<Option<i64>>, Option<i64>)> {
+    let rank = MemRefType::try_from(memref).ok()?.rank();
+    let mut strides = vec![0i64; rank];
+    let mut offset = 0i64;
+    // SAFETY: a memref type of `rank` dimensions, and `strides` holds `rank`
+    // entries, which the call writes along with `offset`.
+    let result = unsafe {
+        mlirMemRefTypeGetStridesAndOffset(memref.to_raw(), strides.as_mut_ptr(), &mut offset)
+    };
+    if result.value == 0 {
+        return None;
+    }
+    // SAFETY: a plain query of MLIR's sentinel value.
+    let dynamic = unsafe { mlirShapedTypeGetDynamicStrideOrOffset() };
+    let known = |value: i64| (value != dynamic).then_some(value);
+    Some((strides.into_iter().map(known).collect(), known(offset)))
 }
 
 /// The element type of a shaped (memref, tensor or vector) type.

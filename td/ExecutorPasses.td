@@ -38,8 +38,9 @@ def ConvertExecutorToLLVMPass : Pass<"convert-executor-to-llvm", "::mlir::Module
     `executor.call` on tensors must be bufferized first (`one-shot-bufferize`).
 
     An op that cannot be lowered (an element type without a size, a memref
-    outside the default memory space, a token awaited twice) fails the pass
-    with an error at the op, before anything is changed.
+    outside the default memory space, a launch result whose static layout a
+    dense copy does not satisfy, a token awaited twice) fails the pass with an
+    error at the op, before anything is changed.
   }];
   // The executor dialect too: the pass makes its types to find sessions and
   // tokens, also in a module without any executor op.

@@ -43,7 +43,7 @@ fn the_header_declares_exactly_the_runtime_functions() {
             "include/executor_runtime.h does not declare `{declaration}`"
         );
     }
-    // `__catalyst__executor__open` and `__executor__launch_site` alike.
+    // `__catalyst__executor__open` and `__executor__launch_at_site` alike.
     let declared = header.matches("__executor__").count();
     assert_eq!(
         declared,

@@ -113,6 +113,47 @@ func.func @launch_input_in_non_integer_memory_space(%s: !executor.session, %x: m
 // -----
 
 //===----------------------------------------------------------------------===//
+// executor.launch: result layouts a dense copy does not satisfy
+//===----------------------------------------------------------------------===//
+
+// A result may come back as a dense copy (offset 0, row-major strides); the
+// host code would read it with a static offset of 3.
+func.func @launch_result_with_static_offset(%s: !executor.session) -> memref<4xf32, strided<[1], offset: 3>> {
+  // expected-error @+1 {{cannot lower result #0 of executor.launch: the runtime may return it as a dense copy (offset 0, row-major strides), which the static layout of memref<4xf32, strided<[1], offset: 3>> does not describe}}
+  %r = executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> memref<4xf32, strided<[1], offset: 3>>
+  return %r : memref<4xf32, strided<[1], offset: 3>>
+}
+
+// -----
+
+// Rows 8 elements apart: a dense copy's are 5 apart.
+func.func @launch_result_with_padded_rows(%s: !executor.session) -> memref<4x5xf32, strided<[8, 1]>> {
+  // expected-error @+1 {{cannot lower result #0 of executor.launch: the runtime may return it as a dense copy (offset 0, row-major strides), which the static layout of memref<4x5xf32, strided<[8, 1]>> does not describe}}
+  %r = executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> memref<4x5xf32, strided<[8, 1]>>
+  return %r : memref<4x5xf32, strided<[8, 1]>>
+}
+
+// -----
+
+// A static row stride over a dynamic row length: a dense copy's depends on it.
+func.func @launch_result_with_static_stride_over_dynamic_size(%s: !executor.session) -> memref<4x?xf32, strided<[8, 1]>> {
+  // expected-error @+1 {{cannot lower result #0 of executor.launch: the runtime may return it as a dense copy (offset 0, row-major strides), which the static layout of memref<4x?xf32, strided<[8, 1]>> does not describe}}
+  %r = executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> memref<4x?xf32, strided<[8, 1]>>
+  return %r : memref<4x?xf32, strided<[8, 1]>>
+}
+
+// -----
+
+// The second result is the one reported, by its own number.
+func.func @launch_second_result_with_static_offset(%s: !executor.session) -> (memref<4xf32>, memref<4xf32, strided<[1], offset: 3>>) {
+  // expected-error @+1 {{cannot lower result #1 of executor.launch}}
+  %r:2 = executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> (memref<4xf32>, memref<4xf32, strided<[1], offset: 3>>)
+  return %r#0, %r#1 : memref<4xf32>, memref<4xf32, strided<[1], offset: 3>>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // executor.launch: outside of a function
 //===----------------------------------------------------------------------===//
 

@@ -256,6 +256,21 @@ func.func @strided_layout_result(%s: !executor.session) -> memref<?x?xf32, strid
 
 // -----
 
+// A static layout that a dense copy satisfies is accepted: row-major strides
+// and offset 0 spelled out, or dynamic where they are not known.
+// CHECK-LABEL: func.func @dense_static_layout_results(
+//       CHECK:   llvm.call @__executor__launch_at_site(
+//  CHECK-NEXT:   llvm.load
+//  CHECK-NEXT:   builtin.unrealized_conversion_cast %{{.*}} to memref<4x5xf32, strided<[5, 1]>>
+//  CHECK-NEXT:   llvm.load
+//  CHECK-NEXT:   builtin.unrealized_conversion_cast %{{.*}} to memref<4x?xf32, strided<[?, 1], offset: ?>>
+func.func @dense_static_layout_results(%s: !executor.session) -> (memref<4x5xf32, strided<[5, 1]>>, memref<4x?xf32, strided<[?, 1], offset: ?>>) {
+  %r:2 = executor.launch %s("kernel", "kernels.o")() : !executor.session, () -> (memref<4x5xf32, strided<[5, 1]>>, memref<4x?xf32, strided<[?, 1], offset: ?>>)
+  return %r#0, %r#1 : memref<4x5xf32, strided<[5, 1]>>, memref<4x?xf32, strided<[?, 1], offset: ?>>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Element sizes in bytes
 //===----------------------------------------------------------------------===//
