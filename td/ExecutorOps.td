@@ -37,11 +37,14 @@ defvar Executor_SessionEffects = MemoryEffects<[
 // func.call (executorNonCallSymbolReferences in cpp/Bridge.cpp). An attribute
 // that may hold a symbol reference must be searched there.
 
-// Names of addresses, files and symbols: an empty one can never be resolved
-// by the runtime, so it is rejected when the IR is verified.
+// Names of addresses, files and symbols, which the runtime receives as C
+// strings: an empty one can never be resolved, and one with a NUL byte would
+// name what comes before the NUL, so both are rejected when the IR is
+// verified.
 def Executor_NonEmptyStrAttr : ConfinedAttr<StrAttr, [AttrConstraint<
-    CPred<"!::llvm::cast<::mlir::StringAttr>($_self).getValue().empty()">,
-    "that is not empty">]>;
+    CPred<"!::llvm::cast<::mlir::StringAttr>($_self).getValue().empty() && "
+          "!::llvm::cast<::mlir::StringAttr>($_self).getValue().contains('\\0')">,
+    "that is not empty and holds no NUL byte">]>;
 
 // The formats of executor.send_binary (executor_abi::BinaryFormat, whose
 // tests check this list).

@@ -81,6 +81,66 @@ func.func @call_missing_symbol_generic(%s: !executor.session) {
 // -----
 
 //===----------------------------------------------------------------------===//
+// Names with a NUL byte: the runtime would get the part before it
+//===----------------------------------------------------------------------===//
+
+func.func @open_address_with_nul() {
+  // expected-error @+1 {{'executor.open' op attribute 'address' failed to satisfy constraint: string attribute that is not empty and holds no NUL byte}}
+  %s = executor.open("local\00x") : !executor.session
+  return
+}
+
+// -----
+
+func.func @send_binary_path_with_nul(%s: !executor.session) {
+  // expected-error @+1 {{'executor.send_binary' op attribute 'binary_path' failed to satisfy constraint: string attribute that is not empty and holds no NUL byte}}
+  executor.send_binary %s("k.o\00x") : !executor.session
+  return
+}
+
+// -----
+
+func.func @launch_kernel_callee_with_nul(%s: !executor.session) {
+  // expected-error @+1 {{'executor.launch' op attribute 'kernel_callee' failed to satisfy constraint: string attribute that is not empty and holds no NUL byte}}
+  executor.launch %s("kernel\00other", "kernels.o") () : !executor.session, () -> ()
+  return
+}
+
+// -----
+
+func.func @launch_object_with_nul(%s: !executor.session) {
+  // expected-error @+1 {{'executor.launch' op attribute 'object' failed to satisfy constraint: string attribute that is not empty and holds no NUL byte}}
+  executor.launch %s("kernel", "kernels.o\00x") () : !executor.session, () -> ()
+  return
+}
+
+// -----
+
+func.func @launch_async_kernel_callee_with_nul(%s: !executor.session) {
+  // expected-error @+1 {{'executor.launch_async' op attribute 'kernel_callee' failed to satisfy constraint: string attribute that is not empty and holds no NUL byte}}
+  %t = executor.launch_async %s("kernel\00other", "kernels.o") : !executor.session -> !executor.token
+  return
+}
+
+// -----
+
+func.func @launch_async_object_with_nul(%s: !executor.session) {
+  // expected-error @+1 {{'executor.launch_async' op attribute 'object' failed to satisfy constraint: string attribute that is not empty and holds no NUL byte}}
+  %t = executor.launch_async %s("kernel", "kernels.o\00x") : !executor.session -> !executor.token
+  return
+}
+
+// -----
+
+func.func @call_symbol_with_nul(%s: !executor.session) {
+  // expected-error @+1 {{'executor.call' op attribute 'symbol' failed to satisfy constraint: string attribute that is not empty and holds no NUL byte}}
+  executor.call %s("fill\00other") () : !executor.session, () -> ()
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // send_binary format
 //===----------------------------------------------------------------------===//
 
