@@ -285,10 +285,7 @@ fn hoist_from_loop<'c, 'a>(
                     || defining_op(send.anchor(session))
                         .and_then(|definer| facts.id(definer))
                         .is_some_and(|definer| hoisted.contains(&definer));
-                let opens = fact
-                    .session
-                    .as_ref()
-                    .and_then(|use_| use_.opens.candidates());
+                let opens = fact.session().and_then(|use_| use_.opens.candidates());
                 if !available || !opens.is_some_and(|opens| opens.iter().all(stays_open)) {
                     break;
                 }
@@ -390,8 +387,7 @@ fn session_per_iteration<'c, 'a>(
     let open_id = facts.id(open)?;
     let close_fact = facts.fact(close)?;
     let closes_it_alone = close_fact
-        .session
-        .as_ref()
+        .session()
         .is_some_and(|use_| use_.status == OPEN && use_.opens.candidates() == Some(&[open_id][..]));
     (only_executor_users && closes_it_alone && !close_fact.outstanding)
         .then_some(SessionPerIteration { open, sends, close })

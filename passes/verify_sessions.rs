@@ -148,7 +148,7 @@ fn closed_session<'c, 'a>(
     fact: &Fact,
     reports: &mut Vec<Report<'c, 'a>>,
 ) {
-    let Some(session) = &fact.session else {
+    let Some(session) = fact.session() else {
         return;
     };
     let Some((severity, paths)) = how_often(session.status, bits::CLOSED) else {
@@ -176,7 +176,7 @@ fn object_not_sent<'c, 'a>(
     fact: &Fact,
     reports: &mut Vec<Report<'c, 'a>>,
 ) {
-    let (Some(session), Some(object)) = (&fact.session, fact.object()) else {
+    let (Some(session), Some(object)) = (fact.session(), fact.object()) else {
         return;
     };
     // Only about sessions known to be open: a closed one is reported as such,

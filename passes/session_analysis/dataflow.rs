@@ -47,7 +47,7 @@ struct Run {
 
 impl Run {
     fn origin(&self, value: Result<Value<'_, '_>, melior::Error>) -> Origin {
-        value.map_or(Origin::Unknown, |value| self.origins.of(value))
+        value.map_or(Origin::UNKNOWN, |value| self.origins.of(value))
     }
 
     /// Records `fact` as what holds at `op` (its latest visit).
@@ -301,7 +301,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             ExecutorOp::Open(_) => self.open(id, state, &mut fact),
             ExecutorOp::SendBinary(send) => {
                 let session = run.origin(send.session());
-                fact.session = Some(self.session_use(state, &session));
+                fact.set_session(self.session_use(state, &session));
                 if let Ok(path) = send.binary_path() {
                     let path = self.path_id(ir::string_bytes(path));
                     self.send(id, &session, path, state, &mut fact);
@@ -309,7 +309,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             }
             ExecutorOp::Launch(launch) => {
                 let session = run.origin(launch.session());
-                fact.session = Some(self.session_use(state, &session));
+                fact.set_session(self.session_use(state, &session));
                 if let Ok(object) = launch.object() {
                     let object = self.path_id(ir::string_bytes(object));
                     fact.detail = Detail::Object(self.object_use(state, &session, object));
@@ -317,7 +317,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             }
             ExecutorOp::LaunchAsync(launch) => {
                 let session = run.origin(launch.session());
-                fact.session = Some(self.session_use(state, &session));
+                fact.set_session(self.session_use(state, &session));
                 if let Ok(object) = launch.object() {
                     let object = self.path_id(ir::string_bytes(object));
                     fact.detail = Detail::Object(self.object_use(state, &session, object));
@@ -344,11 +344,11 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             }
             ExecutorOp::Call(call) => {
                 let session = run.origin(call.session());
-                fact.session = Some(self.session_use(state, &session));
+                fact.set_session(self.session_use(state, &session));
             }
             ExecutorOp::Close(close) => {
                 let session = run.origin(close.session());
-                fact.session = Some(self.session_use(state, &session));
+                fact.set_session(self.session_use(state, &session));
                 match session.candidates() {
                     None => {
                         // It may be any session, the callers' included.
@@ -387,7 +387,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             return SessionUse {
                 status: UNKNOWN,
                 closed_by: Ops::default(),
-                opens: Origin::Unknown,
+                opens: Origin::UNKNOWN,
             };
         };
         let mut bits = 0;
@@ -842,7 +842,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                         statuses.extend(back.stale.keys().map(|op| (*op, CLOSED)));
                     }
                     let mut fact = Fact::default();
-                    fact.detail = Detail::BackEdge(statuses);
+                    fact.detail = Detail::BackEdge(Box::new(statuses));
                     run.record(id, fact);
                 }
                 return (head, exit);

@@ -9,18 +9,24 @@ use super::lattice::{OpId, Ops, Origin, status, token};
 /// The facts of one op. Within one calling context an op's facts are those
 /// of its last visit (the analysis visits ops in loops until nothing
 /// changes, and states only grow); across contexts they are merged. Kept
-/// small: there is one per executor op, copied once per context.
+/// small (72 bytes): there is one per tracked op and calling context, and
+/// they all stay until the analysis ends; what few ops have is boxed.
 #[derive(Clone, Debug, Default)]
 pub struct Fact {
-    /// The session an op uses.
-    pub session: Option<SessionUse>,
+    /// The session an op uses; its status is 0 when it uses none (a use has
+    /// a bit: its handles' statuses or UNKNOWN), which spares an `Option`'s
+    /// tag.
+    session: SessionUse,
     /// What is particular to the kind of op.
     pub detail: Detail,
     /// Tokens (their `executor.launch_async`) that are still pending on some
     /// path where this op drops them: a `func.return` that does not return
     /// them, the `executor.close` of their session, or the launch itself
-    /// running again. Sorted; a boxed slice, as there seldom are any.
-    lost: Box<[OpId]>,
+    /// running again. Sorted; behind one thin pointer, as there seldom are
+    /// any (8 bytes in every fact, where a `Vec` would take 24 and a boxed
+    /// slice 16).
+    #[allow(clippy::box_collection)]
+    lost: Option<Box<Vec<OpId>>>,
     /// At an `executor.close`: a launch_async on its session may still be
     /// running (not awaited, or unknown).
     pub outstanding: bool,
@@ -39,12 +45,15 @@ pub enum Detail {
     /// The token an `executor.await` waits for.
     Wait(AwaitUse),
     /// At an `scf.for` or `scf.while`: the status of each handle at the end
-    /// of an iteration (where the loop goes back to its start).
-    BackEdge(BTreeMap<OpId, u8>),
+    /// of an iteration (where the loop goes back to its start). Boxed: a
+    /// loop's fact is one of many, and the map's 24 bytes inline would make
+    /// every fact's detail 8 bytes larger.
+    #[allow(clippy::box_collection)]
+    BackEdge(Box<BTreeMap<OpId, u8>>),
 }
 
 /// The session an op uses.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct SessionUse {
     /// [`status`] bits of the handle over every path (UNKNOWN for a session
     /// of unknown origin).
@@ -52,6 +61,17 @@ pub struct SessionUse {
     pub closed_by: Ops,
     /// The `executor.open`s it may come from.
     pub opens: Origin,
+}
+
+impl Default for SessionUse {
+    /// No use (see [`Fact::session`]).
+    fn default() -> Self {
+        Self {
+            status: 0,
+            closed_by: Ops::default(),
+            opens: Origin::UNKNOWN,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -89,21 +109,29 @@ pub struct AwaitUse {
 }
 
 impl Fact {
+    /// The session the op uses, if it uses one.
+    pub fn session(&self) -> Option<&SessionUse> {
+        (self.session.status != 0).then_some(&self.session)
+    }
+
+    pub fn set_session(&mut self, session: SessionUse) {
+        self.session = session;
+    }
+
     /// The launches whose tokens this op drops while they may be pending.
     pub fn lost(&self) -> impl Iterator<Item = OpId> + '_ {
-        self.lost.iter().copied()
+        self.lost.iter().flat_map(|lost| lost.iter().copied())
     }
 
     pub fn add_lost(&mut self, launch: OpId) {
-        if let Err(at) = self.lost.binary_search(&launch) {
-            let mut lost = self.lost.to_vec();
+        let lost = self.lost.get_or_insert_default();
+        if let Err(at) = lost.binary_search(&launch) {
             lost.insert(at, launch);
-            self.lost = lost.into_boxed_slice();
         }
     }
 
     pub fn set_lost(&mut self, launches: BTreeSet<OpId>) {
-        self.lost = launches.into_iter().collect();
+        self.lost = (!launches.is_empty()).then(|| Box::new(launches.into_iter().collect()));
     }
 
     pub fn object(&self) -> Option<&ObjectUse> {
@@ -143,14 +171,13 @@ impl Fact {
 
     /// Merges the facts of the same op from another calling context.
     pub fn merge(&mut self, other: &Fact) {
-        match (&mut self.session, &other.session) {
-            (Some(mine), Some(theirs)) => {
-                mine.status |= theirs.status;
-                mine.closed_by.union(&theirs.closed_by);
-                mine.opens = mine.opens.join(&theirs.opens);
-            }
-            (mine @ None, Some(theirs)) => *mine = Some(theirs.clone()),
-            _ => {}
+        let (mine, theirs) = (&mut self.session, &other.session);
+        if mine.status == 0 {
+            *mine = *theirs;
+        } else if theirs.status != 0 {
+            mine.status |= theirs.status;
+            mine.closed_by.union(&theirs.closed_by);
+            mine.opens = mine.opens.join(&theirs.opens);
         }
         match (&mut self.detail, &other.detail) {
             (Detail::Object(mine), Detail::Object(theirs)) => {
@@ -173,7 +200,7 @@ impl Fact {
                 for (op, bits) in mine.iter_mut() {
                     *bits |= theirs.get(op).copied().unwrap_or(status::UNKNOWN);
                 }
-                for (op, bits) in theirs {
+                for (op, bits) in theirs.iter() {
                     mine.entry(*op).or_insert(bits | status::UNKNOWN);
                 }
             }
@@ -181,8 +208,8 @@ impl Fact {
             (mine @ Detail::None, theirs) => *mine = theirs.clone(),
             _ => {}
         }
-        for launch in other.lost.iter() {
-            self.add_lost(*launch);
+        for launch in other.lost() {
+            self.add_lost(launch);
         }
         self.outstanding |= other.outstanding;
     }
@@ -190,9 +217,9 @@ impl Fact {
     /// Adds what an unanalysed calling context may bring: anything. Reports
     /// then only say "on some path", and no rewrite relies on the op.
     pub fn degrade(&mut self) {
-        if let Some(session) = &mut self.session {
-            session.status |= status::UNKNOWN;
-            session.opens = Origin::Unknown;
+        if self.session.status != 0 {
+            self.session.status |= status::UNKNOWN;
+            self.session.opens = Origin::UNKNOWN;
         }
         match &mut self.detail {
             Detail::None => {}
@@ -212,3 +239,6 @@ impl Fact {
         self.outstanding = true;
     }
 }
+
+// The size the comment of `Fact` gives.
+const _: () = assert!(std::mem::size_of::<Fact>() == 72);

@@ -41,23 +41,40 @@ pub mod token {
 /// are copied and compared without allocating.
 const OPS_LIMIT: usize = 4;
 
+/// What fills the slots of [`Ops`] after its ops: no op has this id (it
+/// would take a module of 2^32 ops), and it sorts after every op, so the
+/// slots stay sorted and the count needs no field of its own (a fact holds
+/// several sets: 16 bytes each rather than 20).
+const NO_OP: OpId = OpId::MAX;
+
 /// A few ops, sorted, at most [`OPS_LIMIT`], held inline.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ops {
-    len: u8,
-    /// The ops, then zeros (so that equal sets compare and hash equal).
+    /// The ops, then [`NO_OP`] (so that equal sets compare and hash equal).
     ops: [OpId; OPS_LIMIT],
+}
+
+impl Default for Ops {
+    fn default() -> Self {
+        Self {
+            ops: [NO_OP; OPS_LIMIT],
+        }
+    }
 }
 
 impl Ops {
     pub fn one(op: OpId) -> Self {
-        let mut ops = [0; OPS_LIMIT];
-        ops[0] = op;
-        Self { len: 1, ops }
+        let mut ops = Self::default();
+        ops.ops[0] = op;
+        ops
     }
 
     pub fn ids(&self) -> &[OpId] {
-        &self.ops[..self.len as usize]
+        &self.ops[..self.ops.partition_point(|op| *op != NO_OP)]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ops[0] == NO_OP
     }
 
     /// The sorted union of both, however many ops that is.
@@ -92,12 +109,9 @@ impl Ops {
     }
 
     fn from_sorted(ops: &[OpId]) -> Self {
-        let mut inline = [0; OPS_LIMIT];
-        inline[..ops.len()].copy_from_slice(ops);
-        Self {
-            len: ops.len() as u8,
-            ops: inline,
-        }
+        let mut set = Self::default();
+        set.ops[..ops.len()].copy_from_slice(ops);
+        set
     }
 
     /// Adds `other`'s ops, keeping the first [`OPS_LIMIT`] (notes need not
@@ -140,39 +154,35 @@ impl Ops {
 /// Where a session or token value comes from: one of a few
 /// `executor.open`s (`executor.launch_async`s), or unknown (an argument from
 /// outside the module, the result of an op the analysis does not model).
+/// Unknown is the empty set: a known origin has at least one op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Origin {
-    /// Not empty.
-    Ops(Ops),
-    Unknown,
-}
+pub struct Origin(Ops);
 
 impl Origin {
+    pub const UNKNOWN: Self = Self(Ops {
+        ops: [NO_OP; OPS_LIMIT],
+    });
+
     pub fn op(op: OpId) -> Self {
-        Self::Ops(Ops::one(op))
+        Self(Ops::one(op))
     }
 
     /// Either's ops; unknown beyond [`OPS_LIMIT`] of them.
     pub fn join(&self, other: &Self) -> Self {
-        match (self, other) {
-            (Self::Ops(a), Self::Ops(b)) => {
-                let (all, len) = a.merged(b);
-                if len > OPS_LIMIT {
-                    Self::Unknown
-                } else {
-                    Self::Ops(Ops::from_sorted(&all[..len]))
-                }
-            }
-            _ => Self::Unknown,
+        if self.0.is_empty() || other.0.is_empty() {
+            return Self::UNKNOWN;
+        }
+        let (all, len) = self.0.merged(&other.0);
+        if len > OPS_LIMIT {
+            Self::UNKNOWN
+        } else {
+            Self(Ops::from_sorted(&all[..len]))
         }
     }
 
     /// The ops it may come from; None when unknown.
     pub fn candidates(&self) -> Option<&[OpId]> {
-        match self {
-            Self::Ops(ops) => Some(ops.ids()),
-            Self::Unknown => None,
-        }
+        (!self.0.is_empty()).then(|| self.0.ids())
     }
 }
 
@@ -427,7 +437,7 @@ mod tests {
             origin = origin.join(&Origin::op(op));
         }
         assert_eq!(origin.candidates().map(<[_]>::len), Some(OPS_LIMIT));
-        assert_eq!(origin.join(&Origin::op(99)), Origin::Unknown);
+        assert_eq!(origin.join(&Origin::op(99)), Origin::UNKNOWN);
         assert_eq!(Origin::op(5).join(&Origin::op(5)), Origin::op(5));
     }
 

@@ -139,7 +139,7 @@ pub fn analyze<'c, 'a>(module: OperationRef<'c, 'a>) -> SessionFacts<'c, 'a> {
             let params = info
                 .handle_params
                 .iter()
-                .map(|is_handle| is_handle.then_some(Origin::Unknown))
+                .map(|is_handle| is_handle.then_some(Origin::UNKNOWN))
                 .collect();
             analyzer.context(ContextKey {
                 function,
@@ -323,9 +323,10 @@ struct Function<'c, 'a> {
     body: Option<RegionRef<'c, 'a>>,
     /// The ids of its tracked ops (consecutive: ops are numbered in order).
     ops: std::ops::Range<OpId>,
-    /// Its tracked ops' ids by their addresses, sorted: a lookup searches a
-    /// function's few ops rather than a map of the module's.
-    ids_by_address: Vec<(usize, OpId)>,
+    /// Its tracked ops' ids, sorted by the ops' addresses: a lookup searches
+    /// a function's few ops rather than a map of the module's, and an id is
+    /// 4 bytes where an (address, id) pair would take 16.
+    ids_by_address: Vec<OpId>,
     /// Which arguments are sessions or tokens.
     handle_params: Vec<bool>,
     callable_from_outside: bool,
@@ -431,20 +432,15 @@ impl<'c, 'a> Program<'c, 'a> {
         self.ops.push(op);
         self.op_kinds.push(kind);
         self.op_functions.push(function);
-        if let Some(function) = function {
-            self.functions[function as usize]
-                .ids_by_address
-                .push((op_key(op), id));
-        }
         id
     }
 
     /// The id of `op`, a tracked op of `function`.
     fn id_in(&self, function: FuncId, op: OperationRef<'_, '_>) -> Option<OpId> {
         let ids = &self.functions[function as usize].ids_by_address;
-        ids.binary_search_by_key(&op_key(op), |(address, _)| *address)
+        ids.binary_search_by_key(&op_key(op), |id| op_key(self.ops[*id as usize]))
             .ok()
-            .map(|index| ids[index].1)
+            .map(|index| ids[index])
     }
 
     /// Visits `op` and everything nested in it, in pre-order. `table` is the
@@ -601,9 +597,15 @@ impl<'c, 'a> Program<'c, 'a> {
         if kind == Kind::FuncFunc
             && let Some(function) = function
         {
+            let end = self.ops.len() as OpId;
+            // Less those of functions nested in it, if any.
+            let mut ids: Vec<OpId> = (self.functions[function as usize].ops.start..end)
+                .filter(|id| self.op_functions[*id as usize] == Some(function))
+                .collect();
+            ids.sort_unstable_by_key(|id| op_key(self.ops[*id as usize]));
             let info = &mut self.functions[function as usize];
-            info.ops.end = self.ops.len() as OpId;
-            info.ids_by_address.sort_unstable();
+            info.ops.end = end;
+            info.ids_by_address = ids;
         }
     }
 }

@@ -44,7 +44,7 @@ impl OriginMap {
         self.values
             .get(&value_key(value))
             .cloned()
-            .unwrap_or(Origin::Unknown)
+            .unwrap_or(Origin::UNKNOWN)
     }
 
     /// Whether `value` is a session or token with an origin: every handle
@@ -108,14 +108,16 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
         if value.r#type() != self.analyzer.program.token_type {
             return;
         }
-        if let Some(Origin::Ops(ops)) = self.get(value) {
-            self.map.carried.extend(ops.ids());
+        if let Some(origin) = self.get(value) {
+            self.map
+                .carried
+                .extend(origin.candidates().unwrap_or_default());
         }
     }
 
     fn unknown_results(&mut self, op: OperationRef<'c, 'a>) {
         for result in op.results() {
-            self.give(result.into(), &Origin::Unknown);
+            self.give(result.into(), &Origin::UNKNOWN);
         }
     }
 
@@ -154,7 +156,7 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
                     for_each_block(region, |block| {
                         for index in 0..block.argument_count() {
                             if let Ok(argument) = block.argument(index) {
-                                self.give(argument.into(), &Origin::Unknown);
+                                self.give(argument.into(), &Origin::UNKNOWN);
                             }
                         }
                     });
@@ -198,7 +200,7 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
                     self.mark_carried(operand);
                     self.forward(operand, argument.into());
                 }
-                None => self.give(argument.into(), &Origin::Unknown),
+                None => self.give(argument.into(), &Origin::UNKNOWN),
             }
         }
     }
@@ -219,7 +221,7 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
                 program.is_handle(operand.r#type()).then(|| {
                     self.get(operand).unwrap_or_else(|| {
                         self.unsettled = true;
-                        Origin::Unknown
+                        Origin::UNKNOWN
                     })
                 })
             })
@@ -231,7 +233,7 @@ impl<'c, 'a> Builder<'_, '_, 'c, 'a> {
                 .get(index)
                 .cloned()
                 .flatten()
-                .unwrap_or(Origin::Unknown);
+                .unwrap_or(Origin::UNKNOWN);
             self.give(result.into(), &origin);
         }
     }
