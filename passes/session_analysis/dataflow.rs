@@ -155,6 +155,9 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 None => exit = Some(state),
             }
         }
+        if let Some(exit) = &mut exit {
+            exit.shrink_to_fit();
+        }
         self.on_stack[function] -= 1;
         match &mut self.facts[function] {
             Some(merged) => {
@@ -489,7 +492,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                     },
                 );
             } else {
-                let sent = target.sent.entry(path).or_insert_with(|| Sent {
+                let sent = target.sent.get_or_insert_with(path, || Sent {
                     every: false,
                     by: Ops::default(),
                 });
@@ -758,14 +761,14 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         if runs == Some(false) {
             return true;
         }
-        let (head, back) = self.iterate(run, op, state, |analyzer, run, head| {
+        let (head, back, ()) = self.iterate(run, op, state, |analyzer, run, head| {
             let back = join_all(
                 analyzer
                     .solve_region(run, body, head.clone())
                     .into_iter()
                     .map(|(_, state)| state),
             );
-            (back.clone(), back)
+            (back, ())
         });
         match (runs, back) {
             (Some(true), Some(back)) => {
@@ -789,7 +792,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         let (Ok(before), Ok(after)) = (op.region(0), op.region(1)) else {
             return true;
         };
-        let (_, condition) = self.iterate(run, op, state, |analyzer, run, head| {
+        let (_, _, condition) = self.iterate(run, op, state, |analyzer, run, head| {
             let condition = join_all(
                 analyzer
                     .solve_region(run, before, head.clone())
@@ -818,19 +821,22 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
     /// Iterates a loop from `state` until the state at its start (`head`)
     /// stops growing. `iteration` runs one iteration from `head` and returns
     /// the state at the end of the iteration (the back edge) and what the
-    /// loop's exit sees. Returns the final head and exit, and records the
-    /// back edge's handle statuses at the loop.
+    /// loop's exit sees. Returns the final head, back edge and exit, and
+    /// records the back edge's handle statuses at the loop.
     fn iterate<T>(
         &mut self,
         run: &mut Run,
         op: OperationRef<'c, 'a>,
         state: &State,
         mut iteration: impl FnMut(&mut Self, &mut Run, &State) -> (Option<State>, T),
-    ) -> (State, T) {
+    ) -> (State, Option<State>, T) {
         let mut head = state.clone();
+        // The head joined with the back edge, in the buffers of the head
+        // before (a loop's state is copied at every iteration).
+        let mut next = State::default();
         loop {
             let (back, exit) = iteration(self, run, &head);
-            let mut next = head.clone();
+            next.clone_from(&head);
             if let Some(back) = &back {
                 next.join(back);
             }
@@ -845,9 +851,9 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                     fact.detail = Detail::BackEdge(Box::new(statuses));
                     run.record(id, fact);
                 }
-                return (head, exit);
+                return (head, back, exit);
             }
-            head = next;
+            std::mem::swap(&mut head, &mut next);
         }
     }
 
@@ -859,16 +865,16 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
     ) -> bool {
         let mut after: Option<State> = None;
         for region in op.regions() {
-            let states = if region.first_block().is_none() {
-                // An empty `else`: the state goes on unchanged.
-                vec![state.clone()]
-            } else {
-                self.solve_region(run, region, state.clone())
-                    .into_iter()
-                    .map(|(_, state)| state)
-                    .collect()
-            };
-            for exit in states {
+            if region.first_block().is_none() {
+                // An empty `else`: the state goes on unchanged (joined as it
+                // is, without a copy, when a region came before).
+                match &mut after {
+                    Some(joined) => joined.join(state),
+                    None => after = Some(state.clone()),
+                }
+                continue;
+            }
+            for (_, exit) in self.solve_region(run, region, state.clone()) {
                 match &mut after {
                     Some(joined) => joined.join(&exit),
                     None => after = Some(exit),

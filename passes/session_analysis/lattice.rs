@@ -3,7 +3,7 @@
 //! what is possible on some path, except the sent binaries, which also record
 //! whether they were sent on every path.
 
-use std::collections::BTreeMap;
+use super::sorted_map::SortedMap;
 
 /// An op of the module the analysis tracks (an index into its op table).
 pub type OpId = u32;
@@ -211,7 +211,7 @@ pub struct Sent {
 pub struct Session {
     /// [`status`] bits.
     pub status: u8,
-    pub sent: BTreeMap<PathId, Sent>,
+    pub sent: SortedMap<PathId, Sent>,
     /// Binaries may have been sent that the analysis did not see.
     pub sent_unknown: bool,
     /// A handle of it was passed to code the analysis does not see, which
@@ -224,7 +224,7 @@ impl Default for Session {
     fn default() -> Self {
         Self {
             status: status::CLOSED,
-            sent: BTreeMap::new(),
+            sent: SortedMap::default(),
             sent_unknown: false,
             escaped: false,
         }
@@ -246,7 +246,7 @@ impl Session {
             }
         }
         for (path, theirs) in &other.sent {
-            self.sent.entry(*path).or_insert_with(|| Sent {
+            self.sent.get_or_insert_with(*path, || Sent {
                 every: false,
                 by: theirs.by,
             });
@@ -288,18 +288,37 @@ impl Token {
 /// Handles and tokens not in the maps were not created on any path (SSA
 /// dominance keeps them from being used there); addresses not in `sessions`
 /// have none open.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct State {
     /// Handles that may be open, by their `executor.open`.
-    pub handles: BTreeMap<OpId, Handle>,
+    pub handles: SortedMap<OpId, Handle>,
     /// Handles closed on every path, with their address and closes: kept
     /// apart so that closing an address only visits the handles that may be
     /// open.
-    pub stale: BTreeMap<OpId, (AddressId, Ops)>,
+    pub stale: SortedMap<OpId, (AddressId, Ops)>,
     /// Sessions by address; an address without an entry has none.
-    pub sessions: BTreeMap<AddressId, Session>,
+    pub sessions: SortedMap<AddressId, Session>,
     /// Tokens by their `executor.launch_async`.
-    pub tokens: BTreeMap<OpId, Token>,
+    pub tokens: SortedMap<OpId, Token>,
+}
+
+impl Clone for State {
+    fn clone(&self) -> Self {
+        Self {
+            handles: self.handles.clone(),
+            stale: self.stale.clone(),
+            sessions: self.sessions.clone(),
+            tokens: self.tokens.clone(),
+        }
+    }
+
+    /// Copies into `self`'s buffers (the derived one would drop them).
+    fn clone_from(&mut self, source: &Self) {
+        self.handles.clone_from(&source.handles);
+        self.stale.clone_from(&source.stale);
+        self.sessions.clone_from(&source.sessions);
+        self.tokens.clone_from(&source.tokens);
+    }
 }
 
 impl State {
@@ -316,7 +335,16 @@ impl State {
 
     /// The session at `address`, made if there was none.
     pub fn session_mut(&mut self, address: AddressId) -> &mut Session {
-        self.sessions.entry(address).or_default()
+        self.sessions.get_or_insert_with(address, Session::default)
+    }
+
+    /// Gives back the room of entries removed: for a state the memo of
+    /// calling contexts keeps.
+    pub fn shrink_to_fit(&mut self) {
+        self.handles.shrink_to_fit();
+        self.stale.shrink_to_fit();
+        self.sessions.shrink_to_fit();
+        self.tokens.shrink_to_fit();
     }
 
     /// Makes `self` what holds after `self`'s paths and `other`'s meet.

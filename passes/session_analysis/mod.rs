@@ -14,6 +14,7 @@
 //!   loops.
 //! - [`facts`]: what holds at each op over every path and calling context.
 //! - [`fast_hash`]: the hash maps all of these look ops and values up in.
+//! - [`sorted_map`]: the maps of the abstract state.
 //!
 //! Calls: a callee is analysed once per calling context, a context being the
 //! origins of its session and token arguments and the part of the caller's
@@ -32,6 +33,7 @@ mod facts;
 mod fast_hash;
 mod lattice;
 mod origins;
+mod sorted_map;
 
 use std::{collections::BTreeSet, rc::Rc};
 
