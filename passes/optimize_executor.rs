@@ -114,8 +114,8 @@ fn rewrite<'c, 'a>(
         }
     }
     drop(dominance);
-    for (_, op, _, fact) in facts.ops() {
-        if let Some(back_edge) = fact.and_then(Fact::back_edge) {
+    for (id, op, _, _) in facts.ops() {
+        if let Some(back_edge) = facts.back_edge(id) {
             hoist_from_loop(facts, op, back_edge, &mut plan);
         }
     }
@@ -320,9 +320,9 @@ fn defined_outside(value: Value<'_, '_>, loop_op: OperationRef<'_, '_>) -> bool 
 /// whether it changed anything.
 fn keep_sessions_across_iterations<'c>(context: &'c Context, facts: &SessionFacts<'c, '_>) -> bool {
     let mut changed = false;
-    for (_, op, kind, fact) in facts.ops() {
+    for (id, op, kind, _) in facts.ops() {
         if kind == Kind::ScfFor
-            && fact.is_some_and(|fact| fact.back_edge().is_some())
+            && facts.back_edge(id).is_some()
             && let Some(pattern) = session_per_iteration(facts, op)
         {
             keep_session(context, op, &pattern);

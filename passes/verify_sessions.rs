@@ -74,8 +74,8 @@ fn reports<'c, 'a>(facts: &SessionFacts<'c, 'a>) -> Vec<Report<'c, 'a>> {
     let mut reports = Vec::new();
     // The ops where each lost launch's token is dropped, by launch.
     let mut lost: BTreeMap<OpId, Vec<(OpId, Kind)>> = BTreeMap::new();
-    for (id, _, kind, fact) in facts.ops() {
-        for launch in fact.into_iter().flat_map(Fact::lost) {
+    for (id, _, kind, _) in facts.ops() {
+        for launch in facts.lost(id) {
             lost.entry(launch).or_default().push((id, kind));
         }
     }

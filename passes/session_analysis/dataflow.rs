@@ -15,7 +15,7 @@ use melior::ir::{
 
 use super::{
     Analyzer, CONTEXT_LIMIT, ContextKey, ContextResult, FuncId, Kind, Reach,
-    facts::{AwaitUse, Detail, Fact, ObjectUse, OpenUse, SendUse, SessionUse},
+    facts::{AwaitUse, Detail, Fact, FactTable, ObjectUse, OpenUse, SendUse, SessionUse},
     fast_hash::FastMap,
     lattice::{
         AddressId, Handle, OpId, Ops, Origin, PathId, Sent, Session, State, Token, join_all,
@@ -35,12 +35,11 @@ use crate::{
 struct Run {
     function: FuncId,
     origins: Rc<OriginMap>,
-    /// The id of the function's first tracked op: its ops are numbered
-    /// consecutively.
-    first_op: OpId,
-    /// The facts of this context, by op id from `first_op`: each op's last
-    /// visit.
-    facts: Vec<Option<Fact>>,
+    /// The facts of this context: each op's last visit.
+    facts: FactTable,
+    /// The launches the op being transferred drops while they may be
+    /// pending, recorded with its fact.
+    lost: BTreeSet<OpId>,
     /// A session of unknown origin was closed (here or in a callee).
     closes_unknown: bool,
 }
@@ -50,9 +49,11 @@ impl Run {
         value.map_or(Origin::UNKNOWN, |value| self.origins.of(value))
     }
 
-    /// Records `fact` as what holds at `op` (its latest visit).
+    /// Records `fact`, and the launches gathered in `lost`, as what holds
+    /// at `op` (its latest visit).
     fn record(&mut self, op: OpId, fact: Fact) {
-        self.facts[(op - self.first_op) as usize] = Some(fact);
+        let lost = std::mem::take(&mut self.lost);
+        self.facts.record(op, fact, lost);
     }
 }
 
@@ -113,8 +114,8 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         let mut run = Run {
             function: key.function,
             origins: self.origins(key.function, key.params.clone()),
-            first_op: ops.start,
-            facts: vec![None; ops.len()],
+            facts: FactTable::new(ops.start, ops.len()),
+            lost: BTreeSet::new(),
             closes_unknown: false,
         };
         let exits = self.solve_region(&mut run, body, key.entry.clone());
@@ -143,9 +144,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 .map(|(op, _)| *op)
                 .collect();
             if let Some(id) = program.id_in(key.function, terminator) {
-                let mut fact = Fact::default();
-                fact.set_lost(lost);
-                run.record(id, fact);
+                run.facts.record(id, Fact::default(), lost);
             }
             state.tokens.retain(|op, _| !made_here(op));
             state.handles.retain(|op, _| !made_here(op));
@@ -160,15 +159,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         }
         self.on_stack[function] -= 1;
         match &mut self.facts[function] {
-            Some(merged) => {
-                for (fact, merged) in run.facts.into_iter().zip(merged.iter_mut()) {
-                    match (fact, merged) {
-                        (Some(fact), Some(merged)) => merged.merge(&fact),
-                        (Some(fact), slot @ None) => *slot = Some(fact),
-                        (None, _) => {}
-                    }
-                }
-            }
+            Some(merged) => merged.merge(run.facts),
             slot @ None => *slot = Some(run.facts),
         }
         let result = Rc::new(ContextResult {
@@ -329,7 +320,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 // pending drops it, unless a loop carries it on.
                 if state.tokens.get(&id).is_some_and(is_lost) && !run.origins.carried.contains(&id)
                 {
-                    fact.add_lost(id);
+                    run.lost.insert(id);
                 }
                 state.tokens.insert(
                     id,
@@ -359,7 +350,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                         fact.outstanding = true;
                         run.closes_unknown = true;
                     }
-                    Some(handles) => self.close(id, handles, state, &mut fact),
+                    Some(handles) => self.close(id, handles, state, &mut fact, &mut run.lost),
                 }
             }
         }
@@ -580,8 +571,16 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
     /// `executor.close` of a handle that is one of `handles`: the session at
     /// its address ends, and with it every handle of that address (the
     /// runtime gave them all the same session) and the record of its
-    /// launches in flight.
-    fn close(&self, id: OpId, handles: &[OpId], state: &mut State, fact: &mut Fact) {
+    /// launches in flight. The launches whose tokens it drops while pending
+    /// go into `lost`.
+    fn close(
+        &self,
+        id: OpId,
+        handles: &[OpId],
+        state: &mut State,
+        fact: &mut Fact,
+        lost: &mut BTreeSet<OpId>,
+    ) {
         let addresses: BTreeSet<AddressId> =
             handles.iter().filter_map(|h| self.address_of(*h)).collect();
         fact.outstanding = state.tokens.values().any(|token| {
@@ -641,7 +640,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             };
             if strong && on.is_subset(&addresses) {
                 if is_lost(token) {
-                    fact.add_lost(op);
+                    lost.insert(op);
                 }
                 token.status = (token.status & !token::PENDING) | token::ENDED;
                 token.ended_by.union(&Ops::one(id));
@@ -847,9 +846,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                         statuses.extend(back.handles.iter().map(|(op, h)| (*op, h.status)));
                         statuses.extend(back.stale.keys().map(|op| (*op, CLOSED)));
                     }
-                    let mut fact = Fact::default();
-                    fact.detail = Detail::BackEdge(Box::new(statuses));
-                    run.record(id, fact);
+                    run.facts.record_back_edge(id, statuses);
                 }
                 return (head, back, exit);
             }

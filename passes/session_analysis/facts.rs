@@ -4,14 +4,19 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::lattice::{OpId, Ops, Origin, status, token};
+use super::{
+    lattice::{OpId, Ops, Origin, status, token},
+    sorted_map::SortedMap,
+};
 
 /// The facts of one op. Within one calling context an op's facts are those
 /// of its last visit (the analysis visits ops in loops until nothing
 /// changes, and states only grow); across contexts they are merged. Kept
-/// small (72 bytes): there is one per tracked op and calling context, and
-/// they all stay until the analysis ends; what few ops have is boxed.
-#[derive(Clone, Debug, Default)]
+/// small (64 bytes) and plain data: there is one per tracked op and calling
+/// context, they all stay until the analysis ends, and a table of them is
+/// freed without a visit to each. What few ops have is in their
+/// [`FactTable`].
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Fact {
     /// The session an op uses; its status is 0 when it uses none (a use has
     /// a bit: its handles' statuses or UNKNOWN), which spares an `Option`'s
@@ -19,20 +24,12 @@ pub struct Fact {
     session: SessionUse,
     /// What is particular to the kind of op.
     pub detail: Detail,
-    /// Tokens (their `executor.launch_async`) that are still pending on some
-    /// path where this op drops them: a `func.return` that does not return
-    /// them, the `executor.close` of their session, or the launch itself
-    /// running again. Sorted; behind one thin pointer, as there seldom are
-    /// any (8 bytes in every fact, where a `Vec` would take 24 and a boxed
-    /// slice 16).
-    #[allow(clippy::box_collection)]
-    lost: Option<Box<Vec<OpId>>>,
     /// At an `executor.close`: a launch_async on its session may still be
     /// running (not awaited, or unknown).
     pub outstanding: bool,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub enum Detail {
     #[default]
     None,
@@ -44,12 +41,6 @@ pub enum Detail {
     Open(OpenUse),
     /// The token an `executor.await` waits for.
     Wait(AwaitUse),
-    /// At an `scf.for` or `scf.while`: the status of each handle at the end
-    /// of an iteration (where the loop goes back to its start). Boxed: a
-    /// loop's fact is one of many, and the map's 24 bytes inline would make
-    /// every fact's detail 8 bytes larger.
-    #[allow(clippy::box_collection)]
-    BackEdge(Box<BTreeMap<OpId, u8>>),
 }
 
 /// The session an op uses.
@@ -74,7 +65,7 @@ impl Default for SessionUse {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct ObjectUse {
     /// Sent on the session on every path.
     pub every: bool,
@@ -84,7 +75,7 @@ pub struct ObjectUse {
     pub unknown: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct SendUse {
     /// The path was sent on the session on every path, which is open.
     pub redundant: bool,
@@ -92,7 +83,7 @@ pub struct SendUse {
     pub sent_by: Ops,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct OpenUse {
     /// Other opens of the same address whose handle is open on every path
     /// reaching this one (some of them): the runtime returns their session
@@ -100,7 +91,7 @@ pub struct OpenUse {
     pub same_session: Ops,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct AwaitUse {
     /// [`token`] bits over every path.
     pub status: u8,
@@ -116,22 +107,6 @@ impl Fact {
 
     pub fn set_session(&mut self, session: SessionUse) {
         self.session = session;
-    }
-
-    /// The launches whose tokens this op drops while they may be pending.
-    pub fn lost(&self) -> impl Iterator<Item = OpId> + '_ {
-        self.lost.iter().flat_map(|lost| lost.iter().copied())
-    }
-
-    pub fn add_lost(&mut self, launch: OpId) {
-        let lost = self.lost.get_or_insert_default();
-        if let Err(at) = lost.binary_search(&launch) {
-            lost.insert(at, launch);
-        }
-    }
-
-    pub fn set_lost(&mut self, launches: BTreeSet<OpId>) {
-        self.lost = (!launches.is_empty()).then(|| Box::new(launches.into_iter().collect()));
     }
 
     pub fn object(&self) -> Option<&ObjectUse> {
@@ -162,15 +137,8 @@ impl Fact {
         }
     }
 
-    pub fn back_edge(&self) -> Option<&BTreeMap<OpId, u8>> {
-        match &self.detail {
-            Detail::BackEdge(statuses) => Some(statuses),
-            _ => None,
-        }
-    }
-
     /// Merges the facts of the same op from another calling context.
-    pub fn merge(&mut self, other: &Fact) {
+    fn merge(&mut self, other: &Fact) {
         let (mine, theirs) = (&mut self.session, &other.session);
         if mine.status == 0 {
             *mine = *theirs;
@@ -196,27 +164,16 @@ impl Fact {
                 mine.status |= theirs.status;
                 mine.by.union(&theirs.by);
             }
-            (Detail::BackEdge(mine), Detail::BackEdge(theirs)) => {
-                for (op, bits) in mine.iter_mut() {
-                    *bits |= theirs.get(op).copied().unwrap_or(status::UNKNOWN);
-                }
-                for (op, bits) in theirs.iter() {
-                    mine.entry(*op).or_insert(bits | status::UNKNOWN);
-                }
-            }
             // One context may not have got as far into the op as another.
-            (mine @ Detail::None, theirs) => *mine = theirs.clone(),
+            (mine @ Detail::None, theirs) => *mine = *theirs,
             _ => {}
-        }
-        for launch in other.lost() {
-            self.add_lost(launch);
         }
         self.outstanding |= other.outstanding;
     }
 
     /// Adds what an unanalysed calling context may bring: anything. Reports
     /// then only say "on some path", and no rewrite relies on the op.
-    pub fn degrade(&mut self) {
+    fn degrade(&mut self) {
         if self.session.status != 0 {
             self.session.status |= status::UNKNOWN;
             self.session.opens = Origin::UNKNOWN;
@@ -230,15 +187,111 @@ impl Fact {
             Detail::Send(send) => send.redundant = false,
             Detail::Open(open) => open.same_session = Ops::default(),
             Detail::Wait(wait) => wait.status |= token::UNKNOWN,
-            Detail::BackEdge(statuses) => {
-                statuses
-                    .values_mut()
-                    .for_each(|bits| *bits |= status::UNKNOWN);
-            }
         }
         self.outstanding = true;
     }
 }
 
+/// The facts of one function's ops, in one calling context or merged over
+/// several.
+pub struct FactTable {
+    /// The id of the function's first tracked op: its ops are numbered
+    /// consecutively.
+    first: OpId,
+    /// By op id from `first`; None for an op no visit reached.
+    facts: Vec<Option<Fact>>,
+    /// Tokens (their `executor.launch_async`) that are still pending on some
+    /// path where an op drops them: a `func.return` that does not return
+    /// them, the `executor.close` of their session, or the launch itself
+    /// running again. By op, for the few ops that drop any.
+    lost: SortedMap<OpId, BTreeSet<OpId>>,
+    /// At each `scf.for` and `scf.while`: the status of each handle at the
+    /// end of an iteration (where the loop goes back to its start).
+    back_edges: SortedMap<OpId, BTreeMap<OpId, u8>>,
+}
+
+impl FactTable {
+    /// No facts yet for the `len` ops from `first`.
+    pub fn new(first: OpId, len: usize) -> Self {
+        Self {
+            first,
+            facts: vec![None; len],
+            lost: SortedMap::default(),
+            back_edges: SortedMap::default(),
+        }
+    }
+
+    pub fn fact(&self, op: OpId) -> Option<&Fact> {
+        self.facts[(op - self.first) as usize].as_ref()
+    }
+
+    /// The launches whose tokens `op` drops while they may be pending.
+    pub fn lost(&self, op: OpId) -> impl Iterator<Item = OpId> + '_ {
+        self.lost.get(&op).into_iter().flatten().copied()
+    }
+
+    /// The statuses of the handles at the end of an iteration of the loop
+    /// `op`.
+    pub fn back_edge(&self, op: OpId) -> Option<&BTreeMap<OpId, u8>> {
+        self.back_edges.get(&op)
+    }
+
+    /// Records what holds at `op`, and the launches it drops, on its latest
+    /// visit: they replace those of the visits before.
+    pub fn record(&mut self, op: OpId, fact: Fact, lost: BTreeSet<OpId>) {
+        self.facts[(op - self.first) as usize] = Some(fact);
+        if lost.is_empty() {
+            self.lost.remove(&op);
+        } else {
+            self.lost.insert(op, lost);
+        }
+    }
+
+    /// Records the back edge of the loop `op` on its latest visit.
+    pub fn record_back_edge(&mut self, op: OpId, statuses: BTreeMap<OpId, u8>) {
+        self.record(op, Fact::default(), BTreeSet::new());
+        self.back_edges.insert(op, statuses);
+    }
+
+    /// Merges the facts of the same function from another calling context.
+    pub fn merge(&mut self, other: Self) {
+        for (fact, merged) in other.facts.into_iter().zip(self.facts.iter_mut()) {
+            match (fact, merged) {
+                (Some(fact), Some(merged)) => merged.merge(&fact),
+                (Some(fact), slot @ None) => *slot = Some(fact),
+                (None, _) => {}
+            }
+        }
+        for (op, launches) in other.lost.iter() {
+            self.lost
+                .get_or_insert_with(*op, BTreeSet::new)
+                .extend(launches.iter().copied());
+        }
+        for (op, theirs) in other.back_edges.iter() {
+            let Some(mine) = self.back_edges.get_mut(op) else {
+                self.back_edges.insert(*op, theirs.clone());
+                continue;
+            };
+            for (handle, bits) in mine.iter_mut() {
+                *bits |= theirs.get(handle).copied().unwrap_or(status::UNKNOWN);
+            }
+            for (handle, bits) in theirs {
+                mine.entry(*handle).or_insert(bits | status::UNKNOWN);
+            }
+        }
+    }
+
+    /// Adds to every fact what an unanalysed calling context may bring (see
+    /// [`Fact::degrade`]).
+    pub fn degrade(&mut self) {
+        self.facts.iter_mut().flatten().for_each(Fact::degrade);
+        for statuses in self.back_edges.values_mut() {
+            statuses
+                .values_mut()
+                .for_each(|bits| *bits |= status::UNKNOWN);
+        }
+    }
+}
+
 // The size the comment of `Fact` gives.
-const _: () = assert!(std::mem::size_of::<Fact>() == 72);
+const _: () = assert!(std::mem::size_of::<Fact>() == 64);

@@ -35,7 +35,10 @@ mod lattice;
 mod origins;
 mod sorted_map;
 
-use std::{collections::BTreeSet, rc::Rc};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    rc::Rc,
+};
 
 use melior::{
     Context,
@@ -47,6 +50,7 @@ use melior::{
 };
 
 pub use facts::Fact;
+use facts::FactTable;
 use fast_hash::{FastMap, FastSet};
 use lattice::{AddressId, Origin, State};
 pub use lattice::{OpId, status as session_status, token as token_status};
@@ -68,11 +72,10 @@ pub struct SessionFacts<'c, 'a> {
     facts: FunctionFacts,
 }
 
-/// Facts by function (None for one never analysed), each by op id from the
-/// function's first (its ops are numbered consecutively; None for an op no
-/// analysis reached). A function's first context leaves its table here as it
-/// is, with no copy: most functions have one context.
-type FunctionFacts = Vec<Option<Vec<Option<Fact>>>>;
+/// Facts by function (None for one never analysed). A function's first
+/// context leaves its table here as it is, with no copy: most functions
+/// have one context.
+type FunctionFacts = Vec<Option<FactTable>>;
 
 impl<'c, 'a> SessionFacts<'c, 'a> {
     /// The tracked ops (executor ops, calls, returns and loops) with their
@@ -90,9 +93,29 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
     }
 
     fn fact_of(&self, id: OpId) -> Option<&Fact> {
+        self.table_of(id)?.fact(id)
+    }
+
+    /// The facts of the function of the tracked op `id`.
+    fn table_of(&self, id: OpId) -> Option<&FactTable> {
         let function = self.program.op_functions.get(id as usize).copied()??;
-        let first = self.program.functions[function as usize].ops.start;
-        self.facts.get(function as usize)?.as_ref()?[(id - first) as usize].as_ref()
+        self.facts.get(function as usize)?.as_ref()
+    }
+
+    /// The launches whose tokens the tracked op `id` drops while they may be
+    /// pending: a `func.return` that does not return them, the
+    /// `executor.close` of their session, or the launch itself running
+    /// again.
+    pub fn lost(&self, id: OpId) -> impl Iterator<Item = OpId> + '_ {
+        self.table_of(id)
+            .into_iter()
+            .flat_map(move |table| table.lost(id))
+    }
+
+    /// At the `scf.for` or `scf.while` `id`: the status of each handle at
+    /// the end of an iteration, over every context.
+    pub fn back_edge(&self, id: OpId) -> Option<&BTreeMap<OpId, u8>> {
+        self.table_of(id)?.back_edge(id)
     }
 
     pub fn op(&self, id: OpId) -> OperationRef<'c, 'a> {
@@ -686,7 +709,7 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
             contexts: vec![0; program.functions.len()],
             on_stack: vec![0; program.functions.len()],
             unanalysed: FastSet::default(),
-            facts: vec![None; program.functions.len()],
+            facts: program.functions.iter().map(|_| None).collect(),
             paths: Interner::default(),
         }
     }
@@ -723,10 +746,9 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
         // or unreachable) calls its callee in a context it did not analyse.
         for (call, callee) in &program.callees {
             let reached = program.op_functions[*call as usize].is_some_and(|caller| {
-                let first = program.functions[caller as usize].ops.start;
                 self.facts[caller as usize]
                     .as_ref()
-                    .is_some_and(|facts| facts[(*call - first) as usize].is_some())
+                    .is_some_and(|facts| facts.fact(*call).is_some())
             });
             if !reached {
                 self.unanalysed.insert(*callee);
@@ -744,12 +766,8 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
             }
         }
         for function in &self.unanalysed {
-            for fact in self.facts[*function as usize]
-                .iter_mut()
-                .flatten()
-                .flatten()
-            {
-                fact.degrade();
+            if let Some(facts) = &mut self.facts[*function as usize] {
+                facts.degrade();
             }
         }
         self.facts
