@@ -281,6 +281,38 @@ impl<'c, 'a> Emitter<'c, 'a> {
     }
 }
 
+/// `llvm.mlir.constant(value : value_type)`.
+pub fn constant_op<'c>(
+    context: &'c Context,
+    value_type: Type<'c>,
+    value: i64,
+    location: Location<'c>,
+) -> Operation<'c> {
+    ods::llvm::mlir_constant(
+        context,
+        value_type,
+        IntegerAttribute::new(value_type, value).into(),
+        location,
+    )
+    .into()
+}
+
+/// `llvm.mlir.addressof @global`.
+pub fn address_of_op<'c>(
+    context: &'c Context,
+    types: LlvmTypes<'c>,
+    global: &str,
+    location: Location<'c>,
+) -> Operation<'c> {
+    ods::llvm::mlir_addressof(
+        context,
+        types.ptr,
+        FlatSymbolRefAttribute::new(context, global),
+        location,
+    )
+    .into()
+}
+
 /// The op that begins the coroutine whose entry block is `block`, if it is
 /// one: `async.coro.begin` before the async dialect's lowering to LLVM,
 /// `llvm.intr.coro.begin` after it.
@@ -360,15 +392,8 @@ impl<'c, 'a> Prologue<'c, 'a> {
         if let Some(constant) = self.constants.get(&(value_type, value)) {
             return *constant;
         }
-        let constant = self.append_value(
-            ods::llvm::mlir_constant(
-                self.context,
-                value_type,
-                IntegerAttribute::new(value_type, value).into(),
-                self.location,
-            )
-            .into(),
-        );
+        let constant =
+            self.append_value(constant_op(self.context, value_type, value, self.location));
         self.constants.insert((value_type, value), constant);
         constant
     }
@@ -378,15 +403,12 @@ impl<'c, 'a> Prologue<'c, 'a> {
         if let Some(address) = self.addresses.get(global) {
             return *address;
         }
-        let address = self.append_value(
-            ods::llvm::mlir_addressof(
-                self.context,
-                self.types.ptr,
-                FlatSymbolRefAttribute::new(self.context, global),
-                self.location,
-            )
-            .into(),
-        );
+        let address = self.append_value(address_of_op(
+            self.context,
+            self.types,
+            global,
+            self.location,
+        ));
         self.addresses.insert(global.to_owned(), address);
         address
     }

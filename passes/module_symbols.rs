@@ -23,15 +23,19 @@ use melior::{
         Attribute, Block, BlockLike, BlockRef, Location, Operation, OperationRef, Region,
         RegionLike, Type, Value,
         attribute::{
-            DenseElementsAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute,
-            IntegerAttribute, StringAttribute, TypeAttribute,
+            DenseElementsAttribute, DenseI64ArrayAttribute, IntegerAttribute, StringAttribute,
+            TypeAttribute,
         },
         operation::OperationLike,
         r#type::RankedTensorType,
     },
 };
 
-use super::{ir, llvm_builder::LlvmTypes, symbol_names::SymbolNames};
+use super::{
+    ir,
+    llvm_builder::{LlvmTypes, address_of_op, constant_op},
+    symbol_names::SymbolNames,
+};
 
 pub struct ModuleSymbols<'c, 'a> {
     context: &'c Context,
@@ -255,26 +259,10 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
         };
         let mut site = value_of(llvm::zero(site_type, location));
         for (index, value) in fields {
-            let value = match value {
-                SiteField::Global(name) => value_of(
-                    ods::llvm::mlir_addressof(
-                        context,
-                        self.types.ptr,
-                        FlatSymbolRefAttribute::new(context, name),
-                        location,
-                    )
-                    .into(),
-                ),
-                SiteField::Count(count) => value_of(
-                    ods::llvm::mlir_constant(
-                        context,
-                        self.types.i64,
-                        IntegerAttribute::new(self.types.i64, *count).into(),
-                        location,
-                    )
-                    .into(),
-                ),
-            };
+            let value = value_of(match value {
+                SiteField::Global(name) => address_of_op(context, self.types, name, location),
+                SiteField::Count(count) => constant_op(context, self.types.i64, *count, location),
+            });
             site = value_of(llvm::insert_value(
                 context,
                 site,
