@@ -9,7 +9,7 @@ use std::{
     ffi::{CStr, c_char, c_void},
     fmt,
     panic::{AssertUnwindSafe, catch_unwind},
-    sync::Once,
+    sync::{Arc, Once},
     time::{Duration, Instant},
 };
 
@@ -30,7 +30,10 @@ use crate::{
 /// Where a failing call came from, for its one-line message.
 struct Call<'a> {
     function: &'static str,
-    address: Option<String>,
+    /// The session the call uses, whose address its report line names.
+    session: Option<Arc<Session>>,
+    /// The address as the program spelled it, for a call without a session.
+    address: Option<&'a str>,
     /// The entry or symbol the call runs.
     symbol: Option<Cow<'a, str>>,
     /// The binary the call loads.
@@ -42,30 +45,42 @@ impl<'a> Call<'a> {
         init_host_process();
         Self {
             function,
+            session: None,
             address: None,
             symbol: None,
             path: None,
         }
     }
 
-    fn session(&mut self, handle: i64) -> Result<Session> {
+    fn session(&mut self, handle: i64) -> Result<Arc<Session>> {
         let session = sessions::get(handle)?;
-        self.address = Some(session.address.to_string());
+        self.session = Some(Arc::clone(&session));
         Ok(session)
+    }
+
+    /// The address the call goes to, if it has one yet.
+    fn address(&self) -> Option<String> {
+        match (&self.session, self.address) {
+            (Some(session), _) => Some(session.address.to_string()),
+            (None, address) => address.map(str::to_owned),
+        }
     }
 
     /// Runs `body`; on failure reports and exits.
     fn run<T>(mut self, body: impl FnOnce(&mut Self) -> Result<T>) -> T {
-        let started = Instant::now();
+        // The clock is read (and the address written out) only for the log.
+        let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
         let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut self)));
-        tracing::debug!(
-            function = self.function,
-            address = self.address.as_deref().unwrap_or(""),
-            symbol = self.symbol.as_deref().unwrap_or(""),
-            path = self.path.unwrap_or(""),
-            elapsed_us = %Microseconds(started.elapsed()),
-            "executor call"
-        );
+        if let Some(started) = started {
+            tracing::debug!(
+                function = self.function,
+                address = self.address().unwrap_or_default(),
+                symbol = self.symbol.as_deref().unwrap_or(""),
+                path = self.path.unwrap_or(""),
+                elapsed_us = %Microseconds(started.elapsed()),
+                "executor call"
+            );
+        }
         match outcome {
             Ok(Ok(value)) => value,
             Ok(Err(error)) => self.fail(&error.to_string()),
@@ -90,7 +105,7 @@ impl<'a> Call<'a> {
     /// The one line that reports `message` about this call.
     fn line(&self, message: &str) -> String {
         let mut context = Vec::new();
-        if let Some(address) = &self.address {
+        if let Some(address) = self.address() {
             context.push(format!("address {address}"));
         }
         if let Some(symbol) = &self.symbol {
@@ -217,7 +232,7 @@ pub unsafe extern "C" fn __catalyst__executor__open(addr: *const c_char) -> i64 
     Call::new("__catalyst__executor__open").run(|call| {
         // SAFETY: `addr` is null or a NUL-terminated string (the contract).
         let address = unsafe { text(addr, "the address") }?;
-        call.address = Some(address.to_owned());
+        call.address = Some(address);
         sessions::open(address)
     })
 }
@@ -528,7 +543,7 @@ pub unsafe extern "C" fn __catalyst__executor__launch_async(
 pub extern "C" fn __catalyst__executor__await(token: i64) {
     Call::new("__catalyst__executor__await").run(|call| {
         let (session, executor_token, entry) = sessions::take_launch(token)?;
-        call.address = Some(session.address.to_string());
+        call.session = Some(Arc::clone(&session));
         call.symbol = Some(entry.into());
         let _deadline = call.deadline(&session)?;
         session.executor.await_launch(executor_token)

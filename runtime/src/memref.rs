@@ -23,18 +23,24 @@ impl DenseBuffer {
     /// The number of bytes the sizes call for, or None if it overflows or a
     /// size is negative.
     pub fn expected_len(element_size: u64, sizes: &[i64]) -> Option<usize> {
-        sizes
-            .iter()
-            .try_fold(element_size, |product, size| {
-                product.checked_mul(u64::try_from(*size).ok()?)
-            })
-            .and_then(|bytes| usize::try_from(bytes).ok())
+        dense_len(element_size, sizes.iter().copied())
     }
 
     /// Whether `data` holds exactly the bytes the sizes call for.
     pub fn is_consistent(&self) -> bool {
         Self::expected_len(self.element_size, &self.sizes) == Some(self.data.len())
     }
+}
+
+/// The bytes of elements of `element_size` bytes and `sizes` densely packed,
+/// or None if that overflows or a size is negative.
+pub fn dense_len(element_size: u64, sizes: impl Iterator<Item = i64>) -> Option<usize> {
+    let mut sizes = sizes;
+    sizes
+        .try_fold(element_size, |product, size| {
+            product.checked_mul(u64::try_from(size).ok()?)
+        })
+        .and_then(|bytes| usize::try_from(bytes).ok())
 }
 
 /// A memref's elements densely packed in row-major order, where they are:
@@ -101,81 +107,111 @@ impl Descriptor {
     }
 
     pub fn sizes(&self) -> Vec<i64> {
-        (0..self.rank)
-            .map(|dim| self.word(descriptor::size_word(dim)))
-            .collect()
+        (0..self.rank).map(|dim| self.size(dim)).collect()
     }
 
-    pub fn strides(&self) -> Vec<i64> {
+    pub fn size(&self, dim: usize) -> i64 {
+        self.word(descriptor::size_word(dim))
+    }
+
+    /// The bytes its elements take densely packed, or None if that overflows
+    /// or a size is negative (as [`DenseBuffer::expected_len`]).
+    pub fn dense_len(&self) -> Option<usize> {
+        dense_len(
+            self.element_size as u64,
+            (0..self.rank).map(|dim| self.size(dim)),
+        )
+    }
+
+    fn stride(&self, dim: usize) -> i64 {
+        self.word(descriptor::stride_word(self.rank, dim))
+    }
+
+    /// How many elements the sizes span (a negative size counts as 0).
+    fn element_count(&self) -> usize {
         (0..self.rank)
-            .map(|dim| self.word(descriptor::stride_word(self.rank, dim)))
-            .collect()
+            .map(|dim| self.size(dim).max(0) as usize)
+            .product()
     }
 
     /// Whether the strides are those of a dense row-major layout.
-    fn is_row_major(&self, sizes: &[i64], strides: &[i64]) -> bool {
+    fn is_row_major(&self) -> bool {
         let mut expected = 1i64;
-        for (size, stride) in sizes.iter().zip(strides).rev() {
-            if *size != 1 && *stride != expected {
+        for dim in (0..self.rank).rev() {
+            let size = self.size(dim);
+            if size != 1 && self.stride(dim) != expected {
                 return false;
             }
-            expected *= (*size).max(1);
+            expected *= size.max(1);
         }
         true
+    }
+
+    /// The elements where they are, if the layout is dense row-major.
+    fn row_major_data(&self) -> Option<&[u8]> {
+        if !self.is_row_major() {
+            return None;
+        }
+        let len = self.element_count() * self.element_size;
+        if len == 0 {
+            return Some(&[]);
+        }
+        let aligned = self.word(descriptor::ALIGNED) as *const u8;
+        let offset = self.word(descriptor::OFFSET);
+        // SAFETY: `from_raw`'s contract: a dense buffer holds every element
+        // from the offset on, and stays alive and unchanged while the
+        // descriptor is used (the borrow of `self`).
+        Some(unsafe {
+            std::slice::from_raw_parts(
+                aligned.offset(offset as isize * self.element_size as isize),
+                len,
+            )
+        })
     }
 
     /// The elements, densely packed in row-major order: the descriptor's own
     /// buffer if its layout is that already (no copy), or else a copy.
     pub fn dense_view(&self) -> DenseView<'_> {
-        let sizes = self.sizes();
-        let strides = self.strides();
-        if !self.is_row_major(&sizes, &strides) {
-            let dense = self.to_dense();
-            return DenseView {
-                element_size: dense.element_size,
-                sizes: dense.sizes,
-                data: Cow::Owned(dense.data),
-            };
-        }
-        let element_count: usize = sizes.iter().map(|size| (*size).max(0) as usize).product();
-        let aligned = self.word(descriptor::ALIGNED) as *const u8;
-        let offset = self.word(descriptor::OFFSET);
-        let len = element_count * self.element_size;
-        let data = if len == 0 {
-            &[][..]
-        } else {
-            // SAFETY: `from_raw`'s contract: a dense buffer holds every element
-            // from the offset on, and stays alive and unchanged while the
-            // descriptor is used (the borrow of `self`).
-            unsafe {
-                std::slice::from_raw_parts(
-                    aligned.offset(offset as isize * self.element_size as isize),
-                    len,
-                )
-            }
+        let data = match self.row_major_data() {
+            Some(data) => Cow::Borrowed(data),
+            None => Cow::Owned(self.gather()),
         };
         DenseView {
             element_size: self.element_size as u64,
-            sizes,
-            data: Cow::Borrowed(data),
+            sizes: self.sizes(),
+            data,
         }
     }
 
     /// Copies the elements into a dense row-major buffer, following the strides.
     pub fn to_dense(&self) -> DenseBuffer {
+        let data = match self.row_major_data() {
+            Some(data) => data.to_vec(),
+            None => self.gather(),
+        };
+        DenseBuffer {
+            element_size: self.element_size as u64,
+            sizes: self.sizes(),
+            data,
+        }
+    }
+
+    /// Appends the elements to `bytes`, densely packed in row-major order.
+    pub fn append_dense(&self, bytes: &mut Vec<u8>) {
+        match self.row_major_data() {
+            Some(data) => bytes.extend_from_slice(data),
+            None => bytes.extend_from_slice(&self.gather()),
+        }
+    }
+
+    /// The elements of a layout that is not dense row-major, gathered one by
+    /// one along the strides.
+    fn gather(&self) -> Vec<u8> {
         let sizes = self.sizes();
-        let strides = self.strides();
-        let element_count: usize = sizes.iter().map(|size| (*size).max(0) as usize).product();
+        let strides: Vec<i64> = (0..self.rank).map(|dim| self.stride(dim)).collect();
+        let element_count = self.element_count();
         let aligned = self.word(descriptor::ALIGNED) as *const u8;
         let offset = self.word(descriptor::OFFSET);
-        if self.is_row_major(&sizes, &strides) {
-            let data = self.dense_view().data.into_owned();
-            return DenseBuffer {
-                element_size: self.element_size as u64,
-                sizes,
-                data,
-            };
-        }
         let mut data = Vec::with_capacity(element_count * self.element_size);
         let mut index = vec![0i64; self.rank];
         for _ in 0..element_count {
@@ -197,34 +233,53 @@ impl Descriptor {
                 index[dim] = 0;
             }
         }
-        DenseBuffer {
-            element_size: self.element_size as u64,
-            sizes,
-            data,
-        }
+        data
     }
 
     /// Points the descriptor at a new `malloc`ed buffer holding `dense`'s
     /// elements, which its owner releases with `free` (`memref.dealloc`).
     pub fn fill_from_dense(&self, dense: &DenseBuffer) {
         debug_assert_eq!(dense.sizes.len(), self.rank);
+        self.fill_dense(dense.sizes.iter().copied(), &dense.data);
+    }
+
+    /// Points the descriptor at a new `malloc`ed copy of `data`, the elements
+    /// of `sizes` (one per dimension) densely packed in row-major order.
+    pub fn fill_dense(&self, sizes: impl Iterator<Item = i64>, data: &[u8]) {
+        for (dim, size) in sizes.take(self.rank).enumerate() {
+            self.set_word(descriptor::size_word(dim), size);
+        }
+        self.adopt_copy_of(data);
+    }
+
+    /// Points the descriptor at a new `malloc`ed buffer holding a dense copy
+    /// of its elements, which its owner releases with `free`.
+    pub fn take_own_copy(&self) {
+        match self.row_major_data() {
+            Some(data) => self.adopt_copy_of(data),
+            None => self.adopt_copy_of(&self.gather()),
+        }
+    }
+
+    /// Points the descriptor, its sizes set, at a new `malloc`ed copy of
+    /// `data`: its elements densely packed in row-major order.
+    fn adopt_copy_of(&self, data: &[u8]) {
         // SAFETY: malloc of at least one byte; checked for null below.
-        let buffer = unsafe { libc::malloc(dense.data.len().max(1)) }.cast::<u8>();
+        let buffer = unsafe { libc::malloc(data.len().max(1)) }.cast::<u8>();
         assert!(
             !buffer.is_null(),
             "out of memory for a {}-byte result",
-            dense.data.len()
+            data.len()
         );
         // SAFETY: the buffer was just allocated with room for the data.
-        unsafe { std::ptr::copy_nonoverlapping(dense.data.as_ptr(), buffer, dense.data.len()) };
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buffer, data.len()) };
         self.set_word(descriptor::ALLOCATED, buffer as i64);
         self.set_word(descriptor::ALIGNED, buffer as i64);
         self.set_word(descriptor::OFFSET, 0);
         let mut stride = 1i64;
         for dim in (0..self.rank).rev() {
-            self.set_word(descriptor::size_word(dim), dense.sizes[dim]);
             self.set_word(descriptor::stride_word(self.rank, dim), stride);
-            stride *= dense.sizes[dim].max(1);
+            stride *= self.size(dim).max(1);
         }
     }
 
@@ -318,7 +373,8 @@ mod tests {
             data: floats(&[1., 2., 3., 4., 5., 6.]),
         };
         let mut owned = OwnedDescriptor::from_dense(dense.clone());
-        assert_eq!(owned.descriptor().strides(), vec![3, 1]);
+        let descriptor = owned.descriptor();
+        assert_eq!([descriptor.stride(0), descriptor.stride(1)], [3, 1]);
         assert_eq!(owned.to_dense(), dense);
     }
 
@@ -374,6 +430,21 @@ mod tests {
         assert_eq!(descriptor.to_dense(), dense);
         // SAFETY: fill_from_dense allocated it with malloc.
         unsafe { libc::free(descriptor.allocated().cast()) };
+    }
+
+    #[test]
+    fn take_own_copy_packs_a_strided_view_into_a_malloced_buffer() {
+        // A 2x2 view with offset 1 and strides [3, 1] of a 3x3 buffer 0..9.
+        let data = floats(&[0., 1., 2., 3., 4., 5., 6., 7., 8.]);
+        let mut words = vec![data.as_ptr() as i64, data.as_ptr() as i64, 1, 2, 2, 3, 1];
+        // SAFETY: the words describe a rank-2 view inside `data`.
+        let view = unsafe { Descriptor::from_raw(words.as_mut_ptr().cast(), 2, 4) };
+        view.take_own_copy();
+        assert_ne!(view.allocated(), data.as_ptr().cast_mut());
+        assert_eq!(&words[2..], [0, 2, 2, 2, 1]);
+        assert_eq!(view.to_dense().data, floats(&[1., 2., 4., 5.]));
+        // SAFETY: take_own_copy allocated it with malloc.
+        unsafe { libc::free(view.allocated().cast()) };
     }
 
     #[test]

@@ -21,8 +21,7 @@ use crate::{
 };
 
 /// An open session: where it goes, what runs it, and how long its kernels
-/// may take.
-#[derive(Clone)]
+/// may take. Shared: a call holds on to its session for its report line.
 pub struct Session {
     pub address: Address,
     pub executor: Arc<dyn Executor>,
@@ -39,7 +38,7 @@ struct AsyncLaunch {
 
 #[derive(Default)]
 struct Table {
-    sessions: HashMap<i64, Session>,
+    sessions: HashMap<i64, Arc<Session>>,
     /// The session `open` returns for each address: the latest one opened
     /// there (an ended one stays in `sessions` until it is closed).
     by_address: HashMap<Address, i64>,
@@ -107,17 +106,17 @@ pub fn open(address: &str) -> Result<i64> {
             executor,
             launch_timeout: settings.launch_timeout,
         };
-        table.sessions.insert(handle, session);
+        table.sessions.insert(handle, Arc::new(session));
         handle
     }))
 }
 
-pub fn get(handle: i64) -> Result<Session> {
+pub fn get(handle: i64) -> Result<Arc<Session>> {
     with_table(|table| table.sessions.get(&handle).cloned()).ok_or(RuntimeError::BadSession(handle))
 }
 
 /// Forgets the session; the caller then closes its executor.
-pub fn remove(handle: i64) -> Result<Session> {
+pub fn remove(handle: i64) -> Result<Arc<Session>> {
     with_table(|table| {
         let session = table
             .sessions
@@ -148,7 +147,7 @@ pub fn add_launch(session: i64, executor_token: u64, entry: &str) -> i64 {
 
 /// Takes the launch behind `token` (a token is awaited once): its session,
 /// the executor's token and its entry.
-pub fn take_launch(token: i64) -> Result<(Session, u64, String)> {
+pub fn take_launch(token: i64) -> Result<(Arc<Session>, u64, String)> {
     let launch =
         with_table(|table| table.launches.remove(&token)).ok_or(RuntimeError::BadToken(token))?;
     Ok((get(launch.session)?, launch.executor_token, launch.entry))
@@ -184,7 +183,7 @@ fn close_all_at_exit() {
 extern "C" fn close_open_sessions() {
     // A panic must not unwind into libc's exit.
     let _ = std::panic::catch_unwind(|| {
-        let open: Vec<Session> = with_table(|table| {
+        let open: Vec<Arc<Session>> = with_table(|table| {
             crate::local::fast_launch::invalidate();
             table.launches.clear();
             table.by_address.clear();
@@ -206,7 +205,7 @@ fn exit_timeout() -> Duration {
 
 /// Closes `session`, waiting at most `timeout`; says so in one line when it
 /// does not finish in time or fails.
-fn close_within(session: Session, timeout: Duration) {
+fn close_within(session: Arc<Session>, timeout: Duration) {
     let (done, finished) = mpsc::channel();
     let executor = Arc::clone(&session.executor);
     let closing = std::thread::Builder::new()

@@ -20,6 +20,7 @@ use std::{
 };
 
 use executor_abi::{EntryConvention, call_buffer::Layout, descriptor};
+use rustc_hash::FxHashMap;
 
 pub use self::crash::report_in_this_process as report_kernel_crashes;
 use self::{
@@ -49,11 +50,13 @@ struct Loaded {
     /// Created with the first object file.
     jit: Option<Jit>,
     /// Each loaded binary by the name launches use, and where it went.
-    objects: HashMap<String, Binary>,
+    /// (Fx hashing: every launch looks its names up, and the names come
+    /// from the session's own program, which a hash flood would only slow.)
+    objects: FxHashMap<String, Binary>,
     /// Shared libraries (format 1 and preloaded), in load order.
     libraries: Vec<SharedLibrary>,
     /// Resolved entries: object name, then symbol.
-    entries: HashMap<String, HashMap<String, usize>>,
+    entries: FxHashMap<String, FxHashMap<String, usize>>,
 }
 
 impl Loaded {
@@ -178,7 +181,7 @@ impl LocalExecutor {
             Some(binary) => *binary,
             None => *loaded
                 .objects
-                .get(&self.names.canonical(object))
+                .get(&*self.names.canonical(object))
                 .ok_or_else(|| RuntimeError::ObjectNotLoaded(object.to_owned()))?,
         };
         let address = match binary {
@@ -396,7 +399,7 @@ fn give_outputs_own_buffers(outputs: &[Descriptor], inputs: &[Descriptor]) {
                 .iter()
                 .any(|earlier| earlier.allocated() == buffer);
         if shared {
-            output.fill_from_dense(&output.to_dense());
+            output.take_own_copy();
         }
     }
 }

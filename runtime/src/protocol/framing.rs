@@ -71,16 +71,29 @@ pub fn read_message<M: DeserializeOwned>(
 /// Reads one frame's payload, checking its length against `max_size` before
 /// reading (or allocating for) any of it.
 pub fn read_frame(reader: &mut impl Read, max_size: u32) -> Result<Vec<u8>, ProtocolError> {
+    let mut payload = Vec::new();
+    read_frame_into(reader, max_size, &mut payload)?;
+    Ok(payload)
+}
+
+/// [`read_frame`] into `payload`, replacing what it held (its capacity is
+/// reused: a client reads every reply into one buffer).
+pub fn read_frame_into(
+    reader: &mut impl Read,
+    max_size: u32,
+    payload: &mut Vec<u8>,
+) -> Result<(), ProtocolError> {
+    payload.clear();
     let size = read_length_prefix(reader, max_size)?;
-    let mut payload = Vec::with_capacity(size.min(INITIAL_PAYLOAD_CAPACITY) as usize);
-    reader.take(size.into()).read_to_end(&mut payload)?;
+    payload.reserve(size.min(INITIAL_PAYLOAD_CAPACITY) as usize);
+    reader.take(size.into()).read_to_end(payload)?;
     if payload.len() < size as usize {
         return Err(ProtocolError::Truncated {
             received: LENGTH_PREFIX_SIZE + payload.len(),
             expected: LENGTH_PREFIX_SIZE + size as usize,
         });
     }
-    Ok(payload)
+    Ok(())
 }
 
 /// Reads a frame's length prefix and checks it against `max_size`.

@@ -3,7 +3,7 @@
 //! they are, without the copies postcard's encoder and decoder make. Its bytes
 //! are exactly postcard's, which the tests check.
 
-use std::io::{self, IoSlice, Read, Write};
+use std::io::{self, BufRead, IoSlice, Read, Write};
 
 use super::{
     OutputShape, ProtocolError, Request,
@@ -11,6 +11,7 @@ use super::{
         INITIAL_PAYLOAD_CAPACITY, LENGTH_PREFIX_SIZE, decode_payload, read_length_prefix,
         read_up_to,
     },
+    varint::{decode_varint, over_long_varint, push_varint, unzigzag, zigzag},
 };
 use crate::memref::{DenseBuffer, DenseView};
 
@@ -102,7 +103,15 @@ impl<'a> LaunchFrame<'a> {
         for rank in ranks.chain(outputs.iter().map(|output| output.rank)) {
             budget.take_rank(rank)?;
         }
-        let mut encoded = vec![0u8; LENGTH_PREFIX_SIZE];
+        // Room for every field but the data, so that it never grows: the
+        // names, and at most 10 bytes a varint.
+        let dimensions: usize = inputs.iter().map(|input| input.sizes.len()).sum();
+        let capacity = LENGTH_PREFIX_SIZE
+            + entry.len()
+            + object.len()
+            + 10 * (5 + 4 * inputs.len() + dimensions + 2 * outputs.len());
+        let mut encoded = Vec::with_capacity(capacity);
+        encoded.extend_from_slice(&[0; LENGTH_PREFIX_SIZE]);
         let mut data = Vec::with_capacity(inputs.len());
         push_varint(&mut encoded, LAUNCH_VARIANT.into());
         push_bytes(&mut encoded, entry.as_bytes());
@@ -178,10 +187,9 @@ impl<'a> LaunchFrame<'a> {
 /// of `read_message`, and a launch over the limits on buffers and ranks is
 /// refused as soon as its counts are read; a malformed or refused frame is
 /// read to its end before the error is returned, so the next frame can be
-/// read. `reader` should be buffered:
-/// the fields around the data are read a few bytes at a time.
+/// read. What `reader` has buffered is decoded where it is.
 pub fn read_request(
-    reader: &mut impl Read,
+    reader: &mut impl BufRead,
     max_size: u32,
     spare: &mut Vec<Vec<u8>>,
 ) -> Result<Request, ProtocolError> {
@@ -209,7 +217,7 @@ fn past_the_end() -> ProtocolError {
     ProtocolError::Malformed("the message runs past the end of its frame".to_owned())
 }
 
-impl<R: Read> FrameBody<'_, R> {
+impl<R: BufRead> FrameBody<'_, R> {
     fn left(&self) -> usize {
         self.size - self.consumed
     }
@@ -252,7 +260,7 @@ impl<R: Read> FrameBody<'_, R> {
             let mut sizes = Vec::with_capacity(rank.min(self.left()));
             for _ in 0..rank {
                 let encoded = self.varint(10, 0x01)?;
-                sizes.push((encoded >> 1) as i64 ^ -((encoded & 1) as i64));
+                sizes.push(unzigzag(encoded));
             }
             let len = self.length()?;
             let mut data = take_spare(spare, len);
@@ -302,23 +310,44 @@ impl<R: Read> FrameBody<'_, R> {
         Ok(())
     }
 
-    /// A postcard varint of at most `max_bytes` bytes, the last of them at
-    /// most `max_last` (so that it fits its type).
+    /// The bytes the reader has buffered, up to `len` and the frame's end
+    /// (nothing is read past it: the next frame may not have been sent).
+    fn buffered(&mut self, len: usize) -> &[u8] {
+        let len = len.min(self.left());
+        if len == 0 {
+            return &[];
+        }
+        match self.reader.fill_buf() {
+            Ok(buffered) => &buffered[..buffered.len().min(len)],
+            // Left to the byte-by-byte reads that follow, which report it.
+            Err(_) => &[],
+        }
+    }
+
+    /// Takes `len` bytes of what [`Self::buffered`] gave.
+    fn consume(&mut self, len: usize) {
+        self.reader.consume(len);
+        self.consumed += len;
+    }
+
+    /// A postcard varint of at most `max_bytes` (at most 10) bytes, the last
+    /// of them at most `max_last` (so that it fits its type).
     fn varint(&mut self, max_bytes: usize, max_last: u8) -> Result<u64, ProtocolError> {
-        let mut value = 0u64;
+        // Usually the reader has all of it buffered: decoded there.
+        let buffered = self.buffered(max_bytes);
+        if let Some(last) = buffered.iter().position(|byte| byte & 0x80 == 0) {
+            let value = decode_varint(&buffered[..=last], max_bytes, max_last);
+            self.consume(last + 1);
+            return value;
+        }
+        let mut bytes = [0u8; 10];
         for index in 0..max_bytes {
-            let mut byte = [0u8];
-            self.exact(&mut byte)?;
-            let byte = byte[0];
-            value |= u64::from(byte & 0x7f) << (7 * index);
-            if byte & 0x80 == 0 {
-                if index == max_bytes - 1 && byte > max_last {
-                    break;
-                }
-                return Ok(value);
+            self.exact(&mut bytes[index..=index])?;
+            if bytes[index] & 0x80 == 0 {
+                return decode_varint(&bytes[..=index], max_bytes, max_last);
             }
         }
-        Err(ProtocolError::Malformed("an over-long varint".to_owned()))
+        Err(over_long_varint())
     }
 
     /// A length (of a string, a sequence or bytes), as a `usize`.
@@ -348,7 +377,13 @@ impl<R: Read> FrameBody<'_, R> {
         let reused = buffer.len().min(len);
         buffer.truncate(reused);
         self.exact(buffer)?;
-        let rest = len - reused;
+        let mut rest = len - reused;
+        let buffered = self.buffered(rest);
+        if !buffered.is_empty() && buffered.len() == rest {
+            buffer.extend_from_slice(buffered);
+            self.consume(rest);
+            rest = 0;
+        }
         if rest > 0 {
             buffer.reserve_exact(rest.min(INITIAL_PAYLOAD_CAPACITY as usize));
             let received = (&mut *self.reader).take(rest as u64).read_to_end(buffer)?;
@@ -392,18 +427,6 @@ fn take_spare(spare: &mut Vec<Vec<u8>>, len: usize) -> Vec<u8> {
             .map(|(index, _)| index)
     });
     chosen.map_or_else(Vec::new, |index| spare.swap_remove(index))
-}
-
-fn push_varint(bytes: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        bytes.push(value as u8 | 0x80);
-        value >>= 7;
-    }
-    bytes.push(value as u8);
-}
-
-fn zigzag(value: i64) -> u64 {
-    ((value << 1) ^ (value >> 63)) as u64
 }
 
 fn push_bytes(bytes: &mut Vec<u8>, data: &[u8]) {
@@ -714,6 +737,50 @@ mod tests {
                 let read =
                     read_request(&mut frame.as_slice(), DEFAULT_MAX_MESSAGE_SIZE, &mut spare);
                 assert_eq!(read.unwrap(), *request);
+            }
+        }
+    }
+
+    /// A stream of `bytes` that fails the test when read past its end, where
+    /// a socket would wait for the peer's next frame.
+    struct NothingMore<'a> {
+        bytes: &'a [u8],
+    }
+
+    impl Read for NothingMore<'_> {
+        fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+            assert!(!self.bytes.is_empty(), "read past the frame");
+            self.bytes.read(buffer)
+        }
+    }
+
+    #[test]
+    fn read_request_reads_any_split_of_the_frame_and_nothing_past_it() {
+        let mut requests = sample_requests();
+        requests.extend(launch_requests());
+        let mut frames: Vec<(Vec<u8>, Option<Request>)> = requests
+            .into_iter()
+            .map(|request| {
+                (
+                    encode_frame(&request, DEFAULT_MAX_MESSAGE_SIZE).unwrap(),
+                    Some(request),
+                )
+            })
+            .collect();
+        // Frames that end inside a field: a varint, a string, an input's data.
+        for payload in [&[1][..], &[1, 1, b'f'], &[1, 0, 0, 1, 4, 1, 8, 16, 0]] {
+            frames.push((frame_of(payload), None));
+        }
+        for (frame, request) in &frames {
+            for capacity in [1, 2, 3, 7, 64, 1 << 16] {
+                let stream = NothingMore { bytes: frame };
+                let mut reader = io::BufReader::with_capacity(capacity, stream);
+                let read = read_request(&mut reader, DEFAULT_MAX_MESSAGE_SIZE, &mut Vec::new());
+                match (read, request) {
+                    (Ok(read), Some(request)) => assert_eq!(read, *request),
+                    (Err(ProtocolError::Malformed(_)), None) => {}
+                    (read, _) => panic!("{frame:?} through {capacity} bytes: {read:?}"),
+                }
             }
         }
     }

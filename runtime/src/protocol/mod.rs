@@ -14,25 +14,31 @@
 //! - `framing`: frames and their limits, for every message;
 //! - `launch_codec`: the launch request written and read without copying its
 //!   inputs, byte for byte what `framing` would make of it;
+//! - `launched_frame`: the launch's response written straight from the
+//!   kernel's output descriptors, byte for byte what `framing` would make of it;
+//! - `varint`: postcard's integers, for those two;
 //! - `token_file`: the shared secret's file, as both ends read it;
 //! - `raw_bytes`: byte vectors encoded in one copy.
 
 mod error;
 mod framing;
 mod launch_codec;
+mod launched_frame;
 mod messages;
 pub(crate) mod raw_bytes;
 #[cfg(test)]
 mod test_fixtures;
 mod token_file;
+mod varint;
 
 pub use error::ProtocolError;
 pub use framing::{
     DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, LENGTH_PREFIX_SIZE, READ_BUFFER_SIZE,
-    decode_payload, encode_frame, read_frame, read_message, write_message,
+    decode_payload, encode_frame, read_frame, read_frame_into, read_message, write_message,
 };
 pub use launch_codec::{
     LaunchFrame, MAX_LAUNCH_BUFFERS, MAX_LAUNCH_DIMENSIONS, MAX_LAUNCH_RANK, read_request,
 };
+pub use launched_frame::{fill_from_launched, write_launched_frame};
 pub use messages::{Hello, HelloReply, OutputShape, PROTOCOL_VERSION, Request, Response};
 pub use token_file::read_token_file;

@@ -1,7 +1,7 @@
 //! What the protocol's tests share: sample messages and frames, and a reader
 //! that catches reading past a length prefix.
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 
 use executor_abi::call_buffer::Layout;
 
@@ -77,14 +77,24 @@ impl PrefixOnly {
 
 impl Read for PrefixOnly {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let count = buffer.len().min(self.fill_buf()?.len());
+        buffer[..count].copy_from_slice(&self.prefix[self.position..self.position + count]);
+        self.consume(count);
+        Ok(count)
+    }
+}
+
+impl BufRead for PrefixOnly {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
         assert!(
             self.position < 4,
             "the payload of an oversized frame was read"
         );
-        let count = buffer.len().min(4 - self.position);
-        buffer[..count].copy_from_slice(&self.prefix[self.position..self.position + count]);
+        Ok(&self.prefix[self.position..])
+    }
+
+    fn consume(&mut self, count: usize) {
         self.position += count;
-        Ok(count)
     }
 }
 

@@ -12,7 +12,7 @@ use super::{options::ConnectOptions, signal::signal_name};
 use crate::{
     dead_peer,
     error::{Result, RuntimeError},
-    memref::DenseView,
+    memref::{DenseView, Descriptor},
     protocol::{
         self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame, OutputShape,
         PROTOCOL_VERSION, ProtocolError, READ_BUFFER_SIZE, Request, Response,
@@ -25,6 +25,8 @@ pub(super) struct Connection {
     /// Responses are read through a buffer: a small frame then takes one
     /// system call, not one for its length and more for its payload.
     reader: BufReader<TcpStream>,
+    /// The last reply's payload: every reply is read into this buffer.
+    payload: Vec<u8>,
     /// The server's limit, which applies in both directions.
     max_message_size: u32,
     /// How long the server's host may stay silent (for the message when it
@@ -47,6 +49,7 @@ impl Connection {
             address: address.to_owned(),
             stream,
             reader,
+            payload: Vec::new(),
             max_message_size,
             dead_link_timeout: options.dead_link_timeout,
             ended: None,
@@ -98,18 +101,29 @@ impl Connection {
     }
 
     /// [`Connection::round_trip`] of a launch whose inputs are written
-    /// straight from the caller's buffers.
+    /// straight from the caller's buffers and whose results are read
+    /// straight into `results` (one descriptor per shape of `outputs`). Any
+    /// other reply is the error it reports or an unexpected response.
     pub fn launch(
         &mut self,
         entry: &str,
         object: &str,
         inputs: &[DenseView<'_>],
         outputs: &[OutputShape],
-    ) -> Result<Response> {
+        results: &[Descriptor],
+    ) -> Result<()> {
         self.check_open()?;
         let frame = LaunchFrame::new(entry, object, inputs, outputs, self.max_message_size)
             .map_err(refused)?;
-        self.exchange(|stream| frame.write_to(stream))
+        let filled = self
+            .send_and_receive(|stream| frame.write_to(stream))
+            .and_then(|payload| protocol::fill_from_launched(payload, results));
+        let response = match filled {
+            Ok(true) => return Ok(()),
+            Ok(false) => protocol::decode_payload(&self.payload),
+            Err(error) => Err(error),
+        };
+        Err(unexpected(self.answer(response)?, "Launched"))
     }
 
     fn check_open(&self) -> Result<()> {
@@ -124,11 +138,28 @@ impl Connection {
         &mut self,
         send: impl FnOnce(&mut &TcpStream) -> io::Result<()>,
     ) -> Result<Response> {
-        let response = send(&mut &self.stream)
-            .map_err(ProtocolError::Io)
-            .and_then(|()| {
-                protocol::read_message::<Response>(&mut self.reader, self.max_message_size)
-            });
+        let response = self
+            .send_and_receive(send)
+            .and_then(protocol::decode_payload);
+        self.answer(response)
+    }
+
+    /// Sends a request and reads the payload of its reply.
+    fn send_and_receive(
+        &mut self,
+        send: impl FnOnce(&mut &TcpStream) -> io::Result<()>,
+    ) -> std::result::Result<&[u8], ProtocolError> {
+        send(&mut &self.stream)?;
+        protocol::read_frame_into(&mut self.reader, self.max_message_size, &mut self.payload)?;
+        Ok(&self.payload)
+    }
+
+    /// What a reply says: its response, or the error it reports (a crash or
+    /// a lost connection also ends the session).
+    fn answer(
+        &mut self,
+        response: std::result::Result<Response, ProtocolError>,
+    ) -> Result<Response> {
         match response {
             Ok(Response::Failed { message }) => Err(RuntimeError::Remote(message)),
             Ok(Response::Crashed { symbol, signal }) => {
@@ -295,4 +326,11 @@ fn handshake(address: &str, stream: &TcpStream, options: &ConnectOptions) -> Res
             "the executor at {address} refused the session: {reason}"
         ))),
     }
+}
+
+/// The error for a reply other than the `expected` response.
+pub(super) fn unexpected(response: Response, expected: &str) -> RuntimeError {
+    RuntimeError::Protocol(format!(
+        "expected {expected} from the executor, got {response:?}"
+    ))
 }

@@ -21,7 +21,7 @@ use std::{
     sync::{Mutex, MutexGuard, PoisonError},
 };
 
-use connection::Connection;
+use connection::{Connection, unexpected};
 pub use options::{
     ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT,
     TOKEN_ENV, TOKEN_FILE_ENV,
@@ -33,7 +33,7 @@ use executor_abi::call_buffer::Layout;
 use crate::{
     error::{Result, RuntimeError},
     executor::{BinaryFormat, Executor},
-    memref::{DenseBuffer, Descriptor},
+    memref::Descriptor,
     object_names::ObjectNames,
     protocol::{OutputShape, Request, Response},
 };
@@ -103,17 +103,11 @@ impl RemoteExecutor {
     }
 }
 
-fn unexpected(response: Response, expected: &str) -> RuntimeError {
-    RuntimeError::Protocol(format!(
-        "expected {expected} from the executor, got {response:?}"
-    ))
-}
-
 impl Executor for RemoteExecutor {
     fn send_binary(&self, path: &str, format: BinaryFormat) -> Result<()> {
         let mut session = self.session();
         let name = self.names.canonical(path);
-        if session.sent_paths.contains(&name) {
+        if session.sent_paths.contains(&*name) {
             return Ok(());
         }
         let bytes = std::fs::read(path).map_err(|error| RuntimeError::Unreadable {
@@ -121,13 +115,13 @@ impl Executor for RemoteExecutor {
             reason: error.to_string(),
         })?;
         let request = Request::SendBinary {
-            name: name.clone(),
+            name: name.to_string(),
             format,
             bytes,
         };
         match session.connection.round_trip(&request)? {
             Response::Done => {
-                session.sent_paths.insert(name);
+                session.sent_paths.insert(name.to_string());
                 Ok(())
             }
             other => Err(unexpected(other, "Done")),
@@ -152,25 +146,15 @@ impl Executor for RemoteExecutor {
             })
             .collect();
         let object = self.names.canonical(object);
-        let results = match self
-            .session()
+        self.session()
             .connection
-            .launch(entry, &object, &views, &shapes)?
-        {
-            Response::Launched { outputs } => outputs,
-            other => return Err(unexpected(other, "Launched")),
-        };
-        check_results(&results, outputs)?;
-        for (output, result) in outputs.iter().zip(&results) {
-            output.fill_from_dense(result);
-        }
-        Ok(())
+            .launch(entry, &object, &views, &shapes, outputs)
     }
 
     fn launch_async(&self, entry: &str, object: &str) -> Result<u64> {
         let request = Request::LaunchAsync {
             entry: entry.to_owned(),
-            object: self.names.canonical(object),
+            object: self.names.canonical(object).to_string(),
         };
         let mut session = self.session();
         match session.connection.round_trip(&request)? {
@@ -234,32 +218,4 @@ impl Executor for RemoteExecutor {
             Err(std::sync::TryLockError::WouldBlock) => false,
         }
     }
-}
-
-/// Checks every result against its output descriptor before any is filled,
-/// so a bad reply leaves no half-filled outputs behind.
-fn check_results(results: &[DenseBuffer], outputs: &[Descriptor]) -> Result<()> {
-    if results.len() != outputs.len() {
-        return Err(RuntimeError::Protocol(format!(
-            "the executor returned {} results for {} outputs",
-            results.len(),
-            outputs.len()
-        )));
-    }
-    for (index, (result, output)) in results.iter().zip(outputs).enumerate() {
-        let shape_matches = result.sizes.len() == output.rank()
-            && result.element_size == output.element_size() as u64;
-        if !shape_matches || !result.is_consistent() {
-            return Err(RuntimeError::Protocol(format!(
-                "result {index} is {} bytes of rank {} with {}-byte elements; \
-                 expected rank {} with {}-byte elements",
-                result.data.len(),
-                result.sizes.len(),
-                result.element_size,
-                output.rank(),
-                output.element_size()
-            )));
-        }
-    }
-    Ok(())
 }

@@ -18,12 +18,13 @@
 //! accepted), and at worst names the wrong kernel.
 
 use std::{
-    collections::HashMap,
     io,
     os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd},
     ptr::NonNull,
     sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering},
 };
+
+use rustc_hash::FxHashMap;
 
 /// Symbols are the client's strings, as long as a message allows; what is
 /// recorded of one is cut to this many bytes.
@@ -192,8 +193,9 @@ impl StatusTable {
 /// The worker's side: records what it runs.
 pub(super) struct Announcer {
     table: Table,
-    /// The slot of each symbol in the table, running or not.
-    slots: HashMap<String, usize>,
+    /// The slot of each symbol in the table, running or not (Fx hashing:
+    /// looked up at every launch, with names from the session's own client).
+    slots: FxHashMap<String, usize>,
     /// The symbol in each slot, if any.
     names: Vec<Option<String>>,
     /// What this process last stored in each slot's `running` (the table
@@ -213,7 +215,7 @@ impl Announcer {
     pub fn attach(file: BorrowedFd<'_>) -> io::Result<Self> {
         Ok(Self {
             table: Table::map(file)?,
-            slots: HashMap::new(),
+            slots: FxHashMap::default(),
             names: vec![None; SLOTS],
             running: vec![0; SLOTS],
             unrecorded: 0,

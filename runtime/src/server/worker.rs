@@ -98,6 +98,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         libraries_written: 0,
         in_flight: HashMap::new(),
         spare_inputs: Vec::new(),
+        frame: Vec::new(),
     }
     .serve();
     Ok(())
@@ -181,6 +182,16 @@ struct Worker {
     /// memory it already has instead of fresh pages (at the cost of keeping
     /// that much memory between launches).
     spare_inputs: Vec<Vec<u8>>,
+    /// The last reply's frame; a launch writes its results into it, so that
+    /// a loop of launches writes into memory it already has.
+    frame: Vec<u8>,
+}
+
+/// How a request is answered: with a message, or with the results of a
+/// launch, already written into the worker's frame.
+enum Reply {
+    Message(Response),
+    Launched,
 }
 
 impl Worker {
@@ -209,7 +220,7 @@ impl Worker {
                     let failed = Response::Failed {
                         message: format!("request refused: {error}"),
                     };
-                    if self.reply(failed).is_err() {
+                    if self.reply(Reply::Message(failed)).is_err() {
                         return self.abandon();
                     }
                     continue;
@@ -222,7 +233,7 @@ impl Worker {
                             "{error} (executor-server --max-message-size); the session ends"
                         ),
                     };
-                    let _ = self.reply(failed);
+                    let _ = self.reply(Reply::Message(failed));
                     close_gracefully(&self.stream);
                     return self.abandon();
                 }
@@ -232,9 +243,9 @@ impl Worker {
                 }
             };
             let closing = matches!(request, Request::Close);
-            let response = self.handle(request);
+            let reply = self.handle(request);
             flush_kernel_output();
-            if self.reply(response).is_err() {
+            if self.reply(reply).is_err() {
                 return self.abandon();
             }
             if closing {
@@ -252,14 +263,19 @@ impl Worker {
         }
     }
 
-    fn handle(&mut self, request: Request) -> Response {
-        let started = Instant::now();
+    fn handle(&mut self, request: Request) -> Reply {
+        // The clock is read only for the log line.
+        let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
+        let message = |result: Result<Response>| result.map(Reply::Message);
         let (kind, result) = match request {
             Request::SendBinary {
                 name,
                 format,
                 bytes,
-            } => ("send_binary", self.send_binary(name, format, &bytes)),
+            } => (
+                "send_binary",
+                message(self.send_binary(name, format, &bytes)),
+            ),
             Request::Launch {
                 entry,
                 object,
@@ -267,15 +283,15 @@ impl Worker {
                 outputs,
             } => ("launch", self.launch(&entry, &object, inputs, &outputs)),
             Request::LaunchAsync { entry, object } => {
-                ("launch_async", self.launch_async(&entry, &object))
+                ("launch_async", message(self.launch_async(&entry, &object)))
             }
-            Request::Await(token) => ("await", self.await_launch(token)),
+            Request::Await(token) => ("await", message(self.await_launch(token))),
             Request::Call {
                 symbol,
                 layout,
                 arguments,
-            } => ("call", self.call(&symbol, layout, &arguments)),
-            Request::Close => ("close", self.close().map(|()| Response::Done)),
+            } => ("call", message(self.call(&symbol, layout, &arguments))),
+            Request::Close => ("close", message(self.close().map(|()| Response::Done))),
             Request::Ping => (
                 "ping",
                 Err(RuntimeError::BadArguments(
@@ -283,26 +299,25 @@ impl Worker {
                 )),
             ),
         };
-        tracing::debug!(request = kind, elapsed = ?started.elapsed(), ok = result.is_ok(), "served");
-        result.unwrap_or_else(|error| Response::Failed {
-            message: error.to_string(),
+        if let Some(started) = started {
+            tracing::debug!(request = kind, elapsed = ?started.elapsed(), ok = result.is_ok(), "served");
+        }
+        result.unwrap_or_else(|error| {
+            Reply::Message(Response::Failed {
+                message: error.to_string(),
+            })
         })
     }
 
-    /// Sends `response`, or a `Failed` saying why it cannot be sent.
-    fn reply(&mut self, response: Response) -> std::result::Result<(), ProtocolError> {
-        let frame = match protocol::encode_frame(&response, self.max_message_size) {
-            Ok(frame) => frame,
-            Err(error) => {
-                let failed = Response::Failed {
-                    message: format!(
-                        "the reply cannot be sent: {error} (executor-server --max-message-size)"
-                    ),
-                };
-                protocol::encode_frame(&failed, self.max_message_size)?
-            }
-        };
-        (&self.stream).write_all(&frame)?;
+    /// Sends the reply, or a `Failed` saying why it cannot be sent.
+    fn reply(&mut self, reply: Reply) -> std::result::Result<(), ProtocolError> {
+        if let Reply::Message(response) = reply {
+            self.frame = match protocol::encode_frame(&response, self.max_message_size) {
+                Ok(frame) => frame,
+                Err(error) => protocol::encode_frame(&unsendable(&error), self.max_message_size)?,
+            };
+        }
+        (&self.stream).write_all(&self.frame)?;
         Ok(())
     }
 
@@ -367,7 +382,7 @@ impl Worker {
         object: &str,
         inputs: Vec<DenseBuffer>,
         shapes: &[OutputShape],
-    ) -> Result<Response> {
+    ) -> Result<Reply> {
         check_launch(&inputs, shapes)?;
         let mut inputs: Vec<OwnedDescriptor> = inputs
             .into_iter()
@@ -386,7 +401,7 @@ impl Worker {
         object: &str,
         inputs: &mut [OwnedDescriptor],
         shapes: &[OutputShape],
-    ) -> Result<Response> {
+    ) -> Result<Reply> {
         let mut outputs: Vec<OwnedDescriptor> = shapes
             .iter()
             .map(|shape| OwnedDescriptor::empty(shape.rank as usize, shape.element_size as usize))
@@ -401,16 +416,18 @@ impl Worker {
         // Reading the results back is part of what the kernel is blamed for:
         // a kernel that fills in a bad descriptor crashes it.
         let running = self.announcer.started(entry);
-        let results = self
+        let reply = self
             .executor
             .launch(entry, object, &input_descriptors, &output_descriptors)
-            .and_then(|()| read_results(&output_descriptors, self.max_message_size));
+            .and_then(|()| {
+                write_results(&mut self.frame, &output_descriptors, self.max_message_size)
+            });
         self.announcer.finished(running);
         // Only readable results are released: a descriptor that could not be
         // read is not trusted to point at a buffer of ours either.
-        let results = results?;
+        let reply = reply?;
         release_output_buffers(&output_descriptors, &input_descriptors);
-        Ok(Response::Launched { outputs: results })
+        Ok(reply)
     }
 
     fn launch_async(&mut self, entry: &str, object: &str) -> Result<Response> {
@@ -498,24 +515,40 @@ fn check_launch(inputs: &[DenseBuffer], shapes: &[OutputShape]) -> Result<()> {
     Ok(())
 }
 
-/// Copies each filled output descriptor's elements, refusing a result that
-/// could never be sent (or that a bogus descriptor makes look enormous).
-fn read_results(outputs: &[Descriptor], max_message_size: u32) -> Result<Vec<DenseBuffer>> {
-    outputs
-        .iter()
-        .enumerate()
-        .map(|(index, output)| {
-            let sizes = output.sizes();
-            match DenseBuffer::expected_len(output.element_size() as u64, &sizes) {
-                Some(len) if len <= max_message_size as usize => Ok(output.to_dense()),
-                _ => Err(RuntimeError::BadArguments(format!(
-                    "result {index} of sizes {sizes:?} with {}-byte elements does not fit in a message \
-                     ({max_message_size} bytes)",
-                    output.element_size()
-                ))),
-            }
-        })
-        .collect()
+/// Writes the frame of the filled output descriptors' elements into `frame`,
+/// refusing a result that could never be sent (or that a bogus descriptor
+/// makes look enormous) before copying any.
+fn write_results(
+    frame: &mut Vec<u8>,
+    outputs: &[Descriptor],
+    max_message_size: u32,
+) -> Result<Reply> {
+    for (index, output) in outputs.iter().enumerate() {
+        if output
+            .dense_len()
+            .is_none_or(|len| len > max_message_size as usize)
+        {
+            return Err(RuntimeError::BadArguments(format!(
+                "result {index} of sizes {:?} with {}-byte elements does not fit in a message \
+                 ({max_message_size} bytes)",
+                output.sizes(),
+                output.element_size()
+            )));
+        }
+    }
+    Ok(
+        match protocol::write_launched_frame(frame, outputs, max_message_size) {
+            Ok(()) => Reply::Launched,
+            Err(error) => Reply::Message(unsendable(&error)),
+        },
+    )
+}
+
+/// What a client is told instead of a reply that cannot be sent.
+fn unsendable(error: &ProtocolError) -> Response {
+    Response::Failed {
+        message: format!("the reply cannot be sent: {error} (executor-server --max-message-size)"),
+    }
 }
 
 /// Frees the buffers a kernel allocated for its outputs (their contents have
@@ -524,16 +557,19 @@ fn read_results(outputs: &[Descriptor], max_message_size: u32) -> Result<Vec<Den
 /// (MLIR's `0xdeadbeef` marker) or one already freed (two outputs may share
 /// one buffer).
 fn release_output_buffers(outputs: &[Descriptor], inputs: &[Descriptor]) {
-    let not_owned: HashSet<usize> = inputs
-        .iter()
-        .map(|input| input.allocated() as usize)
-        .chain([0, executor_abi::descriptor::GLOBAL_BUFFER])
-        .collect();
-    let mut freed = HashSet::new();
+    // Sorted: the buffers not to free, and each one freed so far.
+    let mut kept: Vec<*mut u8> = Vec::with_capacity(inputs.len() + outputs.len() + 2);
+    kept.extend([
+        std::ptr::null_mut(),
+        executor_abi::descriptor::GLOBAL_BUFFER as *mut u8,
+    ]);
+    kept.extend(inputs.iter().map(Descriptor::allocated));
+    kept.sort_unstable();
     for output in outputs {
         let buffer = output.allocated();
-        if not_owned.contains(&(buffer as usize)) || !freed.insert(buffer as usize) {
-            continue;
+        match kept.binary_search(&buffer) {
+            Ok(_) => continue,
+            Err(position) => kept.insert(position, buffer),
         }
         // SAFETY: by the ABI, a kernel's result buffers are malloc'ed and
         // owned by the caller, which is this worker; each is freed once.
