@@ -333,8 +333,15 @@ impl<R: BufRead> FrameBody<'_, R> {
     /// A postcard varint of at most `max_bytes` (at most 10) bytes, the last
     /// of them at most `max_last` (so that it fits its type).
     fn varint(&mut self, max_bytes: usize, max_last: u8) -> Result<u64, ProtocolError> {
-        // Usually the reader has all of it buffered: decoded there.
+        // Usually the reader has all of it buffered: decoded there; most
+        // are one byte (counts, ranks, element sizes, small sizes).
         let buffered = self.buffered(max_bytes);
+        if let Some(&byte) = buffered.first()
+            && byte < 0x80
+        {
+            self.consume(1);
+            return Ok(byte.into());
+        }
         if let Some(last) = buffered.iter().position(|byte| byte & 0x80 == 0) {
             let value = decode_varint(&buffered[..=last], max_bytes, max_last);
             self.consume(last + 1);

@@ -39,6 +39,13 @@ pub fn decode_varint(bytes: &[u8], max_bytes: usize, max_last: u8) -> Result<u64
 
 /// Takes a `u64` varint from the front of `bytes`.
 pub fn take_varint(bytes: &mut &[u8]) -> Result<u64, ProtocolError> {
+    // Most are one byte.
+    if let Some((&byte, rest)) = bytes.split_first()
+        && byte < 0x80
+    {
+        *bytes = rest;
+        return Ok(byte.into());
+    }
     let window = &bytes[..bytes.len().min(10)];
     let Some(last) = window.iter().position(|byte| byte & 0x80 == 0) else {
         return Err(if window.len() == 10 {
