@@ -214,6 +214,21 @@ impl LocalExecutor {
             .insert(entry.to_owned(), address);
         Ok(address)
     }
+
+    /// [`Executor::launch`], except that the outputs are left as the kernel
+    /// filled them in: one may share a buffer with an input, a global or
+    /// another output. For a caller that copies the results out at once (a
+    /// server's worker) instead of handing them on.
+    pub fn launch_in_place(
+        &self,
+        entry: &str,
+        object: &str,
+        inputs: &[Descriptor],
+        outputs: &[Descriptor],
+    ) -> Result<()> {
+        let address = self.entry_address(entry, object)?;
+        call_entry(entry, address, inputs, outputs)
+    }
 }
 
 /// The error for an entry that `place` does not define; when the entry is the
@@ -245,8 +260,7 @@ impl Executor for LocalExecutor {
         inputs: &[Descriptor],
         outputs: &[Descriptor],
     ) -> Result<()> {
-        let address = self.entry_address(entry, object)?;
-        call_entry(entry, address, inputs, outputs)?;
+        self.launch_in_place(entry, object, inputs, outputs)?;
         give_outputs_own_buffers(outputs, inputs);
         Ok(())
     }

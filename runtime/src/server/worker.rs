@@ -418,7 +418,7 @@ impl Worker {
         let running = self.announcer.started(entry);
         let reply = self
             .executor
-            .launch(entry, object, &input_descriptors, &output_descriptors)
+            .launch_in_place(entry, object, &input_descriptors, &output_descriptors)
             .and_then(|()| {
                 write_results(&mut self.frame, &output_descriptors, self.max_message_size)
             });
