@@ -183,7 +183,9 @@ struct Worker {
     /// that much memory between launches).
     spare_inputs: Vec<Vec<u8>>,
     /// The last reply's frame; a launch writes its results into it, so that
-    /// a loop of launches writes into memory it already has.
+    /// a loop of launches writes into memory it already has (as with the
+    /// inputs, at the cost of keeping the largest result's memory until a
+    /// reply other than a launch's replaces it).
     frame: Vec<u8>,
 }
 
