@@ -295,6 +295,20 @@ impl Descriptor {
     pub fn allocated(&self) -> *mut u8 {
         self.word(descriptor::ALLOCATED) as *mut u8
     }
+
+    /// Frees the buffer [`Self::fill_dense`] gave the descriptor and points
+    /// it at none, so that whoever frees its outputs frees nothing twice.
+    ///
+    /// # Safety
+    ///
+    /// The descriptor's buffer is one `fill_dense` allocated, which nothing
+    /// else has yet.
+    pub unsafe fn free_filled(&self) {
+        // SAFETY: the caller's contract: a malloc'ed buffer no one else has.
+        unsafe { libc::free(self.allocated().cast()) };
+        self.set_word(descriptor::ALLOCATED, 0);
+        self.set_word(descriptor::ALIGNED, 0);
+    }
 }
 
 /// A descriptor in memory this runtime owns, over a dense buffer it owns too:

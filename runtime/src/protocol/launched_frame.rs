@@ -83,7 +83,8 @@ fn packed_len(output: &Descriptor) -> u64 {
 /// its result's sizes and a new `malloc`ed buffer of its elements, which its
 /// owner releases with `free`. The results must be one per output, of its
 /// rank and element size, each with the bytes its sizes call for: otherwise
-/// no output keeps a buffer and the payload is refused as malformed.
+/// no output keeps a buffer (those filled before a bad result are freed and
+/// point at none again) and the payload is refused as malformed.
 pub fn fill_from_launched(payload: &[u8], outputs: &[Descriptor]) -> Result<bool, ProtocolError> {
     let mut payload = payload;
     if take_varint(&mut payload)? != LAUNCHED_VARIANT {
@@ -156,11 +157,12 @@ fn sizes(encoded: &[u8]) -> impl Iterator<Item = i64> + '_ {
     std::iter::from_fn(move || take_varint(&mut encoded).ok().map(unzigzag))
 }
 
-/// Frees the buffers [`fill_result`] gave `outputs`.
+/// Frees the buffers [`fill_result`] gave `outputs`, leaving them pointing
+/// at none (not at the freed buffers).
 fn release(outputs: &[Descriptor]) {
     for output in outputs {
         // SAFETY: `fill_dense` malloc'ed it, and nothing else has it yet.
-        unsafe { libc::free(output.allocated().cast()) };
+        unsafe { output.free_filled() };
     }
 }
 
@@ -323,6 +325,40 @@ mod tests {
                 descriptors[0].allocated().is_null(),
                 "{what}: a buffer was kept"
             );
+        }
+    }
+
+    #[test]
+    fn a_later_bad_result_leaves_no_pointer_to_an_earlier_freed_one() {
+        // The first result fits and is filled (and then freed); the second
+        // does not: no output may keep a pointer to a buffer, freed or not,
+        // that its owner would free again.
+        let expected = [dense(vec![3], 4), dense(vec![2], 4)];
+        for results in [
+            vec![dense(vec![3], 4), dense(vec![2], 8)],
+            vec![dense(vec![3], 4), dense(vec![2], 4), dense(vec![1], 4)],
+        ] {
+            let mut payload = payload_of(&Response::Launched { outputs: results });
+            if payload[1] == 3 {
+                // Two results announced, a third one's bytes after them.
+                payload[1] = 2;
+            }
+            let mut outputs = empty_like(&expected);
+            let descriptors: Vec<Descriptor> = outputs
+                .iter_mut()
+                .map(OwnedDescriptor::descriptor)
+                .collect();
+            let refused = fill_from_launched(&payload, &descriptors);
+            assert!(
+                matches!(refused, Err(ProtocolError::Malformed(_))),
+                "{refused:?}"
+            );
+            for (index, descriptor) in descriptors.iter().enumerate() {
+                assert!(
+                    descriptor.allocated().is_null(),
+                    "output {index} points at a freed buffer"
+                );
+            }
         }
     }
 
