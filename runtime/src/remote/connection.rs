@@ -19,13 +19,20 @@ use crate::{
     },
 };
 
+/// The most capacity a connection's payload buffer keeps from one reply to
+/// the next: a loop of launches reads its replies into memory it already
+/// has, but one large result (up to the server's limit, 256 MiB by default)
+/// does not stay in the host program's memory for the rest of the session.
+const RETAINED_PAYLOAD_CAPACITY: usize = 16 * 1024 * 1024;
+
 pub(super) struct Connection {
     address: String,
     stream: TcpStream,
     /// Responses are read through a buffer: a small frame then takes one
     /// system call, not one for its length and more for its payload.
     reader: BufReader<TcpStream>,
-    /// The last reply's payload: every reply is read into this buffer.
+    /// The last reply's payload: every reply is read into this buffer,
+    /// which is kept up to [`RETAINED_PAYLOAD_CAPACITY`].
     payload: Vec<u8>,
     /// The server's limit, which applies in both directions.
     max_message_size: u32,
@@ -119,11 +126,23 @@ impl Connection {
             .send_and_receive(|stream| frame.write_to(stream))
             .and_then(|payload| protocol::fill_from_launched(payload, results));
         let response = match filled {
-            Ok(true) => return Ok(()),
-            Ok(false) => protocol::decode_payload(&self.payload),
-            Err(error) => Err(error),
+            Ok(true) => None,
+            Ok(false) => Some(protocol::decode_payload(&self.payload)),
+            Err(error) => Some(Err(error)),
         };
-        Err(unexpected(self.answer(response)?, "Launched"))
+        self.release_large_payload();
+        match response {
+            None => Ok(()),
+            Some(response) => Err(unexpected(self.answer(response)?, "Launched")),
+        }
+    }
+
+    /// Frees the payload buffer once a reply larger than what is kept has
+    /// been used.
+    fn release_large_payload(&mut self) {
+        if self.payload.capacity() > RETAINED_PAYLOAD_CAPACITY {
+            self.payload = Vec::new();
+        }
     }
 
     fn check_open(&self) -> Result<()> {
@@ -141,6 +160,7 @@ impl Connection {
         let response = self
             .send_and_receive(send)
             .and_then(protocol::decode_payload);
+        self.release_large_payload();
         self.answer(response)
     }
 
@@ -333,4 +353,92 @@ pub(super) fn unexpected(response: Response, expected: &str) -> RuntimeError {
     RuntimeError::Protocol(format!(
         "expected {expected} from the executor, got {response:?}"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{
+        io::Write,
+        net::{TcpListener, TcpStream},
+        thread::{self, JoinHandle},
+    };
+
+    use super::*;
+    use crate::{
+        memref::{DenseBuffer, OwnedDescriptor},
+        protocol::{DEFAULT_MAX_MESSAGE_SIZE, encode_frame},
+    };
+
+    /// A server that answers the handshake, then each request with the next
+    /// of `replies`.
+    fn serve(replies: Vec<Response>) -> (String, JoinHandle<()>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let server = thread::spawn(move || {
+            let (mut stream, _): (TcpStream, _) = listener.accept().unwrap();
+            let _: Hello = protocol::read_message(&mut stream, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
+            let welcome = HelloReply::Welcome {
+                protocol_version: PROTOCOL_VERSION,
+                max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            };
+            protocol::write_message(&mut stream, &welcome, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
+            for reply in replies {
+                protocol::read_frame(&mut stream, DEFAULT_MAX_MESSAGE_SIZE).unwrap();
+                let frame = encode_frame(&reply, DEFAULT_MAX_MESSAGE_SIZE).unwrap();
+                stream.write_all(&frame).unwrap();
+            }
+        });
+        (address, server)
+    }
+
+    fn bytes(len: usize) -> DenseBuffer {
+        DenseBuffer {
+            element_size: 1,
+            sizes: vec![len as i64],
+            data: vec![7; len],
+        }
+    }
+
+    #[test]
+    fn a_large_reply_does_not_stay_in_memory_and_a_small_one_does() {
+        let large = RETAINED_PAYLOAD_CAPACITY + 1;
+        let replies = vec![
+            Response::Launched {
+                outputs: vec![bytes(large)],
+            },
+            Response::Launched {
+                outputs: vec![bytes(1000)],
+            },
+            Response::CallResult(vec![1; large]),
+        ];
+        let (address, server) = serve(replies);
+        let mut connection = Connection::open(&address, &ConnectOptions::default()).unwrap();
+        let shapes = [OutputShape {
+            rank: 1,
+            element_size: 1,
+        }];
+        for len in [large, 1000] {
+            let mut output = OwnedDescriptor::empty(1, 1);
+            let results = [output.descriptor()];
+            connection.launch("e", "o", &[], &shapes, &results).unwrap();
+            assert_eq!(results[0].to_dense(), bytes(len));
+            // SAFETY: the result's buffer is the launch's, and no one else's.
+            unsafe { results[0].free_filled() };
+            let kept = connection.payload.capacity();
+            if len == large {
+                assert_eq!(kept, 0, "the large payload's buffer is kept");
+            } else {
+                assert!(kept >= len, "a small payload's buffer is not kept");
+            }
+        }
+        let call = Request::Call {
+            symbol: "f".into(),
+            layout: executor_abi::call_buffer::Layout::ThisProject,
+            arguments: Vec::new(),
+        };
+        let result = connection.round_trip(&call).unwrap();
+        assert_eq!(result, Response::CallResult(vec![1; large]));
+        assert_eq!(connection.payload.capacity(), 0);
+        server.join().unwrap();
+    }
 }
