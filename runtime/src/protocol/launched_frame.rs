@@ -182,9 +182,10 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn the_frame_is_the_frame_of_the_same_response() {
-        let cases = [
+    /// The results of launches with no output, one, and several of every
+    /// rank up to 2, one of them empty.
+    fn result_sets() -> Vec<Vec<DenseBuffer>> {
+        vec![
             vec![],
             vec![dense(vec![256], 4)],
             vec![
@@ -193,9 +194,13 @@ mod tests {
                 dense(vec![3, 70], 1),
             ],
             vec![dense(vec![200, 3], 4)],
-        ];
+        ]
+    }
+
+    #[test]
+    fn the_frame_is_the_frame_of_the_same_response() {
         let mut frame = vec![9; 3];
-        for buffers in cases {
+        for buffers in result_sets() {
             let mut outputs = owned(&buffers);
             let descriptors: Vec<Descriptor> = outputs
                 .iter_mut()
@@ -259,16 +264,7 @@ mod tests {
 
     #[test]
     fn fill_from_launched_reads_what_decode_payload_reads() {
-        let cases = [
-            vec![],
-            vec![dense(vec![256], 4)],
-            vec![
-                dense(vec![], 8),
-                dense(vec![2, 0], 2),
-                dense(vec![3, 70], 1),
-            ],
-        ];
-        for buffers in cases {
+        for buffers in result_sets() {
             let payload = payload_of(&Response::Launched {
                 outputs: buffers.clone(),
             });
@@ -311,19 +307,28 @@ mod tests {
         ];
         for (what, results) in wrong {
             let payload = payload_of(&Response::Launched { outputs: results });
-            let mut outputs = empty_like(&expected);
-            let descriptors: Vec<Descriptor> = outputs
-                .iter_mut()
-                .map(OwnedDescriptor::descriptor)
-                .collect();
-            let refused = fill_from_launched(&payload, &descriptors);
+            assert_refused_leaving_no_buffer(&payload, &expected, what);
+        }
+    }
+
+    /// Fills outputs for results like `expected` from `payload`, which must
+    /// be refused: afterwards no output points at a buffer, freed or not,
+    /// that its owner would free again.
+    fn assert_refused_leaving_no_buffer(payload: &[u8], expected: &[DenseBuffer], what: &str) {
+        let mut outputs = empty_like(expected);
+        let descriptors: Vec<Descriptor> = outputs
+            .iter_mut()
+            .map(OwnedDescriptor::descriptor)
+            .collect();
+        let refused = fill_from_launched(payload, &descriptors);
+        assert!(
+            matches!(refused, Err(ProtocolError::Malformed(_))),
+            "{what}: {refused:?}"
+        );
+        for (index, descriptor) in descriptors.iter().enumerate() {
             assert!(
-                matches!(refused, Err(ProtocolError::Malformed(_))),
-                "{what}: {refused:?}"
-            );
-            assert!(
-                descriptors[0].allocated().is_null(),
-                "{what}: a buffer was kept"
+                descriptor.allocated().is_null(),
+                "{what}: output {index} points at a buffer"
             );
         }
     }
@@ -331,8 +336,7 @@ mod tests {
     #[test]
     fn a_later_bad_result_leaves_no_pointer_to_an_earlier_freed_one() {
         // The first result fits and is filled (and then freed); the second
-        // does not: no output may keep a pointer to a buffer, freed or not,
-        // that its owner would free again.
+        // does not, or bytes follow it.
         let expected = [dense(vec![3], 4), dense(vec![2], 4)];
         for results in [
             vec![dense(vec![3], 4), dense(vec![2], 8)],
@@ -343,22 +347,7 @@ mod tests {
                 // Two results announced, a third one's bytes after them.
                 payload[1] = 2;
             }
-            let mut outputs = empty_like(&expected);
-            let descriptors: Vec<Descriptor> = outputs
-                .iter_mut()
-                .map(OwnedDescriptor::descriptor)
-                .collect();
-            let refused = fill_from_launched(&payload, &descriptors);
-            assert!(
-                matches!(refused, Err(ProtocolError::Malformed(_))),
-                "{refused:?}"
-            );
-            for (index, descriptor) in descriptors.iter().enumerate() {
-                assert!(
-                    descriptor.allocated().is_null(),
-                    "output {index} points at a freed buffer"
-                );
-            }
+            assert_refused_leaving_no_buffer(&payload, &expected, "a later result");
         }
     }
 

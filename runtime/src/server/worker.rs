@@ -526,17 +526,23 @@ fn write_results(
     max_message_size: u32,
 ) -> Result<Reply> {
     for (index, output) in outputs.iter().enumerate() {
-        if output
+        let sizes = || output.sizes();
+        let problem = if sizes().iter().any(|size| *size < 0) {
+            "has a negative size"
+        } else if output
             .dense_len()
             .is_none_or(|len| len > max_message_size as usize)
         {
-            return Err(RuntimeError::BadArguments(format!(
-                "result {index} of sizes {:?} with {}-byte elements does not fit in a message \
-                 ({max_message_size} bytes)",
-                output.sizes(),
-                output.element_size()
-            )));
-        }
+            "does not fit in a message"
+        } else {
+            continue;
+        };
+        return Err(RuntimeError::BadArguments(format!(
+            "result {index} of sizes {:?} with {}-byte elements {problem} ({max_message_size} \
+             bytes at most)",
+            sizes(),
+            output.element_size()
+        )));
     }
     Ok(
         match protocol::write_launched_frame(frame, outputs, max_message_size) {
@@ -576,5 +582,37 @@ fn release_output_buffers(outputs: &[Descriptor], inputs: &[Descriptor]) {
         // SAFETY: by the ABI, a kernel's result buffers are malloc'ed and
         // owned by the caller, which is this worker; each is freed once.
         unsafe { libc::free(buffer.cast()) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reply `write_results` makes of one rank-1 result of `size`
+    /// 4-byte elements, with messages of at most `max` bytes.
+    fn result_of_size(size: i64, max: u32) -> Result<Reply> {
+        let data = [0u8; 16];
+        let mut words = vec![data.as_ptr() as i64, data.as_ptr() as i64, 0, size, 1];
+        // SAFETY: a rank-1 descriptor; its elements are read only when its
+        // size is one `data` holds.
+        let output = unsafe { Descriptor::from_raw(words.as_mut_ptr().cast(), 1, 4) };
+        write_results(&mut Vec::new(), &[output], max)
+    }
+
+    #[test]
+    fn a_result_is_refused_for_what_is_wrong_with_its_sizes() {
+        assert!(matches!(result_of_size(4, 1024), Ok(Reply::Launched)));
+        let message = |result: Result<Reply>| match result {
+            Err(error) => error.to_string(),
+            Ok(_) => panic!("accepted"),
+        };
+        let negative = message(result_of_size(-1, 1024));
+        assert!(
+            negative.contains("sizes [-1]") && negative.contains("has a negative size"),
+            "{negative}"
+        );
+        let large = message(result_of_size(1 << 20, 1024));
+        assert!(large.contains("does not fit in a message"), "{large}");
     }
 }
