@@ -12,11 +12,10 @@ use super::{
 /// The facts of one op. Within one calling context an op's facts are those
 /// of its last visit (the analysis visits ops in loops until nothing
 /// changes, and states only grow); across contexts they are merged. Kept
-/// small (64 bytes) and plain data: there is one per tracked op and calling
-/// context, they all stay until the analysis ends, and a table of them is
-/// freed without a visit to each. What few ops have is in their
-/// [`FactTable`].
-#[derive(Clone, Copy, Debug, Default)]
+/// small (64 bytes) and plain data: they all stay until the analysis ends,
+/// and a table of them is freed without a visit to each. What few ops have
+/// is in their [`FactTable`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Fact {
     /// The session an op uses; its status is 0 when it uses none (a use has
     /// a bit: its handles' statuses or UNKNOWN), which spares an `Option`'s
@@ -29,7 +28,7 @@ pub struct Fact {
     pub outstanding: bool,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum Detail {
     #[default]
     None,
@@ -44,7 +43,7 @@ pub enum Detail {
 }
 
 /// The session an op uses.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SessionUse {
     /// [`status`] bits of the handle over every path (UNKNOWN for a session
     /// of unknown origin).
@@ -65,7 +64,7 @@ impl Default for SessionUse {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ObjectUse {
     /// Sent on the session on every path.
     pub every: bool,
@@ -75,7 +74,7 @@ pub struct ObjectUse {
     pub unknown: bool,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SendUse {
     /// The path was sent on the session on every path, which is open.
     pub redundant: bool,
@@ -83,7 +82,7 @@ pub struct SendUse {
     pub sent_by: Ops,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OpenUse {
     /// Other opens of the same address whose handle is open on every path
     /// reaching this one (some of them): the runtime returns their session
@@ -91,7 +90,7 @@ pub struct OpenUse {
     pub same_session: Ops,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AwaitUse {
     /// [`token`] bits over every path.
     pub status: u8,
@@ -198,8 +197,15 @@ pub struct FactTable {
     /// The id of the function's first tracked op: its ops are numbered
     /// consecutively.
     first: OpId,
-    /// By op id from `first`; None for an op no visit reached.
-    facts: Vec<Option<Fact>>,
+    /// By op id from `first`: the index of its fact in `distinct`, or
+    /// [`UNREACHED`] for an op no visit reached.
+    facts: Vec<u32>,
+    /// The facts the ops have, each once among the [`RECENT`] latest: the
+    /// ops of a function mostly share a few (every launch in straight-line
+    /// code on one session has the same), and a fact of its own per op was
+    /// most of the memory the analysis of a large module takes, each new page
+    /// of it a page fault. It may hold facts a later visit replaced.
+    distinct: Vec<Fact>,
     /// Tokens (their `executor.launch_async`) that are still pending on some
     /// path where an op drops them: a `func.return` that does not return
     /// them, the `executor.close` of their session, or the launch itself
@@ -210,19 +216,47 @@ pub struct FactTable {
     back_edges: SortedMap<OpId, BTreeMap<OpId, u8>>,
 }
 
+/// The index of no fact: a table would need 2^32 of them.
+const UNREACHED: u32 = u32::MAX;
+
+/// How many of the latest distinct facts a fact is looked for among before
+/// it is added: ops with the same fact mostly come one after another (in
+/// turn with a few others), and the bound keeps recording a fact at a
+/// constant cost.
+const RECENT: usize = 4;
+
 impl FactTable {
     /// No facts yet for the `len` ops from `first`.
     pub fn new(first: OpId, len: usize) -> Self {
         Self {
             first,
-            facts: vec![None; len],
+            facts: vec![UNREACHED; len],
+            distinct: Vec::new(),
             lost: SortedMap::default(),
             back_edges: SortedMap::default(),
         }
     }
 
     pub fn fact(&self, op: OpId) -> Option<&Fact> {
-        self.facts[(op - self.first) as usize].as_ref()
+        self.distinct
+            .get(self.facts[(op - self.first) as usize] as usize)
+    }
+
+    /// The index of `fact` in `distinct`, added if it is not among the
+    /// latest.
+    fn intern(&mut self, fact: Fact) -> u32 {
+        let recent = self.distinct.len().saturating_sub(RECENT);
+        let index = match self.distinct[recent..]
+            .iter()
+            .rposition(|known| *known == fact)
+        {
+            Some(index) => recent + index,
+            None => {
+                self.distinct.push(fact);
+                self.distinct.len() - 1
+            }
+        };
+        index as u32
     }
 
     /// The launches whose tokens `op` drops while they may be pending.
@@ -239,7 +273,7 @@ impl FactTable {
     /// Records what holds at `op`, and the launches it drops, on its latest
     /// visit: they replace those of the visits before.
     pub fn record(&mut self, op: OpId, fact: Fact, lost: BTreeSet<OpId>) {
-        self.facts[(op - self.first) as usize] = Some(fact);
+        self.facts[(op - self.first) as usize] = self.intern(fact);
         if lost.is_empty() {
             self.lost.remove(&op);
         } else {
@@ -255,12 +289,19 @@ impl FactTable {
 
     /// Merges the facts of the same function from another calling context.
     pub fn merge(&mut self, other: Self) {
-        for (fact, merged) in other.facts.into_iter().zip(self.facts.iter_mut()) {
-            match (fact, merged) {
-                (Some(fact), Some(merged)) => merged.merge(&fact),
-                (Some(fact), slot @ None) => *slot = Some(fact),
-                (None, _) => {}
-            }
+        for (index, theirs) in other.facts.iter().enumerate() {
+            let Some(theirs) = other.distinct.get(*theirs as usize) else {
+                continue;
+            };
+            let merged = match self.distinct.get(self.facts[index] as usize) {
+                Some(mine) => {
+                    let mut merged = *mine;
+                    merged.merge(theirs);
+                    merged
+                }
+                None => *theirs,
+            };
+            self.facts[index] = self.intern(merged);
         }
         for (op, launches) in other.lost.iter() {
             self.lost
@@ -284,7 +325,7 @@ impl FactTable {
     /// Adds to every fact what an unanalysed calling context may bring (see
     /// [`Fact::degrade`]).
     pub fn degrade(&mut self) {
-        self.facts.iter_mut().flatten().for_each(Fact::degrade);
+        self.distinct.iter_mut().for_each(Fact::degrade);
         for statuses in self.back_edges.values_mut() {
             statuses
                 .values_mut()
