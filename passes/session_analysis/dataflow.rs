@@ -97,7 +97,7 @@ impl Relevance {
 impl<'c, 'a> Analyzer<'_, 'c, 'a> {
     /// The result of `key`'s function in `key`'s context, analysed once.
     pub(super) fn context(&mut self, key: ContextKey) -> Rc<ContextResult> {
-        if let Some(result) = self.memo.get(&key) {
+        if let Some(result) = self.memoized(&key) {
             return result.clone();
         }
         let program = self.program;
@@ -166,7 +166,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             exit,
             closes_unknown: run.closes_unknown,
         });
-        self.memo.insert(key, result.clone());
+        self.memo[function].push((key, result.clone()));
         result
     }
 
@@ -685,7 +685,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             params,
         };
         let callee_index = callee as usize;
-        if !self.memo.contains_key(&key)
+        if self.memoized(&key).is_none()
             && (self.on_stack[callee_index] > 0 || self.contexts[callee_index] >= CONTEXT_LIMIT)
         {
             // Recursion, or too many contexts: unknown code.

@@ -187,7 +187,7 @@ impl Origin {
 }
 
 /// A session handle that may still be open.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handle {
     pub address: AddressId,
     /// [`status`] bits.
@@ -197,7 +197,7 @@ pub struct Handle {
 }
 
 /// A binary path sent on a session.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sent {
     /// Sent on every path (otherwise on some).
     pub every: bool,
@@ -207,7 +207,7 @@ pub struct Sent {
 
 /// The runtime's session at one address. The runtime keeps one per address:
 /// every open handle of an address is this session.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Session {
     /// [`status`] bits.
     pub status: u8,
@@ -263,7 +263,7 @@ impl Session {
 }
 
 /// An `executor.launch_async`'s token.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {
     /// [`token`] bits.
     pub status: u8,
@@ -288,7 +288,7 @@ impl Token {
 /// Handles and tokens not in the maps were not created on any path (SSA
 /// dominance keeps them from being used there); addresses not in `sessions`
 /// have none open.
-#[derive(Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct State {
     /// Handles that may be open, by their `executor.open`.
     pub handles: SortedMap<OpId, Handle>,

@@ -654,7 +654,7 @@ fn symbol_name<'c>(op: OperationRef<'c, '_>) -> Option<&'c [u8]> {
 }
 
 /// A calling context: what a function is analysed for.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq)]
 struct ContextKey {
     function: FuncId,
     /// The origin of each session or token argument (None for the others).
@@ -683,12 +683,23 @@ enum Reach {
 
 /// Runs the analysis: the contexts analysed so far and their results, and
 /// the facts merged over them.
+///
+/// What it keeps per calling context is kept by function (vectors indexed
+/// by [`FuncId`]) rather than in tables of the whole module: a module-wide
+/// table outgrows the cache on a large module, is copied as it grows, and
+/// scatters one function's entries over it, so that looking them up and
+/// freeing them at the end each miss the cache.
 struct Analyzer<'p, 'c, 'a> {
     program: &'p Program<'c, 'a>,
-    memo: FastMap<ContextKey, Rc<ContextResult>>,
-    origin_memo: FastMap<(FuncId, Vec<Option<Origin>>), Rc<origins::OriginMap>>,
+    /// The contexts of each function analysed so far, with their results: at
+    /// most [`CONTEXT_LIMIT`] and the outside caller's, searched in turn.
+    memo: Vec<Vec<(ContextKey, Rc<ContextResult>)>>,
+    /// The origins of each function's values, by the origins of its
+    /// arguments (as many as the distinct arguments its calls pass: a map).
+    origin_memo: Vec<FastMap<Vec<Option<Origin>>, Rc<origins::OriginMap>>>,
     origins_in_progress: FastSet<(FuncId, Vec<Option<Origin>>)>,
-    reach: FastMap<FuncId, Reach>,
+    /// What each function may open, once asked ([`Analyzer::reach`]).
+    reach: Vec<Option<Reach>>,
     contexts: Vec<u32>,
     on_stack: Vec<u32>,
     /// Functions called in a context the analysis did not analyse.
@@ -702,10 +713,14 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
     fn new(program: &'p Program<'c, 'a>) -> Self {
         Self {
             program,
-            memo: FastMap::default(),
-            origin_memo: FastMap::default(),
+            memo: program.functions.iter().map(|_| Vec::new()).collect(),
+            origin_memo: program
+                .functions
+                .iter()
+                .map(|_| FastMap::default())
+                .collect(),
             origins_in_progress: FastSet::default(),
-            reach: FastMap::default(),
+            reach: vec![None; program.functions.len()],
             contexts: vec![0; program.functions.len()],
             on_stack: vec![0; program.functions.len()],
             unanalysed: FastSet::default(),
@@ -714,13 +729,21 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
         }
     }
 
+    /// The result of `key`'s context if it was analysed.
+    fn memoized(&self, key: &ContextKey) -> Option<&Rc<ContextResult>> {
+        self.memo[key.function as usize]
+            .iter()
+            .find(|(analysed, _)| analysed == key)
+            .map(|(_, result)| result)
+    }
+
     /// The addresses `function` and its callees may open.
     fn reach(&mut self, function: FuncId) -> Reach {
-        if let Some(reach) = self.reach.get(&function) {
+        if let Some(reach) = &self.reach[function as usize] {
             return reach.clone();
         }
         // Marks the function as in progress: a recursive call reaches "any".
-        self.reach.insert(function, Reach::Any);
+        self.reach[function as usize] = Some(Reach::Any);
         let info = &self.program.functions[function as usize];
         let mut addresses = info.opens.clone();
         let mut reach = None;
@@ -734,7 +757,7 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
             }
         }
         let reach = reach.unwrap_or(Reach::Addresses(addresses));
-        self.reach.insert(function, reach.clone());
+        self.reach[function as usize] = Some(reach.clone());
         reach
     }
 

@@ -325,10 +325,10 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         function: FuncId,
         params: Vec<Option<Origin>>,
     ) -> Rc<OriginMap> {
-        let key = (function, params);
-        if let Some(map) = self.origin_memo.get(&key) {
+        if let Some(map) = self.origin_memo[function as usize].get(&params) {
             return map.clone();
         }
+        let key = (function, params);
         if !self.origins_in_progress.insert(key.clone()) {
             return Rc::new(OriginMap::default());
         }
@@ -373,7 +373,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         map.results = results;
         let map = Rc::new(map);
         self.origins_in_progress.remove(&key);
-        self.origin_memo.insert(key, map.clone());
+        self.origin_memo[function as usize].insert(key.1, map.clone());
         map
     }
 }

@@ -12,7 +12,7 @@ use std::{
     slice::{Iter, IterMut},
 };
 
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct SortedMap<K, V> {
     /// Sorted by key, each key once.
     entries: Vec<(K, V)>,
