@@ -152,8 +152,10 @@ struct AwaitedAtOnce<'c, 'a> {
     wait: OperationRef<'c, 'a>,
     session: Value<'c, 'a>,
     object: StringAttribute<'c>,
-    /// `K` of `_mlir_ciface_K`.
-    kernel: Vec<u8>,
+    /// `K` of `_mlir_ciface_K`, in the launch's kernel attribute (which its
+    /// context owns): a module launches few kernels many times, and a copy
+    /// of the name per launch was a heap allocation each.
+    kernel: &'c [u8],
 }
 
 /// Rule 4's precondition: `launch` runs `_mlir_ciface_K` and its token's
@@ -183,7 +185,7 @@ fn awaited_at_once<'c, 'a>(
                 wait,
                 session: launch.anchor(launch.session().ok()?),
                 object: launch.object().ok()?,
-                kernel: kernel.to_vec(),
+                kernel,
             });
         }
         if !ffi::is_memory_effect_free(current) {
@@ -200,7 +202,7 @@ fn awaited_at_once<'c, 'a>(
 /// many times, and making one is a uniquing lookup in the context.
 struct SynchronousLaunches<'c> {
     context: &'c Context,
-    kernels: HashMap<Vec<u8>, StringAttribute<'c>>,
+    kernels: HashMap<&'c [u8], StringAttribute<'c>>,
 }
 
 impl<'c> SynchronousLaunches<'c> {
@@ -218,15 +220,15 @@ impl<'c> SynchronousLaunches<'c> {
         if launch.launch.block().is_none() {
             return;
         }
-        let kernel = match self.kernels.get(&launch.kernel[..]) {
+        let kernel = match self.kernels.get(launch.kernel) {
             Some(kernel) => *kernel,
             None => {
                 let Ok(kernel) =
-                    StringAttribute::try_from(ir::string_attribute(self.context, &launch.kernel))
+                    StringAttribute::try_from(ir::string_attribute(self.context, launch.kernel))
                 else {
                     return;
                 };
-                self.kernels.insert(launch.kernel.clone(), kernel);
+                self.kernels.insert(launch.kernel, kernel);
                 kernel
             }
         };
