@@ -72,12 +72,16 @@ fn how_often(bits: u8, bad: u8) -> Option<(Severity, &'static str)> {
 
 fn reports<'c, 'a>(facts: &SessionFacts<'c, 'a>) -> Vec<Report<'c, 'a>> {
     let mut reports = Vec::new();
-    // The ops where each lost launch's token is dropped, by launch.
+    // The ops where each lost launch's token is dropped, by launch, in the
+    // order of the module (the notes' order).
     let mut lost: BTreeMap<OpId, Vec<(OpId, Kind)>> = BTreeMap::new();
-    for (id, _, kind, _) in facts.ops() {
-        for launch in facts.lost(id) {
-            lost.entry(launch).or_default().push((id, kind));
-        }
+    for (drop, launch) in facts.lost() {
+        lost.entry(launch)
+            .or_default()
+            .push((drop, facts.kind(drop)));
+    }
+    for drops in lost.values_mut() {
+        drops.sort_unstable_by_key(|(drop, _)| *drop);
     }
     // Each check looks at the facts first: the op is read (through its
     // generated wrapper) only for a report.

@@ -259,9 +259,12 @@ impl FactTable {
         index as u32
     }
 
-    /// The launches whose tokens `op` drops while they may be pending.
-    pub fn lost(&self, op: OpId) -> impl Iterator<Item = OpId> + '_ {
-        self.lost.get(&op).into_iter().flatten().copied()
+    /// Each op that drops tokens while they may be pending, with each of
+    /// their launches: `(op, launch)`.
+    pub fn lost(&self) -> impl Iterator<Item = (OpId, OpId)> + '_ {
+        self.lost
+            .iter()
+            .flat_map(|(op, launches)| launches.iter().map(move |launch| (*op, *launch)))
     }
 
     /// The statuses of the handles at the end of an iteration of the loop

@@ -102,14 +102,13 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
         self.facts.get(function as usize)?.as_ref()
     }
 
-    /// The launches whose tokens the tracked op `id` drops while they may be
-    /// pending: a `func.return` that does not return them, the
+    /// Each tracked op that drops the tokens of launches while they may be
+    /// pending (a `func.return` that does not return them, the
     /// `executor.close` of their session, or the launch itself running
-    /// again.
-    pub fn lost(&self, id: OpId) -> impl Iterator<Item = OpId> + '_ {
-        self.table_of(id)
-            .into_iter()
-            .flat_map(move |table| table.lost(id))
+    /// again), with each such launch: `(op, launch)`, function by function.
+    /// Read from the few ops that drop any, not asked of every op.
+    pub fn lost(&self) -> impl Iterator<Item = (OpId, OpId)> + '_ {
+        self.facts.iter().flatten().flat_map(FactTable::lost)
     }
 
     /// At the `scf.for` or `scf.while` `id`: the status of each handle at
