@@ -88,6 +88,13 @@ fn rewrite<'c, 'a>(
     convention: EntryConvention,
 ) -> bool {
     let mut plan = Plan::default();
+    if convention == EntryConvention::MlirCInterface {
+        // Room for a pair per launch_async at once: the pairs of a large
+        // module were copied each time the vector grew, an old copy freed
+        // out of the cache each time.
+        plan.make_synchronous
+            .reserve_exact(facts.count(Kind::Executor(ExecutorKind::LaunchAsync)));
+    }
     let dominance = ffi::Dominance::new(module);
     for (id, op, kind, fact) in facts.ops() {
         if let Some(send) = fact.and_then(Fact::send)

@@ -141,6 +141,15 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
         self.fact_of(self.id(op)?)
     }
 
+    /// How many tracked ops are `kind` ops.
+    pub fn count(&self, kind: Kind) -> usize {
+        self.program
+            .op_kinds
+            .iter()
+            .filter(|tracked| **tracked == kind)
+            .count()
+    }
+
     /// Whether the module holds an executor op at all.
     pub fn has_executor_ops(&self) -> bool {
         self.program.has_executor_ops
