@@ -526,8 +526,7 @@ fn write_results(
     max_message_size: u32,
 ) -> Result<Reply> {
     for (index, output) in outputs.iter().enumerate() {
-        let sizes = || output.sizes();
-        let problem = if sizes().iter().any(|size| *size < 0) {
+        let problem = if (0..output.rank()).any(|dim| output.size(dim) < 0) {
             "has a negative size"
         } else if output
             .dense_len()
@@ -540,7 +539,7 @@ fn write_results(
         return Err(RuntimeError::BadArguments(format!(
             "result {index} of sizes {:?} with {}-byte elements {problem} ({max_message_size} \
              bytes at most)",
-            sizes(),
+            output.sizes(),
             output.element_size()
         )));
     }
