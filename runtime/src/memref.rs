@@ -134,6 +134,14 @@ impl Descriptor {
             .product()
     }
 
+    /// The bytes its elements take densely packed, as [`Self::append_dense`]
+    /// appends them (a negative size counts as 0; at most `u64::MAX`).
+    pub fn packed_len(&self) -> u64 {
+        (0..self.rank)
+            .map(|dim| self.size(dim).max(0) as u64)
+            .fold(self.element_size as u64, u64::saturating_mul)
+    }
+
     /// Whether the strides are those of a dense row-major layout.
     fn is_row_major(&self) -> bool {
         let mut expected = 1i64;
@@ -152,7 +160,7 @@ impl Descriptor {
         if !self.is_row_major() {
             return None;
         }
-        let len = self.element_count() * self.element_size;
+        let len = self.packed_len() as usize;
         if len == 0 {
             return Some(&[]);
         }
@@ -212,7 +220,7 @@ impl Descriptor {
         let element_count = self.element_count();
         let aligned = self.word(descriptor::ALIGNED) as *const u8;
         let offset = self.word(descriptor::OFFSET);
-        let mut data = Vec::with_capacity(element_count * self.element_size);
+        let mut data = Vec::with_capacity(self.packed_len() as usize);
         let mut index = vec![0i64; self.rank];
         for _ in 0..element_count {
             let linear: i64 = offset + index.iter().zip(&strides).map(|(i, s)| i * s).sum::<i64>();

@@ -46,7 +46,7 @@ pub fn write_launched_frame(
         for dim in 0..output.rank() {
             push_varint(frame, zigzag(output.size(dim)));
         }
-        push_varint(frame, packed_len(output));
+        push_varint(frame, output.packed_len());
         output.append_dense(frame);
     }
     debug_assert_eq!(frame.len(), LENGTH_PREFIX_SIZE + length as usize);
@@ -60,21 +60,13 @@ fn payload_size(outputs: &[Descriptor]) -> Option<u64> {
         let sizes: usize = (0..output.rank())
             .map(|dim| varint_len(zigzag(output.size(dim))))
             .sum();
-        let data = packed_len(output);
+        let data = output.packed_len();
         let fields = varint_len(output.element_size() as u64)
             + varint_len(output.rank() as u64)
             + sizes
             + varint_len(data);
         size.checked_add(fields as u64)?.checked_add(data)
     })
-}
-
-/// The bytes [`Descriptor::append_dense`] appends: a negative size counts as
-/// no elements, as it does there.
-fn packed_len(output: &Descriptor) -> u64 {
-    (0..output.rank())
-        .map(|dim| output.size(dim).max(0) as u64)
-        .fold(output.element_size() as u64, u64::saturating_mul)
 }
 
 /// Fills `outputs` from `payload` if it is the payload of a
