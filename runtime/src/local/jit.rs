@@ -15,19 +15,24 @@ use llvm_sys::{
         LLVMCreateMemoryBufferWithMemoryRange, LLVMCreateMemoryBufferWithMemoryRangeCopy,
         LLVMDisposeMemoryBuffer, LLVMDisposeMessage,
     },
-    error::{LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage},
+    error::{LLVMCreateStringError, LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage},
     object::{LLVMBinaryGetType, LLVMBinaryType, LLVMCreateBinary, LLVMDisposeBinary},
     orc2::{
+        LLVMOrcCLookupSet, LLVMOrcCreateCustomCAPIDefinitionGenerator,
         LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess, LLVMOrcDefinitionGeneratorRef,
-        LLVMOrcExecutionSessionSetErrorReporter, LLVMOrcJITDylibAddGenerator, LLVMOrcJITDylibRef,
+        LLVMOrcExecutionSessionSetErrorReporter, LLVMOrcJITDylibAddGenerator,
+        LLVMOrcJITDylibLookupFlags, LLVMOrcJITDylibRef, LLVMOrcLookupKind, LLVMOrcLookupStateRef,
+        LLVMOrcSymbolStringPoolEntryStr,
         lljit::{
             LLVMOrcDisposeLLJIT, LLVMOrcLLJITAddObjectFile, LLVMOrcLLJITGetExecutionSession,
             LLVMOrcLLJITGetGlobalPrefix, LLVMOrcLLJITGetMainJITDylib, LLVMOrcLLJITRef,
         },
     },
+    prelude::LLVMMemoryBufferRef,
     target::{LLVM_InitializeNativeAsmPrinter, LLVM_InitializeNativeTarget},
 };
 
+use super::split_object::SplitObject;
 use crate::{
     error::{Result, RuntimeError},
     executor::BinaryFormat,
@@ -38,6 +43,11 @@ pub struct Jit {
     raw: LLVMOrcLLJITRef,
     /// Each object's JITDylib, in the order the objects were added.
     objects: Vec<LLVMOrcJITDylibRef>,
+    /// The objects linked a piece at a time (split_object.rs), which their
+    /// JITDylibs' generators read. Boxed, since ORC holds a pointer to each
+    /// until the JIT is disposed.
+    #[allow(clippy::vec_box, reason = "ORC keeps each source's address")]
+    split_objects: Vec<Box<SplitSource>>,
     /// What ORC reports outside the error of the call that caused it: why the
     /// symbols a lookup needed could not be linked (an undefined reference,
     /// say), which the lookup's own error only calls a failure to materialize
@@ -50,6 +60,15 @@ pub struct Jit {
 unsafe impl Send for Jit {}
 // SAFETY: as above.
 unsafe impl Sync for Jit {}
+
+/// An object linked a piece at a time: what its JITDylib's generator needs.
+struct SplitSource {
+    jit: LLVMOrcLLJITRef,
+    dylib: LLVMOrcJITDylibRef,
+    /// The object's name, for the pieces' names in LLVM's messages.
+    name: String,
+    object: Mutex<SplitObject>,
+}
 
 /// An object added to a [`Jit`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,6 +131,7 @@ impl Jit {
         let jit = Self {
             raw,
             objects: Vec::new(),
+            split_objects: Vec::new(),
             session_errors: Box::default(),
         };
         let session_errors: *const Mutex<Vec<String>> = &*jit.session_errors;
@@ -149,24 +169,17 @@ impl Jit {
     /// about it (LLVM's too) use, in a JITDylib of its own; returns the
     /// object's index for [`Jit::lookup`]. The bytes are parsed as an object
     /// file first, so that input LLVM's object reader rejects becomes an
-    /// error here instead of reaching the linker.
-    pub fn add_object(&mut self, name: &str, bytes: &[u8]) -> Result<ObjectIndex> {
+    /// error here instead of reaching the linker. An object compiled with
+    /// function sections is linked a piece at a time, as lookups need its
+    /// symbols (split_object.rs); any other, whole at the first lookup.
+    pub fn add_object(&mut self, name: &str, bytes: Vec<u8>) -> Result<ObjectIndex> {
         let failed = |reason: String| RuntimeError::LoadFailed {
             format: BinaryFormat::RelocatableObject,
             path: name.to_owned(),
             reason,
         };
         let c_name = CString::new(name).map_err(|_| failed("the name holds a NUL byte".into()))?;
-        check_object_file(bytes, &c_name).map_err(failed)?;
-        // SAFETY: `bytes` is valid for its length and the name NUL-terminated;
-        // LLVM copies both into a buffer of its own.
-        let buffer = unsafe {
-            LLVMCreateMemoryBufferWithMemoryRangeCopy(
-                bytes.as_ptr().cast(),
-                bytes.len(),
-                c_name.as_ptr(),
-            )
-        };
+        check_object_file(&bytes, &c_name).map_err(failed)?;
         let index = self.objects.len();
         // Unique in the JIT whatever the names: the index comes first.
         let dylib_name = CString::new(format!("object {index}: {name}"))
@@ -181,10 +194,37 @@ impl Jit {
                 self.objects.len(),
             )
         };
-        // SAFETY: the JIT and the JITDylib are live; ownership of the buffer
-        // passes to ORC.
-        let error = unsafe { LLVMOrcLLJITAddObjectFile(self.raw, dylib, buffer) };
-        check(error).map_err(failed)?;
+        match SplitObject::new(bytes) {
+            Ok(object) => {
+                let source = Box::new(SplitSource {
+                    jit: self.raw,
+                    dylib,
+                    name: name.to_owned(),
+                    object: Mutex::new(object),
+                });
+                let context: *const SplitSource = &*source;
+                // SAFETY: the context is the boxed source, which the JIT keeps
+                // until after it is disposed (`Drop`), and with it the
+                // generator; the generator is handed over to the JITDylib.
+                unsafe {
+                    let generator = LLVMOrcCreateCustomCAPIDefinitionGenerator(
+                        link_piece,
+                        context.cast_mut().cast(),
+                        keep_split_source,
+                    );
+                    LLVMOrcJITDylibAddGenerator(dylib, generator);
+                }
+                self.split_objects.push(source);
+            }
+            Err(bytes) => {
+                // SAFETY: the JIT and the JITDylib are live; ownership of the
+                // buffer, a copy of the bytes, passes to ORC.
+                let error = unsafe {
+                    LLVMOrcLLJITAddObjectFile(self.raw, dylib, copy_to_buffer(&bytes, &c_name))
+                };
+                check(error).map_err(failed)?;
+            }
+        }
         self.objects.push(dylib);
         Ok(ObjectIndex(index))
     }
@@ -228,6 +268,81 @@ impl Jit {
             .unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+/// A copy of `bytes` in a memory buffer of LLVM's, called `name`.
+fn copy_to_buffer(bytes: &[u8], name: &CStr) -> LLVMMemoryBufferRef {
+    // SAFETY: `bytes` is valid for its length and the name NUL-terminated;
+    // LLVM copies both into a buffer of its own.
+    unsafe {
+        LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes.as_ptr().cast(), bytes.len(), name.as_ptr())
+    }
+}
+
+/// The generator of a split object's JITDylib: for each name a lookup did
+/// not find there, adds the piece of the object that defines it (nothing
+/// when the object does not), which the lookup then links.
+extern "C" fn link_piece(
+    _generator: LLVMOrcDefinitionGeneratorRef,
+    context: *mut c_void,
+    _state: *mut LLVMOrcLookupStateRef,
+    _kind: LLVMOrcLookupKind,
+    _dylib: LLVMOrcJITDylibRef,
+    _flags: LLVMOrcJITDylibLookupFlags,
+    names: LLVMOrcCLookupSet,
+    count: usize,
+) -> LLVMErrorRef {
+    // SAFETY: ORC passes the context it was given, a SplitSource that
+    // outlives the JIT's generators (see `Jit::add_object`).
+    let source = unsafe { &*context.cast::<SplitSource>() };
+    let names = if count == 0 {
+        &[][..]
+    } else {
+        // SAFETY: ORC passes `count` elements at `names`, live for the call.
+        unsafe { std::slice::from_raw_parts(names, count) }
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for element in names {
+            // SAFETY: the name is a live entry of the session's string pool.
+            let name = unsafe { CStr::from_ptr(LLVMOrcSymbolStringPoolEntryStr(element.Name)) };
+            let Ok(name) = name.to_str() else {
+                continue;
+            };
+            let mut object = source.object.lock().unwrap_or_else(PoisonError::into_inner);
+            let Some(piece) = object
+                .piece_defining(name)
+                .map_err(|reason| format!("{}: {reason}", source.name))?
+            else {
+                continue;
+            };
+            tracing::debug!(object = %source.name, symbol = name, bytes = piece.len(), "linking a piece of the object");
+            let piece_name = CString::new(format!("{} (the sections of {name})", source.name))
+                .map_err(|_| "the object's name holds a NUL byte".to_owned())?;
+            // SAFETY: the JIT and the JITDylib are live (the JIT is running
+            // this lookup); ownership of the buffer passes to ORC.
+            let error = unsafe {
+                LLVMOrcLLJITAddObjectFile(
+                    source.jit,
+                    source.dylib,
+                    copy_to_buffer(&piece, &piece_name),
+                )
+            };
+            check(error)?;
+        }
+        Ok::<(), String>(())
+    }));
+    let message = match outcome {
+        Ok(Ok(())) => return ptr::null_mut(),
+        Ok(Err(message)) => message,
+        Err(_) => format!("linking a piece of '{}' panicked", source.name),
+    };
+    let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    // SAFETY: LLVM copies the message into the error it returns.
+    unsafe { LLVMCreateStringError(message.as_ptr()) }
+}
+
+/// The generator's disposer: the source belongs to the [`Jit`], which frees
+/// it after ORC is done with it.
+extern "C" fn keep_split_source(_context: *mut c_void) {}
 
 /// ORC's error reporter: keeps the message for the lookup that is waiting
 /// (instead of ORC's default, printing it to stderr apart from the error it

@@ -9,6 +9,7 @@ mod invoke;
 mod jit;
 pub mod launch_site;
 mod library;
+mod split_object;
 
 use std::{
     collections::HashMap,
@@ -97,7 +98,7 @@ impl LocalExecutor {
                     reason: error.to_string(),
                 })?;
                 drop(loaded);
-                return self.load_object(name, &bytes);
+                return self.load_object(name, bytes);
             }
             BinaryFormat::SharedLibrary => {
                 loaded.libraries.push(SharedLibrary::open(file, name)?);
@@ -114,7 +115,7 @@ impl LocalExecutor {
     /// Links the object file `bytes` under the object name `name`, once, as
     /// [`LocalExecutor::load_as`] does a file's (an executor-server links what
     /// it received without storing it).
-    pub fn load_object(&self, name: &str, bytes: &[u8]) -> Result<()> {
+    pub fn load_object(&self, name: &str, bytes: Vec<u8>) -> Result<()> {
         let mut loaded = self.loaded();
         if !loaded.objects.contains_key(name) {
             let index = loaded.jit()?.add_object(name, bytes)?;

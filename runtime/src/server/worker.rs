@@ -336,7 +336,7 @@ impl Worker {
             BinaryFormat::Asset => self.store_asset(&name, bytes)?,
             // Linked from the bytes received: no file on the way (creating
             // one can wait on the file system's journal for milliseconds).
-            BinaryFormat::RelocatableObject => self.executor.load_object(&name, bytes)?,
+            BinaryFormat::RelocatableObject => self.executor.load_object(&name, bytes.to_vec())?,
             BinaryFormat::SharedLibrary => self.load_library(&name, bytes)?,
         }
         self.loaded.insert(name);
