@@ -32,7 +32,7 @@ use llvm_sys::{
     target::{LLVM_InitializeNativeAsmPrinter, LLVM_InitializeNativeTarget},
 };
 
-use super::split_object::SplitObject;
+use super::{object_bytes::ObjectBytes, split_object::SplitObject};
 use crate::{
     error::{Result, RuntimeError},
     executor::BinaryFormat,
@@ -167,19 +167,19 @@ impl Jit {
 
     /// Adds the object file `bytes` under the name `name`, which messages
     /// about it (LLVM's too) use, in a JITDylib of its own; returns the
-    /// object's index for [`Jit::lookup`]. The bytes are parsed as an object
-    /// file first, so that input LLVM's object reader rejects becomes an
-    /// error here instead of reaching the linker. An object compiled with
-    /// function sections is linked a piece at a time, as lookups need its
-    /// symbols (split_object.rs); any other, whole at the first lookup.
-    pub fn add_object(&mut self, name: &str, bytes: Vec<u8>) -> Result<ObjectIndex> {
+    /// object's index for [`Jit::lookup`]. An object compiled with function
+    /// sections is linked a piece at a time, as lookups need its symbols
+    /// (split_object: each piece is an object LLVM reads then). Any other is
+    /// linked whole at the first lookup, and parsed as an object file first,
+    /// so that input LLVM's object reader rejects becomes an error here
+    /// instead of reaching the linker.
+    pub fn add_object(&mut self, name: &str, bytes: ObjectBytes) -> Result<ObjectIndex> {
         let failed = |reason: String| RuntimeError::LoadFailed {
             format: BinaryFormat::RelocatableObject,
             path: name.to_owned(),
             reason,
         };
         let c_name = CString::new(name).map_err(|_| failed("the name holds a NUL byte".into()))?;
-        check_object_file(&bytes, &c_name).map_err(failed)?;
         let index = self.objects.len();
         // Unique in the JIT whatever the names: the index comes first.
         let dylib_name = CString::new(format!("object {index}: {name}"))
@@ -217,6 +217,11 @@ impl Jit {
                 self.split_objects.push(source);
             }
             Err(bytes) => {
+                check_object_file(bytes.as_slice(), &c_name).map_err(failed)?;
+                // A mapped file is read now: ORC keeps a copy of its own.
+                let bytes = bytes
+                    .into_owned()
+                    .map_err(|error| failed(format!("reading it: {error}")))?;
                 // SAFETY: the JIT and the JITDylib are live; ownership of the
                 // buffer, a copy of the bytes, passes to ORC.
                 let error = unsafe {

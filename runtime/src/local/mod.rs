@@ -9,6 +9,7 @@ mod invoke;
 mod jit;
 pub mod launch_site;
 mod library;
+mod object_bytes;
 mod split_object;
 
 use std::{
@@ -24,10 +25,12 @@ use executor_abi::{EntryConvention, call_buffer::Layout, descriptor};
 use rustc_hash::FxHashMap;
 
 pub use self::crash::report_in_this_process as report_kernel_crashes;
+pub use self::object_bytes::ObjectBytes;
 use self::{
     invoke::{call_with_pointers, call_wrapper_function},
     jit::{Jit, Missing, ObjectIndex},
     library::SharedLibrary,
+    object_bytes::MappedFile,
 };
 use crate::{
     error::{Result, RuntimeError},
@@ -93,7 +96,7 @@ impl LocalExecutor {
         }
         let binary = match format {
             BinaryFormat::RelocatableObject => {
-                let bytes = std::fs::read(file).map_err(|error| RuntimeError::Unreadable {
+                let bytes = MappedFile::open(file).map_err(|error| RuntimeError::Unreadable {
                     path: name.to_owned(),
                     reason: error.to_string(),
                 })?;
@@ -115,7 +118,7 @@ impl LocalExecutor {
     /// Links the object file `bytes` under the object name `name`, once, as
     /// [`LocalExecutor::load_as`] does a file's (an executor-server links what
     /// it received without storing it).
-    pub fn load_object(&self, name: &str, bytes: Vec<u8>) -> Result<()> {
+    pub fn load_object(&self, name: &str, bytes: ObjectBytes) -> Result<()> {
         let mut loaded = self.loaded();
         if !loaded.objects.contains_key(name) {
             let index = loaded.jit()?.add_object(name, bytes)?;

@@ -30,7 +30,7 @@ use executor_abi::call_buffer::Layout;
 use crate::{
     error::{Result, RuntimeError},
     executor::{BinaryFormat, Executor},
-    local::LocalExecutor,
+    local::{LocalExecutor, ObjectBytes},
     memref::{DenseBuffer, Descriptor, OwnedDescriptor},
     polling::poll_briefly,
     protocol::{self, OutputShape, ProtocolError, Request, Response},
@@ -336,7 +336,9 @@ impl Worker {
             BinaryFormat::Asset => self.store_asset(&name, bytes)?,
             // Linked from the bytes received: no file on the way (creating
             // one can wait on the file system's journal for milliseconds).
-            BinaryFormat::RelocatableObject => self.executor.load_object(&name, bytes.to_vec())?,
+            BinaryFormat::RelocatableObject => self
+                .executor
+                .load_object(&name, ObjectBytes::Owned(bytes.to_vec()))?,
             BinaryFormat::SharedLibrary => self.load_library(&name, bytes)?,
         }
         self.loaded.insert(name);

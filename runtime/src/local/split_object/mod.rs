@@ -1,0 +1,108 @@
+//! Relocatable objects linked a piece at a time. An object compiled with
+//! function sections (`llc --function-sections`, `-ffunction-sections`) is
+//! not handed to ORC whole: the first lookup of one of its symbols links the
+//! sections that symbol needs (its own and whatever their relocations reach
+//! that is not linked yet), written out as a small object file of their own.
+//! A program that launches one kernel of 10,000 then links one kernel, as
+//! `dlopen` touches only the code that runs, instead of every function,
+//! relocation and unwind entry of the object.
+//!
+//! The pieces of one object go to one JITDylib (jit.rs), so they find each
+//! other by name: a global symbol keeps its name, and each local symbol of a
+//! linked piece gets a hidden global alias (`__executor.local.N`, N its index
+//! in the object's symbol table) that later pieces refer to. A global
+//! variable is therefore linked once, with the first piece that reaches it,
+//! and every kernel sees the same one, as in an object linked whole.
+//!
+//! What this does not take apart (no function sections, initializers, TLS,
+//! COMDAT groups, unwind entries with personalities, ...) is linked whole, as
+//! before; [`SplitObject::new`] decides. Nothing here is `unsafe`: it reads
+//! bytes and writes bytes, and every read is bounds-checked, so a malformed
+//! object is refused or left to LLVM's object reader, never a panic.
+
+mod elf;
+mod layout;
+mod piece;
+#[cfg(test)]
+mod tests;
+
+use rustc_hash::FxHashSet;
+
+use self::{layout::Layout, piece::Piece};
+use super::object_bytes::ObjectBytes;
+
+/// Where the alias of a linked piece's local symbol is found by the pieces
+/// linked after it (followed by the symbol's index in the object).
+const LOCAL_ALIAS_PREFIX: &str = "__executor.local.";
+
+/// A relocatable object and what of it is linked so far.
+pub struct SplitObject {
+    bytes: ObjectBytes,
+    layout: Layout,
+    linked: Vec<bool>,
+}
+
+impl SplitObject {
+    /// The object, to be linked a piece at a time; or its bytes back when it
+    /// is to be linked whole (see [`Layout::read`]).
+    pub fn new(bytes: ObjectBytes) -> Result<Self, ObjectBytes> {
+        match Layout::read(bytes.as_slice()) {
+            Some(layout) => Ok(Self {
+                linked: vec![false; layout.section_count()],
+                layout,
+                bytes,
+            }),
+            None => Err(bytes),
+        }
+    }
+
+    /// An object file of the sections `name` needs that are not linked yet,
+    /// and marks them linked (the caller adds the piece to the object's
+    /// JITDylib); `None` when the object does not define `name` or it is
+    /// linked already. An error names what in the object is malformed.
+    pub fn piece_defining(&mut self, name: &str) -> Result<Option<Vec<u8>>, String> {
+        if let Some(reason) = self.bytes.stale() {
+            return Err(reason);
+        }
+        let bytes = self.bytes.as_slice();
+        let Some(section) = self
+            .layout
+            .global(bytes, name.as_bytes())
+            .and_then(|symbol| self.layout.defining_section(&symbol))
+        else {
+            return Ok(None);
+        };
+        if self.linked[section] {
+            return Ok(None);
+        }
+        let sections = self.closure(section)?;
+        let piece = Piece::write(bytes, &self.layout, &self.linked, &sections)?;
+        for section in sections {
+            self.linked[section] = true;
+        }
+        Ok(Some(piece))
+    }
+
+    /// `first` and the sections not linked yet that its relocations reach,
+    /// directly or not, in the object's order.
+    fn closure(&self, first: usize) -> Result<Vec<usize>, String> {
+        let (layout, bytes) = (&self.layout, self.bytes.as_slice());
+        let mut found = FxHashSet::default();
+        found.insert(first);
+        let mut pending = vec![first];
+        while let Some(section) = pending.pop() {
+            for relocation in layout.relocations(bytes, section)? {
+                let target = layout.symbol(bytes, relocation.symbol)?;
+                let Some(defined_in) = layout.defining_section(&target) else {
+                    continue;
+                };
+                if !self.linked[defined_in] && found.insert(defined_in) {
+                    pending.push(defined_in);
+                }
+            }
+        }
+        let mut sections: Vec<usize> = found.into_iter().collect();
+        sections.sort_unstable();
+        Ok(sections)
+    }
+}

@@ -1,0 +1,489 @@
+//! Writing a piece: an ELF relocatable object of some sections of the
+//! object, with their symbols, their relocations (against the piece's own
+//! symbols, or by name against what was linked before or is defined
+//! elsewhere) and the unwind entries of their functions.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::{
+    LOCAL_ALIAS_PREFIX,
+    elf::{
+        ELF_HEADER_SIZE, EM_X86_64, ET_REL, RELOCATION_SIZE, Relocation, SECTION_HEADER_SIZE,
+        SHF_ALLOC, SHF_INFO_LINK, SHN_LORESERVE, SHN_UNDEF, SHT_NOBITS, SHT_RELA, SHT_STRTAB,
+        SHT_SYMTAB, SHT_X86_64_UNWIND, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_NOTYPE, STT_SECTION,
+        STV_HIDDEN, SYMBOL_SIZE, Symbol, u32_at,
+    },
+    layout::Layout,
+};
+
+/// One piece being written: an ELF relocatable object of some of the
+/// object's sections, their symbols and relocations, and the unwind entries
+/// of their functions.
+pub struct Piece<'a> {
+    bytes: &'a [u8],
+    layout: &'a Layout,
+    linked: &'a [bool],
+    /// The object's section index of each section of the piece (index 1 on).
+    sections: &'a [usize],
+    new_section: FxHashMap<usize, u16>,
+    locals: Vec<Symbol>,
+    globals: Vec<Symbol>,
+    /// The object's symbol index to the piece's (locals) or to its index
+    /// among the globals.
+    new_symbol: FxHashMap<usize, SymbolRef>,
+    names: StringTable,
+}
+
+#[derive(Clone, Copy)]
+enum SymbolRef {
+    Local(u32),
+    Global(u32),
+}
+
+#[derive(Default)]
+struct StringTable {
+    bytes: Vec<u8>,
+}
+
+impl StringTable {
+    fn add(&mut self, name: &[u8]) -> u32 {
+        if self.bytes.is_empty() {
+            self.bytes.push(0);
+        }
+        if name.is_empty() {
+            return 0;
+        }
+        let at = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(name);
+        self.bytes.push(0);
+        at
+    }
+}
+
+/// A section of the piece: its header fields and where its bytes come from.
+struct OutSection {
+    name: Vec<u8>,
+    kind: u32,
+    flags: u64,
+    data: Vec<u8>,
+    /// For NOBITS: the size without bytes.
+    size: u64,
+    link: u32,
+    info: u32,
+    align: u64,
+    entry_size: u64,
+}
+
+impl<'a> Piece<'a> {
+    pub fn write(
+        bytes: &'a [u8],
+        layout: &'a Layout,
+        linked: &'a [bool],
+        sections: &'a [usize],
+    ) -> Result<Vec<u8>, String> {
+        let mut piece = Piece {
+            bytes,
+            layout,
+            linked,
+            sections,
+            new_section: FxHashMap::default(),
+            locals: vec![Symbol::default()],
+            globals: Vec::new(),
+            new_symbol: FxHashMap::default(),
+            names: StringTable::default(),
+        };
+        piece.names.add(b"");
+        piece.define_symbols()?;
+        piece.finish()
+    }
+
+    /// The piece's sections' own symbols: a section symbol each, their
+    /// local symbols and a hidden global alias of each, their global ones.
+    fn define_symbols(&mut self) -> Result<(), String> {
+        let malformed = |what: &str| format!("malformed object: {what}");
+        for (position, &section) in self.sections.iter().enumerate() {
+            let index = u16::try_from(position + 1).map_err(|_| malformed("too many sections"))?;
+            self.new_section.insert(section, index);
+            let local = self.locals.len() as u32;
+            self.locals.push(Symbol {
+                name: 0,
+                info: STT_SECTION,
+                other: 0,
+                section: index,
+                value: 0,
+                size: 0,
+            });
+            for &defined in self.layout.defined_in(section) {
+                let defined = defined as usize;
+                let symbol = self.layout.symbol(self.bytes, defined)?;
+                if symbol.kind() == STT_SECTION {
+                    self.new_symbol.insert(defined, SymbolRef::Local(local));
+                }
+            }
+        }
+        for &section in self.sections {
+            let index = self.new_section[&section];
+            for &defined in self.layout.defined_in(section) {
+                let defined = defined as usize;
+                let symbol = self.layout.symbol(self.bytes, defined)?;
+                let name = self
+                    .layout
+                    .symbol_name(self.bytes, &symbol)
+                    .ok_or_else(|| malformed("a symbol's name is outside its string table"))?;
+                if symbol.binding() == STB_LOCAL {
+                    if symbol.kind() != STT_SECTION {
+                        let name = self.names.add(name);
+                        self.new_symbol
+                            .insert(defined, SymbolRef::Local(self.locals.len() as u32));
+                        self.locals.push(Symbol {
+                            name,
+                            info: symbol.info,
+                            other: symbol.other,
+                            section: index,
+                            value: symbol.value,
+                            size: symbol.size,
+                        });
+                    }
+                    let alias = self
+                        .names
+                        .add(format!("{LOCAL_ALIAS_PREFIX}{defined}").as_bytes());
+                    let kind = if symbol.kind() == STT_SECTION {
+                        STT_NOTYPE
+                    } else {
+                        symbol.kind()
+                    };
+                    self.globals.push(Symbol {
+                        name: alias,
+                        info: (STB_GLOBAL << 4) | kind,
+                        other: STV_HIDDEN,
+                        section: index,
+                        value: symbol.value,
+                        size: symbol.size,
+                    });
+                } else {
+                    let name = self.names.add(name);
+                    self.new_symbol
+                        .insert(defined, SymbolRef::Global(self.globals.len() as u32));
+                    self.globals.push(Symbol {
+                        name,
+                        info: symbol.info,
+                        other: symbol.other,
+                        section: index,
+                        value: symbol.value,
+                        size: symbol.size,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The piece's symbol for the object's symbol `index`: one of its own,
+    /// or a reference by name to one linked before or defined elsewhere.
+    fn symbol_for(&mut self, index: usize) -> Result<SymbolRef, String> {
+        if let Some(&found) = self.new_symbol.get(&index) {
+            return Ok(found);
+        }
+        let symbol = self.layout.symbol(self.bytes, index)?;
+        let name = self
+            .layout
+            .symbol_name(self.bytes, &symbol)
+            .ok_or_else(|| {
+                "malformed object: a symbol's name is outside its string table".to_owned()
+            })?;
+        let (name, binding) = match self.layout.defining_section(&symbol) {
+            Some(section) if self.linked[section] => {
+                if symbol.binding() == STB_LOCAL {
+                    (
+                        format!("{LOCAL_ALIAS_PREFIX}{index}").into_bytes(),
+                        STB_GLOBAL,
+                    )
+                } else {
+                    (name.to_vec(), symbol.binding())
+                }
+            }
+            Some(_) => {
+                return Err(format!(
+                    "malformed object: symbol {index} is in a section the piece does not hold"
+                ));
+            }
+            None if symbol.binding() == STB_WEAK => (name.to_vec(), STB_WEAK),
+            None => (name.to_vec(), STB_GLOBAL),
+        };
+        let name = self.names.add(&name);
+        let found = SymbolRef::Global(self.globals.len() as u32);
+        self.globals.push(Symbol {
+            name,
+            info: binding << 4,
+            other: 0,
+            section: SHN_UNDEF,
+            value: 0,
+            size: 0,
+        });
+        self.new_symbol.insert(index, found);
+        Ok(found)
+    }
+
+    fn final_index(&self, symbol: SymbolRef) -> u64 {
+        match symbol {
+            SymbolRef::Local(index) => u64::from(index),
+            SymbolRef::Global(index) => (self.locals.len() + index as usize) as u64,
+        }
+    }
+
+    fn finish(mut self) -> Result<Vec<u8>, String> {
+        let mut out_sections = Vec::new();
+        // The relocations are written with symbol references resolved after
+        // every symbol exists: (section position, relocation, symbol).
+        let mut pending_relocations: Vec<(usize, Relocation, SymbolRef)> = Vec::new();
+        for &section in self.sections {
+            let header = self
+                .layout
+                .section(self.bytes, section)
+                .ok_or_else(|| format!("malformed object: section {section}"))?;
+            let name = self
+                .layout
+                .section_name(self.bytes, &header)
+                .unwrap_or_default()
+                .to_vec();
+            let data = if header.kind == SHT_NOBITS {
+                Vec::new()
+            } else {
+                let table = self.layout.contents(self.bytes, &header).ok_or_else(|| {
+                    format!("malformed object: section {section} is outside the file")
+                })?;
+                self.bytes[table.offset..table.offset + table.size].to_vec()
+            };
+            out_sections.push(OutSection {
+                name,
+                kind: header.kind,
+                flags: header.flags,
+                data,
+                size: header.size,
+                link: 0,
+                info: 0,
+                align: header.align,
+                entry_size: header.entry_size,
+            });
+        }
+        for (position, &section) in self.sections.iter().enumerate() {
+            for relocation in self.layout.relocations(self.bytes, section)? {
+                let symbol = self.symbol_for(relocation.symbol)?;
+                pending_relocations.push((position, relocation, symbol));
+            }
+        }
+        let mut eh_relocations = Vec::new();
+        let mut eh_frame = Vec::new();
+        let layout = self.layout;
+        if let Some(frame) = layout.eh_frame() {
+            let contents = self
+                .layout
+                .section(self.bytes, frame.section)
+                .and_then(|header| self.layout.contents(self.bytes, &header))
+                .ok_or_else(|| "malformed object: .eh_frame".to_owned())?;
+            let frame_bytes = &self.bytes[contents.offset..contents.offset + contents.size];
+            let mut copied_cies: FxHashMap<usize, usize> = FxHashMap::default();
+            for &section in self.sections {
+                for fde in frame.describing(section) {
+                    let (offset, length, cie) =
+                        (fde.offset as usize, fde.length as usize, fde.cie as usize);
+                    let cie_at = match copied_cies.get(&cie) {
+                        Some(&at) => at,
+                        None => {
+                            let length = u32_at(frame_bytes, cie).unwrap_or(0) as usize + 4;
+                            let at = eh_frame.len();
+                            eh_frame.extend_from_slice(&frame_bytes[cie..cie + length]);
+                            copied_cies.insert(cie, at);
+                            at
+                        }
+                    };
+                    let at = eh_frame.len();
+                    eh_frame.extend_from_slice(&frame_bytes[offset..offset + length]);
+                    let cie_pointer = (at + 4 - cie_at) as u32;
+                    eh_frame[at + 4..at + 8].copy_from_slice(&cie_pointer.to_le_bytes());
+                    let pc_begin =
+                        layout.relocation(self.bytes, frame.section, fde.relocation as usize)?;
+                    let symbol = self.symbol_for(pc_begin.symbol)?;
+                    eh_relocations.push((
+                        Relocation {
+                            offset: (at + 8) as u64,
+                            ..pc_begin
+                        },
+                        symbol,
+                    ));
+                }
+            }
+        }
+        // Section indexes of the piece: its sections, then a relocation
+        // section for each that has relocations, .eh_frame and its
+        // relocations, the symbol table and the string tables.
+        let symbol_table_index = {
+            let relocated: FxHashSet<usize> = pending_relocations
+                .iter()
+                .map(|(position, ..)| *position)
+                .collect();
+            out_sections.len() + 1 + relocated.len() + if eh_frame.is_empty() { 0 } else { 2 }
+        } as u32;
+        let mut by_position: Vec<Vec<u8>> = vec![Vec::new(); self.sections.len()];
+        for (position, relocation, symbol) in &pending_relocations {
+            by_position[*position]
+                .extend_from_slice(&relocation.to_bytes(self.final_index(*symbol)));
+        }
+        for (position, table) in by_position.into_iter().enumerate() {
+            if table.is_empty() {
+                continue;
+            }
+            let name = [b".rela".as_slice(), &out_sections[position].name].concat();
+            out_sections.push(relocation_section(
+                name,
+                table,
+                symbol_table_index,
+                position as u32 + 1,
+            ));
+        }
+        if !eh_frame.is_empty() {
+            let size = eh_frame.len() as u64;
+            out_sections.push(OutSection {
+                name: b".eh_frame".to_vec(),
+                kind: SHT_X86_64_UNWIND,
+                flags: SHF_ALLOC,
+                data: eh_frame,
+                size,
+                link: 0,
+                info: 0,
+                align: 8,
+                entry_size: 0,
+            });
+            let frame_index = out_sections.len() as u32;
+            let mut table = Vec::new();
+            for (relocation, symbol) in &eh_relocations {
+                table.extend_from_slice(&relocation.to_bytes(self.final_index(*symbol)));
+            }
+            out_sections.push(relocation_section(
+                b".rela.eh_frame".to_vec(),
+                table,
+                symbol_table_index,
+                frame_index,
+            ));
+        }
+        let first_global = self.locals.len() as u32;
+        let mut symbols =
+            Vec::with_capacity((self.locals.len() + self.globals.len()) * SYMBOL_SIZE);
+        for symbol in self.locals.iter().chain(&self.globals) {
+            symbols.extend_from_slice(&symbol.to_bytes());
+        }
+        let symbol_size = symbols.len() as u64;
+        out_sections.push(OutSection {
+            name: b".symtab".to_vec(),
+            kind: SHT_SYMTAB,
+            flags: 0,
+            data: symbols,
+            size: symbol_size,
+            link: symbol_table_index + 1,
+            info: first_global,
+            align: 8,
+            entry_size: SYMBOL_SIZE as u64,
+        });
+        let names = std::mem::take(&mut self.names.bytes);
+        let names_size = names.len() as u64;
+        out_sections.push(OutSection {
+            name: b".strtab".to_vec(),
+            kind: SHT_STRTAB,
+            flags: 0,
+            data: names,
+            size: names_size,
+            link: 0,
+            info: 0,
+            align: 1,
+            entry_size: 0,
+        });
+        write_object(out_sections)
+    }
+}
+
+fn relocation_section(name: Vec<u8>, table: Vec<u8>, symbols: u32, target: u32) -> OutSection {
+    let size = table.len() as u64;
+    OutSection {
+        name,
+        kind: SHT_RELA,
+        flags: SHF_INFO_LINK,
+        data: table,
+        size,
+        link: symbols,
+        info: target,
+        align: 8,
+        entry_size: RELOCATION_SIZE as u64,
+    }
+}
+
+/// An ELF64 x86-64 relocatable object of `sections` (section 0 and the
+/// section name table are added here).
+fn write_object(mut sections: Vec<OutSection>) -> Result<Vec<u8>, String> {
+    let mut section_names = StringTable::default();
+    section_names.add(b"");
+    let name_offsets: Vec<u32> = sections
+        .iter()
+        .map(|section| section_names.add(&section.name))
+        .collect();
+    let names_name = section_names.add(b".shstrtab");
+    let names_data = std::mem::take(&mut section_names.bytes);
+    let names_size = names_data.len() as u64;
+    sections.push(OutSection {
+        name: Vec::new(),
+        kind: SHT_STRTAB,
+        flags: 0,
+        data: names_data,
+        size: names_size,
+        link: 0,
+        info: 0,
+        align: 1,
+        entry_size: 0,
+    });
+    let mut out = vec![0u8; ELF_HEADER_SIZE];
+    let mut offsets = Vec::with_capacity(sections.len());
+    for section in &sections {
+        let align = section.align.max(1) as usize;
+        out.resize(out.len().next_multiple_of(align), 0);
+        offsets.push(out.len() as u64);
+        out.extend_from_slice(&section.data);
+    }
+    out.resize(out.len().next_multiple_of(8), 0);
+    let section_table = out.len() as u64;
+    out.extend_from_slice(&[0; SECTION_HEADER_SIZE]);
+    for (index, section) in sections.iter().enumerate() {
+        let name = name_offsets.get(index).copied().unwrap_or(names_name);
+        let mut header = [0u8; SECTION_HEADER_SIZE];
+        header[..4].copy_from_slice(&name.to_le_bytes());
+        header[4..8].copy_from_slice(&section.kind.to_le_bytes());
+        header[8..16].copy_from_slice(&section.flags.to_le_bytes());
+        header[24..32].copy_from_slice(&offsets[index].to_le_bytes());
+        header[32..40].copy_from_slice(&section.size.to_le_bytes());
+        header[40..44].copy_from_slice(&section.link.to_le_bytes());
+        header[44..48].copy_from_slice(&section.info.to_le_bytes());
+        header[48..56].copy_from_slice(&section.align.to_le_bytes());
+        header[56..64].copy_from_slice(&section.entry_size.to_le_bytes());
+        out.extend_from_slice(&header);
+    }
+    let count = u16::try_from(sections.len() + 1)
+        .ok()
+        .filter(|&count| count < SHN_LORESERVE)
+        .ok_or_else(|| {
+            format!(
+                "a piece of {} sections is more than ELF numbers",
+                sections.len()
+            )
+        })?;
+    out[..4].copy_from_slice(b"\x7fELF");
+    out[4] = 2; // 64-bit
+    out[5] = 1; // little-endian
+    out[6] = 1; // ELF version
+    out[16..18].copy_from_slice(&ET_REL.to_le_bytes());
+    out[18..20].copy_from_slice(&EM_X86_64.to_le_bytes());
+    out[20..24].copy_from_slice(&1u32.to_le_bytes());
+    out[40..48].copy_from_slice(&section_table.to_le_bytes());
+    out[52..54].copy_from_slice(&(ELF_HEADER_SIZE as u16).to_le_bytes());
+    out[58..60].copy_from_slice(&(SECTION_HEADER_SIZE as u16).to_le_bytes());
+    out[60..62].copy_from_slice(&count.to_le_bytes());
+    out[62..64].copy_from_slice(&(count - 1).to_le_bytes());
+    Ok(out)
+}

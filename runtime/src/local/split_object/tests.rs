@@ -1,0 +1,192 @@
+//! split_object on objects compiled by LLVM's llc.
+
+use super::{
+    LOCAL_ALIAS_PREFIX, ObjectBytes, SplitObject,
+    elf::{SECTION_HEADER_SIZE, Table, string_at, u16_at, u32_at, u64_at},
+};
+use std::{path::Path, process::Command};
+
+/// Two functions share an internal helper and an internal global; a
+/// third uses a constant from a constant pool.
+const SHARED_STATE: &str = r#"
+@calls = internal global i64 0
+define internal i64 @bump(i64 %by) {
+  %before = load i64, ptr @calls
+  %after = add i64 %before, %by
+  store i64 %after, ptr @calls
+  ret i64 %after
+}
+define i64 @tens() {
+  %r = call i64 @bump(i64 10)
+  ret i64 %r
+}
+define i64 @hundreds() {
+  %r = call i64 @bump(i64 100)
+  ret i64 %r
+}
+define double @constant() {
+  ret double 1.5
+}
+"#;
+
+/// An initializer, which runs when the object is loaded.
+const WITH_INITIALIZER: &str = r#"
+@llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @init, ptr null }]
+define internal void @init() {
+  ret void
+}
+define void @first() {
+  ret void
+}
+define void @second() {
+  ret void
+}
+"#;
+
+/// `ir` compiled by LLVM's llc to an x86-64 object file.
+fn compile(ir: &str, function_sections: bool) -> Vec<u8> {
+    let directory = tempfile::tempdir().expect("a scratch directory");
+    let source = directory.path().join("input.ll");
+    let object = directory.path().join("output.o");
+    std::fs::write(&source, ir).expect("the IR is written");
+    let llc = Path::new(env!("EXECUTOR_LLVM_PREFIX")).join("bin/llc");
+    let mut command = Command::new(llc);
+    command.args([
+        "-filetype=obj",
+        "-relocation-model=pic",
+        "-mtriple=x86_64-unknown-linux-gnu",
+    ]);
+    if function_sections {
+        command.arg("--function-sections");
+    }
+    let status = command
+        .arg("-o")
+        .arg(&object)
+        .arg(&source)
+        .status()
+        .expect("llc runs");
+    assert!(status.success(), "llc failed");
+    std::fs::read(object).expect("llc wrote the object")
+}
+
+/// The names in an ELF object's section header table.
+fn section_names(object: &[u8]) -> Vec<String> {
+    let table = u64_at(object, 40).unwrap() as usize;
+    let count = usize::from(u16_at(object, 60).unwrap());
+    let names_header = table + usize::from(u16_at(object, 62).unwrap()) * SECTION_HEADER_SIZE;
+    let names = Table {
+        offset: u64_at(object, names_header + 24).unwrap() as usize,
+        size: u64_at(object, names_header + 32).unwrap() as usize,
+    };
+    (0..count)
+        .map(|index| {
+            let name = u32_at(object, table + index * SECTION_HEADER_SIZE).unwrap();
+            String::from_utf8(string_at(object, names, name).unwrap().to_vec()).unwrap()
+        })
+        .collect()
+}
+
+/// Whether the object's string tables hold `name`.
+fn mentions(object: &[u8], name: &str) -> bool {
+    let needle = [b"\0", name.as_bytes(), b"\0"].concat();
+    object.windows(needle.len()).any(|window| window == needle)
+}
+
+#[test]
+fn an_object_without_function_sections_is_linked_whole() {
+    assert!(SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATE, false))).is_err());
+}
+
+#[test]
+fn an_object_with_an_initializer_is_linked_whole() {
+    assert!(SplitObject::new(ObjectBytes::Owned(compile(WITH_INITIALIZER, true))).is_err());
+}
+
+#[test]
+fn a_piece_holds_what_its_symbol_reaches_and_nothing_linked_before() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATE, true))) else {
+        panic!("an object with function sections is split");
+    };
+    let tens = object
+        .piece_defining("tens")
+        .unwrap()
+        .expect("tens is defined");
+    let sections = section_names(&tens);
+    for expected in [
+        ".text.tens",
+        ".text.bump",
+        ".bss",
+        ".eh_frame",
+        ".rela.text.tens",
+    ] {
+        assert!(
+            sections.iter().any(|name| name == expected),
+            "{expected} not in {sections:?}"
+        );
+    }
+    assert!(
+        !sections.iter().any(|name| name == ".text.hundreds"),
+        "{sections:?}"
+    );
+    // `tens` is linked now, and `bump` with it.
+    assert!(object.piece_defining("tens").unwrap().is_none());
+    let hundreds = object
+        .piece_defining("hundreds")
+        .unwrap()
+        .expect("hundreds is defined");
+    let sections = section_names(&hundreds);
+    assert!(
+        sections.iter().any(|name| name == ".text.hundreds"),
+        "{sections:?}"
+    );
+    assert!(
+        !sections
+            .iter()
+            .any(|name| name == ".text.bump" || name == ".bss"),
+        "the helper and the global were linked with tens: {sections:?}"
+    );
+    // It calls the helper through the alias the first piece defined.
+    assert!(
+        tens.windows(LOCAL_ALIAS_PREFIX.len())
+            .any(|w| w == LOCAL_ALIAS_PREFIX.as_bytes())
+    );
+    assert!(
+        hundreds
+            .windows(LOCAL_ALIAS_PREFIX.len())
+            .any(|w| w == LOCAL_ALIAS_PREFIX.as_bytes())
+    );
+    let constant = object
+        .piece_defining("constant")
+        .unwrap()
+        .expect("constant is defined");
+    assert!(
+        section_names(&constant)
+            .iter()
+            .any(|name| name.starts_with(".rodata.cst8"))
+    );
+    assert!(!mentions(&constant, "tens"));
+    assert!(object.piece_defining("undefined_here").unwrap().is_none());
+}
+
+#[test]
+fn damaged_objects_are_refused_or_split_without_panicking() {
+    let object = compile(SHARED_STATE, true);
+    let mut damaged = Vec::new();
+    for length in (0..object.len()).step_by(97) {
+        damaged.push(object[..length].to_vec());
+    }
+    for at in (0..object.len()).step_by(13) {
+        for value in [0x00, 0xff, 0x7f] {
+            let mut bytes = object.clone();
+            bytes[at] = value;
+            damaged.push(bytes);
+        }
+    }
+    for bytes in damaged {
+        if let Ok(mut split) = SplitObject::new(ObjectBytes::Owned(bytes)) {
+            for name in ["tens", "hundreds", "constant", "bump"] {
+                let _ = split.piece_defining(name);
+            }
+        }
+    }
+}
