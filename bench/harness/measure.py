@@ -195,13 +195,15 @@ def bench_compile(config: Config) -> dict:
 # run time
 
 
-def compile_object(source: str, kernels: Path) -> Path:
+def compile_object(source: str, kernels: Path, function_sections=False) -> Path:
     """Kernels (MLIR text) to the relocatable object file `kernels`, with
-    upstream tools."""
+    upstream tools; with `function_sections`, each function in a section of
+    its own (which the executor links a piece at a time)."""
     kernels.parent.mkdir(parents=True, exist_ok=True)
     lowered = run([MLIR_OPT, f"--pass-pipeline={KERNEL_PIPELINE}"], stdin=source).stdout
     ir = run([MLIR_TRANSLATE, "--mlir-to-llvmir"], stdin=lowered).stdout
-    run([LLC, "-filetype=obj", "-relocation-model=pic", "-o", kernels], stdin=ir)
+    sections = ["--function-sections"] if function_sections else []
+    run([LLC, "-filetype=obj", "-relocation-model=pic", *sections, "-o", kernels], stdin=ir)
     return kernels
 
 
@@ -450,13 +452,20 @@ def warm_worker_memory(server_pid: int) -> dict:
 
 def compile_big_object(config: Config) -> Path:
     """bench/gen_kernels.py's module of config.big_object_kernels kernels as an
-    object file (and, beside it, shared_library's .so)."""
+    object file with function sections (and, beside it, shared_library's .so
+    and the object without function sections, `whole_object`'s)."""
     count = config.big_object_kernels
-    log(f"send_binary of many kernels: compiling {count:,} kernels to an object file and a shared library")
+    log(f"send_binary of many kernels: compiling {count:,} kernels to object files and a shared library")
     source = run([sys.executable, ROOT / "bench" / "gen_kernels.py", count]).stdout
-    kernels = compile_object(source, WORK / "first_launch" / f"kernels_{count}.o")
+    kernels = compile_object(source, WORK / "first_launch" / f"kernels_{count}.o", function_sections=True)
+    compile_object(source, whole_object(kernels))
     shared_library(kernels)
     return kernels
+
+
+def whole_object(kernels: Path) -> Path:
+    """Where compile_big_object puts the object without function sections."""
+    return kernels.with_name(f"{kernels.stem}_whole.o")
 
 
 def bench_big_object(config: Config, kernels: Path) -> dict:
@@ -465,15 +474,19 @@ def bench_big_object(config: Config, kernels: Path) -> dict:
     library (dlopen), alternating; the steps of each run."""
     directory = WORK / "first_launch"
     programs = {"object": first_launch_program("local", kernels, "first", "big_object", directory),
+                "object_whole": first_launch_program("local", whole_object(kernels), "first", "big_object_whole",
+                                                     directory),
                 "library": first_launch_program("local", kernels.with_suffix(".so"), "first", "big_library",
                                                 directory)}
-    log(f"send_binary of {config.big_object_kernels:,} kernels: object (JIT link) vs shared library (dlopen), "
+    log(f"send_binary of {config.big_object_kernels:,} kernels: object with and without function sections (JIT "
+        "link) vs shared library (dlopen), "
         f"{config.big_object_runs} runs each, alternating")
     steps = {kind: [] for kind in programs}
     for _ in range(config.big_object_runs):
         for kind, module in programs.items():
             steps[kind].append(first_launch_run([], module))
     return {"kernels": config.big_object_kernels, "bytes": kernels.stat().st_size,
+            "whole_bytes": whole_object(kernels).stat().st_size,
             "library_bytes": kernels.with_suffix(".so").stat().st_size, "steps_us": steps}
 
 

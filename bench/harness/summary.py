@@ -167,7 +167,10 @@ def summarize_first_launch(raw: dict) -> dict:
     kinds = {kind: summarize_steps(runs) for kind, runs in big["steps_us"].items()}
     summary["big_object"] = {
         "kernels": big["kernels"], "bytes": big["bytes"], "library_bytes": big["library_bytes"], "kinds": kinds,
+        "whole_bytes": big.get("whole_bytes"),
         "ratio": kinds["object"]["load"]["median"] / kinds["library"]["load"]["median"],
+        "whole_ratio": (kinds["object_whole"]["load"]["median"] / kinds["library"]["load"]["median"]
+                        if "object_whole" in kinds else None),
         "send_ratio": kinds["object"]["send_binary"]["median"] / kinds["library"]["send_binary"]["median"],
     }
     return summary
