@@ -276,7 +276,7 @@ impl Worker {
                 bytes,
             } => (
                 "send_binary",
-                message(self.send_binary(name, format, &bytes)),
+                message(self.send_binary(name, format, bytes)),
             ),
             Request::Launch {
                 entry,
@@ -327,19 +327,20 @@ impl Worker {
         &mut self,
         name: String,
         format: BinaryFormat,
-        bytes: &[u8],
+        bytes: Vec<u8>,
     ) -> Result<Response> {
         if self.loaded.contains(&name) {
             return Ok(Response::Done);
         }
         match format {
-            BinaryFormat::Asset => self.store_asset(&name, bytes)?,
-            // Linked from the bytes received: no file on the way (creating
-            // one can wait on the file system's journal for milliseconds).
+            BinaryFormat::Asset => self.store_asset(&name, &bytes)?,
+            // Linked from the bytes received, which an object linked a piece
+            // at a time keeps: no file on the way (creating one can wait on
+            // the file system's journal for milliseconds).
             BinaryFormat::RelocatableObject => self
                 .executor
-                .load_object(&name, ObjectBytes::Owned(bytes.to_vec()))?,
-            BinaryFormat::SharedLibrary => self.load_library(&name, bytes)?,
+                .load_object(&name, ObjectBytes::Owned(bytes))?,
+            BinaryFormat::SharedLibrary => self.load_library(&name, &bytes)?,
         }
         self.loaded.insert(name);
         Ok(Response::Done)
