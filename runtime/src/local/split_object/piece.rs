@@ -137,11 +137,8 @@ impl<'a> Piece<'a> {
                             .insert(defined, SymbolRef::Local(self.locals.len() as u32));
                         self.locals.push(Symbol {
                             name,
-                            info: symbol.info,
-                            other: symbol.other,
                             section: index,
-                            value: symbol.value,
-                            size: symbol.size,
+                            ..symbol
                         });
                     }
                     let alias = self
@@ -157,8 +154,7 @@ impl<'a> Piece<'a> {
                         info: (STB_GLOBAL << 4) | kind,
                         other: STV_HIDDEN,
                         section: index,
-                        value: symbol.value,
-                        size: symbol.size,
+                        ..symbol
                     });
                 } else {
                     let name = self.names.add(name);
@@ -166,11 +162,8 @@ impl<'a> Piece<'a> {
                         .insert(defined, SymbolRef::Global(self.globals.len() as u32));
                     self.globals.push(Symbol {
                         name,
-                        info: symbol.info,
-                        other: symbol.other,
                         section: index,
-                        value: symbol.value,
-                        size: symbol.size,
+                        ..symbol
                     });
                 }
             }
