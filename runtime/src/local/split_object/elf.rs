@@ -151,6 +151,23 @@ impl Relocation {
     }
 }
 
+/// How many bytes an x86-64 relocation of type `kind` patches (the psABI's
+/// table); 4 for the types this does not list, the most common width.
+pub fn fixup_width(kind: u32) -> u64 {
+    match kind {
+        // R_X86_64_NONE.
+        0 => 0,
+        // R_X86_64_64, DTPMOD64, DTPOFF64, TPOFF64, PC64, GOTOFF64, GOT64,
+        // GOTPCREL64, GOTPC64, GOTPLT64, PLTOFF64, SIZE64.
+        1 | 16..=18 | 24 | 25 | 27..=31 | 33 => 8,
+        // R_X86_64_16, PC16.
+        12 | 13 => 2,
+        // R_X86_64_8, PC8.
+        14 | 15 => 1,
+        _ => 4,
+    }
+}
+
 pub fn read<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
     bytes.get(at..at.checked_add(N)?)?.try_into().ok()
 }

@@ -15,7 +15,7 @@ use super::elf::{
     SHF_GROUP, SHF_LINK_ORDER, SHF_TLS, SHN_LORESERVE, SHN_UNDEF, SHN_XINDEX, SHT_GROUP,
     SHT_NOBITS, SHT_PROGBITS, SHT_REL, SHT_RELA, SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX,
     SHT_X86_64_UNWIND, STB_LOCAL, STT_FILE, STT_GNU_IFUNC, STT_TLS, SYMBOL_SIZE, Section, Symbol,
-    Table, string_at, u16_at, u32_at, u64_at,
+    Table, fixup_width, string_at, u16_at, u32_at, u64_at,
 };
 
 /// How many lookups by name scan the symbol table before its global names
@@ -366,11 +366,40 @@ impl Layout {
         self.global_names.collisions = collisions;
     }
 
-    /// The relocations of `section` (none when it has no relocation section).
+    /// The relocations of `section` (none when it has no relocation section),
+    /// each checked to patch bytes of the section: LLVM's linker writes
+    /// where a relocation says without checking, so one outside a piece's
+    /// small allocation would corrupt or crash the process.
     pub fn relocations(&self, bytes: &[u8], section: usize) -> Result<Vec<Relocation>, String> {
-        self.relocation_entries(bytes, section)?
+        let entries = self.relocation_entries(bytes, section)?;
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let header = self
+            .section(bytes, section)
+            .ok_or_else(|| self.malformed_relocations(section))?;
+        // Section contents without bytes in the file (SHT_NOBITS) have none
+        // to patch.
+        let size = if header.kind == SHT_NOBITS {
+            0
+        } else {
+            header.size
+        };
+        entries
             .chunks_exact(RELOCATION_SIZE)
-            .map(|entry| Relocation::read(entry).ok_or_else(|| self.malformed_relocations(section)))
+            .map(|entry| {
+                let relocation =
+                    Relocation::read(entry).ok_or_else(|| self.malformed_relocations(section))?;
+                let patched = relocation.offset.checked_add(fixup_width(relocation.kind));
+                if patched.is_none_or(|end| end > size) {
+                    return Err(format!(
+                        "malformed object: a relocation of section {section} patches offset {:#x}, \
+                         outside the section's {size} bytes",
+                        relocation.offset
+                    ));
+                }
+                Ok(relocation)
+            })
             .collect()
     }
 

@@ -190,3 +190,29 @@ fn damaged_objects_are_refused_or_split_without_panicking() {
         }
     }
 }
+
+/// The file offset of the contents of the section called `name`.
+fn section_offset(object: &[u8], name: &str) -> usize {
+    let table = u64_at(object, 40).unwrap() as usize;
+    let index = section_names(object)
+        .iter()
+        .position(|found| found == name)
+        .unwrap_or_else(|| panic!("no section {name}"));
+    u64_at(object, table + index * SECTION_HEADER_SIZE + 24).unwrap() as usize
+}
+
+#[test]
+fn a_relocation_outside_its_section_is_an_error_not_a_piece() {
+    let mut object = compile(SHARED_STATE, true);
+    // The first relocation of `tens` patches 64 KiB past its code: LLVM's
+    // linker would write there, outside the piece's memory.
+    let relocations = section_offset(&object, ".rela.text.tens");
+    object[relocations..relocations + 8].copy_from_slice(&0x10000u64.to_le_bytes());
+    let Ok(mut split) = SplitObject::new(ObjectBytes::Owned(object)) else {
+        panic!("the damage is in a relocation, which only a piece reads");
+    };
+    let error = split
+        .piece_defining("tens")
+        .expect_err("the relocation is refused");
+    assert!(error.contains("outside the section"), "{error}");
+}
