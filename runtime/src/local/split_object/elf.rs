@@ -19,6 +19,7 @@ pub const SHT_GROUP: u32 = 17;
 pub const SHT_SYMTAB_SHNDX: u32 = 18;
 pub const SHT_X86_64_UNWIND: u32 = 0x7000_0001;
 
+pub const SHF_WRITE: u64 = 0x1;
 pub const SHF_ALLOC: u64 = 0x2;
 pub const SHF_EXECINSTR: u64 = 0x4;
 pub const SHF_INFO_LINK: u64 = 0x40;

@@ -12,7 +12,7 @@ use std::hash::Hasher;
 
 use super::elf::{
     EM_X86_64, ET_REL, RELOCATION_SIZE, Relocation, SECTION_HEADER_SIZE, SHF_ALLOC, SHF_EXECINSTR,
-    SHF_GROUP, SHF_LINK_ORDER, SHF_TLS, SHN_LORESERVE, SHN_UNDEF, SHN_XINDEX, SHT_GROUP,
+    SHF_GROUP, SHF_LINK_ORDER, SHF_TLS, SHF_WRITE, SHN_LORESERVE, SHN_UNDEF, SHN_XINDEX, SHT_GROUP,
     SHT_NOBITS, SHT_PROGBITS, SHT_REL, SHT_RELA, SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX,
     SHT_X86_64_UNWIND, STB_LOCAL, STT_FILE, STT_GNU_IFUNC, STT_TLS, SYMBOL_SIZE, Section, Symbol,
     Table, fixup_width, string_at, u16_at, u32_at, u64_at,
@@ -107,6 +107,9 @@ impl Layout {
         let mut symbol_table = None;
         let mut eh_frame = None;
         let mut code_sections = 0;
+        // Candidates for GNU as's `.eh_frame`, which it writes as data
+        // (SHT_PROGBITS) where LLVM writes SHT_X86_64_UNWIND.
+        let mut read_only_data = Vec::new();
         for (index, header) in headers
             .chunks_exact(SECTION_HEADER_SIZE)
             .enumerate()
@@ -149,6 +152,9 @@ impl Layout {
                 return None;
             }
             match kind as u32 {
+                SHT_PROGBITS if flags & (SHF_EXECINSTR | SHF_WRITE) == 0 => {
+                    read_only_data.push(index);
+                }
                 SHT_PROGBITS => code_sections += usize::from(flags & SHF_EXECINSTR != 0),
                 SHT_NOBITS => {}
                 SHT_X86_64_UNWIND if eh_frame.is_none() => eh_frame = Some(index),
@@ -178,6 +184,18 @@ impl Layout {
         };
         let names = layout.section(bytes, usize::from(names_index))?;
         layout.section_names = layout.contents(bytes, &names)?;
+        // Found by its name, as LLVM's linker finds it: otherwise no piece
+        // would carry its entries, and nothing could unwind through the
+        // functions it describes (exceptions, backtraces).
+        for index in read_only_data {
+            let section = layout.section(bytes, index)?;
+            if layout.section_name(bytes, &section) == Some(b".eh_frame".as_slice()) {
+                if eh_frame.is_some() {
+                    return None;
+                }
+                eh_frame = Some(index);
+            }
+        }
         let symbol_table = layout.section(bytes, symbol_table?)?;
         if usize::try_from(symbol_table.entry_size).ok()? != SYMBOL_SIZE {
             return None;

@@ -216,3 +216,28 @@ fn a_relocation_outside_its_section_is_an_error_not_a_piece() {
         .expect_err("the relocation is refused");
     assert!(error.contains("outside the section"), "{error}");
 }
+
+#[test]
+fn a_piece_carries_the_unwind_entries_of_an_eh_frame_written_as_data() {
+    let mut object = compile(SHARED_STATE, true);
+    // GNU as (gcc's objects) writes `.eh_frame` as SHT_PROGBITS.
+    let table = u64_at(&object, 40).unwrap() as usize;
+    let index = section_names(&object)
+        .iter()
+        .position(|name| name == ".eh_frame")
+        .expect("llc writes unwind entries");
+    let kind = table + index * SECTION_HEADER_SIZE + 4;
+    object[kind..kind + 4].copy_from_slice(&1u32.to_le_bytes());
+    let Ok(mut split) = SplitObject::new(ObjectBytes::Owned(object)) else {
+        panic!("an object with function sections is split");
+    };
+    let tens = split
+        .piece_defining("tens")
+        .unwrap()
+        .expect("tens is defined");
+    let sections = section_names(&tens);
+    assert!(
+        sections.iter().any(|name| name == ".eh_frame"),
+        "{sections:?}"
+    );
+}
