@@ -11,9 +11,13 @@
 
 #include "llvm-c/Error.h"
 #include "llvm-c/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/EHFrameRegistrationPlugin.h"
 #include "llvm/ExecutionEngine/Orc/IRCompileLayer.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/MapperJITLinkMemoryManager.h"
+#include "llvm/ExecutionEngine/Orc/MemoryMapper.h"
+#include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/DataLayout.h"
@@ -58,6 +62,37 @@ public:
 };
 } // namespace
 
+/// The address space a JIT reserves at a time for the code and data it
+/// links. An object linked a piece at a time (split_object) has its pieces
+/// refer to each other's functions and data as the compiler wrote the
+/// references for one object: 32-bit PC-relative, within 2 GiB. LLVM's
+/// default memory manager maps each linked object wherever mmap puts it, so a
+/// program that maps gigabytes of buffers between two launches had the
+/// second piece's references out of range ("relocation target ... is out of
+/// range of Delta32 fixup"). Pieces taken from one reservation are always in
+/// range of each other, unless a session links more than this (the next
+/// reservation may be anywhere). Reserved, not used: pages cost memory only
+/// once written.
+static constexpr size_t kJitReservation = size_t(1) << 30;
+
+/// The object linking layer of a JIT: JITLink, as LLJIT's default on this
+/// host, with memory from reservations of kJitReservation, and unwind
+/// entries registered with the process's unwinder.
+static llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>>
+createObjectLayer(llvm::orc::ExecutionSession &session) {
+  auto memory = llvm::orc::MapperJITLinkMemoryManager::CreateWithMapper<
+      llvm::orc::InProcessMemoryMapper>(kJitReservation);
+  if (!memory)
+    return memory.takeError();
+  auto layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(
+      session, std::move(*memory));
+  auto unwind = llvm::orc::EHFrameRegistrationPlugin::Create(session);
+  if (!unwind)
+    return unwind.takeError();
+  layer->addPlugin(std::move(*unwind));
+  return std::move(layer);
+}
+
 extern "C" {
 
 /// Creates an LLJIT for the process's own triple that links object files
@@ -72,6 +107,7 @@ LLVMErrorRef executorCreateObjectJit(LLVMOrcLLJITRef *result) {
       llvm::orc::LLJITBuilder()
           .setJITTargetMachineBuilder(llvm::orc::JITTargetMachineBuilder(triple))
           .setDataLayout(std::move(layout))
+          .setObjectLinkingLayerCreator(createObjectLayer)
           .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder)
                                          -> llvm::Expected<std::unique_ptr<
                                              llvm::orc::IRCompileLayer::IRCompiler>> {

@@ -4,6 +4,7 @@ use super::{
     LOCAL_ALIAS_PREFIX, ObjectBytes, SplitObject,
     elf::{SECTION_HEADER_SIZE, Table, string_at, u16_at, u32_at, u64_at},
 };
+use crate::local::jit::{Jit, Missing};
 use std::{path::Path, process::Command};
 
 /// Two functions share an internal helper and an internal global; a
@@ -26,6 +27,24 @@ define i64 @hundreds() {
 }
 define double @constant() {
   ret double 1.5
+}
+"#;
+
+/// Two functions that use an internal global directly (32-bit PC-relative,
+/// as code of one object may).
+const SHARED_GLOBAL: &str = r#"
+@total = internal global i64 0
+define i64 @tens() {
+  %before = load i64, ptr @total
+  %after = add i64 %before, 10
+  store i64 %after, ptr @total
+  ret i64 %after
+}
+define i64 @hundreds() {
+  %before = load i64, ptr @total
+  %after = add i64 %before, 100
+  store i64 %after, ptr @total
+  ret i64 %after
 }
 "#;
 
@@ -240,4 +259,77 @@ fn a_piece_carries_the_unwind_entries_of_an_eh_frame_written_as_data() {
         sections.iter().any(|name| name == ".eh_frame"),
         "{sections:?}"
     );
+}
+
+/// Address space taken between two links: `gibibytes` reserved, and every
+/// hole above it filled with pages, so that the next mapping comes below
+/// it. Released when dropped.
+struct AddressSpaceTaken(Vec<(usize, usize)>);
+
+impl AddressSpaceTaken {
+    fn new(gibibytes: usize) -> Self {
+        let map = |length: usize| {
+            // SAFETY: a fresh inaccessible anonymous mapping, released by Drop.
+            let address = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    length,
+                    libc::PROT_NONE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
+            };
+            assert_ne!(address, libc::MAP_FAILED, "mmap");
+            (address as usize, length)
+        };
+        let big = map(gibibytes << 30);
+        let mut taken = vec![big];
+        loop {
+            let page = map(4096);
+            taken.push(page);
+            if page.0 < big.0 {
+                return Self(taken);
+            }
+        }
+    }
+}
+
+impl Drop for AddressSpaceTaken {
+    fn drop(&mut self) {
+        for &(address, length) in &self.0 {
+            // SAFETY: unmaps a mapping made by `new`, once.
+            unsafe { libc::munmap(address as *mut libc::c_void, length) };
+        }
+    }
+}
+
+#[test]
+fn pieces_linked_with_gibibytes_mapped_between_them_reach_each_other() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("shared.o");
+    std::fs::write(&path, compile(SHARED_GLOBAL, true)).unwrap();
+    let mut jit = Jit::new().unwrap();
+    let object = jit
+        .add_object(
+            "shared.o",
+            ObjectBytes::Owned(std::fs::read(&path).unwrap()),
+        )
+        .unwrap();
+    let call = |symbol: &str| {
+        let address = match jit.lookup(object, symbol) {
+            Ok(address) => address,
+            Err(Missing::Unlinkable(reason)) => panic!("{symbol} does not link: {reason}"),
+            Err(Missing::Undefined) => panic!("{symbol} is not defined"),
+        };
+        // SAFETY: the JIT-linked `i64 ()` function, live while `jit` is.
+        let function: extern "C" fn() -> i64 = unsafe { std::mem::transmute(address) };
+        function()
+    };
+    assert_eq!(call("tens"), 10);
+    // A program's buffers (4 GiB here) mapped after the first piece: the
+    // second piece reaches the first's helper and global as code linked
+    // whole does, 32-bit PC-relative, so it must be mapped near it.
+    let _buffers = AddressSpaceTaken::new(4);
+    assert_eq!(call("hundreds"), 110);
 }
