@@ -262,6 +262,19 @@ impl Jit {
             } else {
                 reported.join("; ")
             };
+            let dylib = self.objects[object.0];
+            let reason = match self
+                .split_objects
+                .iter()
+                .find(|source| source.dylib == dylib)
+            {
+                Some(source) => source
+                    .object
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .explain_aliases(&reason),
+                None => reason,
+            };
             return Err(Missing::Unlinkable(reason));
         }
         usize::try_from(address).map_err(|_| Missing::Unlinkable("address out of range".into()))

@@ -83,6 +83,49 @@ impl SplitObject {
         Ok(Some(piece))
     }
 
+    /// `message` (an error of ORC's) with each local alias it names
+    /// explained: the local symbol or section of the object it stands for.
+    /// ORC names the symbols a failed link left unresolved, and a piece that
+    /// failed leaves its locals so for every later piece that uses them.
+    pub fn explain_aliases(&self, message: &str) -> String {
+        let bytes = self.bytes.as_slice();
+        let mut explained = Vec::new();
+        for (at, _) in message.match_indices(LOCAL_ALIAS_PREFIX) {
+            let digits = &message[at + LOCAL_ALIAS_PREFIX.len()..];
+            let end = digits
+                .find(|character: char| !character.is_ascii_digit())
+                .unwrap_or(digits.len());
+            let Ok(index) = digits[..end].parse::<usize>() else {
+                continue;
+            };
+            let Ok(symbol) = self.layout.symbol(bytes, index) else {
+                continue;
+            };
+            let name = if symbol.kind() == elf::STT_SECTION {
+                self.layout
+                    .section(bytes, usize::from(symbol.section))
+                    .and_then(|section| self.layout.section_name(bytes, &section))
+                    .map(|name| format!("section '{}'", String::from_utf8_lossy(name)))
+            } else {
+                self.layout
+                    .symbol_name(bytes, &symbol)
+                    .map(|name| format!("local symbol '{}'", String::from_utf8_lossy(name)))
+            };
+            let line = format!(
+                "{LOCAL_ALIAS_PREFIX}{index} is the object's {}",
+                name.unwrap_or_else(|| "unnamed local symbol".to_owned())
+            );
+            if !explained.contains(&line) {
+                explained.push(line);
+            }
+        }
+        if explained.is_empty() {
+            message.to_owned()
+        } else {
+            format!("{message} ({})", explained.join("; "))
+        }
+    }
+
     /// `first` and the sections not linked yet that its relocations reach,
     /// directly or not, in the object's order.
     fn closure(&self, first: usize) -> Result<Vec<usize>, String> {

@@ -333,3 +333,37 @@ fn pieces_linked_with_gibibytes_mapped_between_them_reach_each_other() {
     let _buffers = AddressSpaceTaken::new(4);
     assert_eq!(call("hundreds"), 110);
 }
+
+#[test]
+fn an_error_naming_a_local_alias_says_what_it_stands_for() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATE, true))) else {
+        panic!("an object with function sections is split");
+    };
+    let tens = object
+        .piece_defining("tens")
+        .unwrap()
+        .expect("tens is defined");
+    // The alias by which later pieces call the internal helper `bump`.
+    let at = tens
+        .windows(LOCAL_ALIAS_PREFIX.len())
+        .position(|window| window == LOCAL_ALIAS_PREFIX.as_bytes())
+        .expect("the piece defines an alias");
+    let digits: String = tens[at + LOCAL_ALIAS_PREFIX.len()..]
+        .iter()
+        .take_while(|byte| byte.is_ascii_digit())
+        .map(|&byte| char::from(byte))
+        .collect();
+    let alias = format!("{LOCAL_ALIAS_PREFIX}{digits}");
+    let message = format!("Failed to materialize symbols: {{ (object 0: k, {{ {alias} }}) }}");
+    let explained = object.explain_aliases(&message);
+    assert!(explained.starts_with(&message), "{explained}");
+    let described = [".text.tens'", ".text.bump'", ".bss'", "'calls'"];
+    assert!(
+        described.iter().any(
+            |name| explained.contains(&format!("{alias} is the object's "))
+                && explained.contains(name)
+        ),
+        "{explained}"
+    );
+    assert_eq!(object.explain_aliases("no alias here"), "no alias here");
+}
