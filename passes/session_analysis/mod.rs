@@ -14,6 +14,7 @@
 //!   loops.
 //! - [`facts`]: what holds at each op over every path and calling context.
 //! - [`fast_hash`]: the hash maps all of these look ops and values up in.
+//! - [`chunked`]: the tables by op and by function.
 //! - [`sorted_map`]: the maps of the abstract state.
 //!
 //! Calls: a callee is analysed once per calling context, a context being the
@@ -28,6 +29,7 @@
 //! by `func.call`, or never called) is also analysed in the context of an
 //! outside caller: no session open, its session and token arguments unknown.
 
+mod chunked;
 mod dataflow;
 mod facts;
 mod fast_hash;
@@ -49,6 +51,7 @@ use melior::{
     },
 };
 
+use chunked::Chunked;
 pub use facts::Fact;
 use facts::FactTable;
 use fast_hash::{FastMap, FastSet};
@@ -85,11 +88,13 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
         &self,
     ) -> impl Iterator<Item = (OpId, OperationRef<'c, 'a>, Kind, Option<&Fact>)> + '_ {
         self.program
-            .ops
+            .tracked
             .iter()
-            .zip(&self.program.op_kinds)
             .enumerate()
-            .map(|(id, (op, kind))| (id as OpId, *op, *kind, self.fact_of(id as OpId)))
+            .map(|(id, tracked)| {
+                let id = id as OpId;
+                (id, tracked.op, tracked.kind, self.fact_of(id))
+            })
     }
 
     fn fact_of(&self, id: OpId) -> Option<&Fact> {
@@ -98,7 +103,7 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
 
     /// The facts of the function of the tracked op `id`.
     fn table_of(&self, id: OpId) -> Option<&FactTable> {
-        let function = self.program.op_functions.get(id as usize).copied()??;
+        let function = self.program.function_of(id)?;
         self.facts.get(function as usize)?.as_ref()
     }
 
@@ -118,11 +123,11 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
     }
 
     pub fn op(&self, id: OpId) -> OperationRef<'c, 'a> {
-        self.program.ops[id as usize]
+        self.program.tracked[id as usize].op
     }
 
     pub fn kind(&self, id: OpId) -> Kind {
-        self.program.op_kinds[id as usize]
+        self.program.tracked[id as usize].kind
     }
 
     /// The id of a tracked op (one inside a function).
@@ -144,9 +149,9 @@ impl<'c, 'a> SessionFacts<'c, 'a> {
     /// How many tracked ops are `kind` ops.
     pub fn count(&self, kind: Kind) -> usize {
         self.program
-            .op_kinds
+            .tracked
             .iter()
-            .filter(|tracked| **tracked == kind)
+            .filter(|tracked| tracked.kind == kind)
             .count()
     }
 
@@ -232,13 +237,10 @@ struct Program<'c, 'a> {
     kinds: Kinds,
     has_executor_ops: bool,
     /// The tracked ops, by id, in the order of the module.
-    ops: Vec<OperationRef<'c, 'a>>,
-    op_kinds: Vec<Kind>,
+    tracked: Chunked<Tracked<'c, 'a>>,
     /// Functions by their `func.func`'s address.
     function_ids: FastMap<usize, FuncId>,
-    /// The function each tracked op belongs to (None outside functions).
-    op_functions: Vec<Option<FuncId>>,
-    functions: Vec<Function<'c, 'a>>,
+    functions: Chunked<Function<'c, 'a>>,
     /// The callee of each `func.call` with a body in the module, by call id.
     callees: FastMap<OpId, FuncId>,
     /// The address of each `executor.open`, by its id.
@@ -247,6 +249,21 @@ struct Program<'c, 'a> {
     /// analyse inside such an op: an executor op, a call, a use of a handle.
     busy: FastSet<usize>,
 }
+
+/// A tracked op, and what the analysis asks of it by its id: one record
+/// (16 bytes), one push per op.
+struct Tracked<'c, 'a> {
+    op: OperationRef<'c, 'a>,
+    /// The function it belongs to, or [`OUTSIDE`].
+    function: FuncId,
+    kind: Kind,
+}
+
+/// The function of a tracked op outside every function.
+const OUTSIDE: FuncId = FuncId::MAX;
+
+// The size the comment of `Tracked` gives.
+const _: () = assert!(std::mem::size_of::<Tracked<'static, 'static>>() == 16);
 
 /// The ops the analysis tells apart.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -356,10 +373,10 @@ struct Function<'c, 'a> {
     body: Option<RegionRef<'c, 'a>>,
     /// The ids of its tracked ops (consecutive: ops are numbered in order).
     ops: std::ops::Range<OpId>,
-    /// Its tracked ops' ids, sorted by the ops' addresses: a lookup searches
-    /// a function's few ops rather than a map of the module's, and an id is
-    /// 4 bytes where an (address, id) pair would take 16.
-    ids_by_address: Vec<OpId>,
+    /// Its tracked ops' addresses with their ids, sorted: a lookup searches
+    /// a function's few ops rather than a map of the module's, and reads no
+    /// table by op on the way.
+    ids_by_address: Vec<(usize, OpId)>,
     /// Which arguments are sessions or tokens.
     handle_params: Vec<bool>,
     callable_from_outside: bool,
@@ -412,11 +429,9 @@ impl<'c, 'a> Program<'c, 'a> {
             token_type: dialect::token_type(context),
             kinds: Kinds::new(context),
             has_executor_ops: false,
-            ops: Vec::new(),
-            op_kinds: Vec::new(),
+            tracked: Chunked::default(),
             function_ids: FastMap::default(),
-            op_functions: Vec::new(),
-            functions: Vec::new(),
+            functions: Chunked::default(),
             callees: FastMap::default(),
             open_addresses: FastMap::default(),
             busy: FastSet::default(),
@@ -442,7 +457,7 @@ impl<'c, 'a> Program<'c, 'a> {
             }
             called[callee as usize] = true;
             program.callees.insert(call, callee);
-            if let Some(caller) = program.op_functions[call as usize] {
+            if let Some(caller) = program.function_of(call) {
                 let caller = &mut program.functions[caller as usize];
                 caller.calls.push(callee);
                 caller.call_sites.push(call);
@@ -461,19 +476,27 @@ impl<'c, 'a> Program<'c, 'a> {
     }
 
     fn track(&mut self, op: OperationRef<'c, 'a>, kind: Kind, function: Option<FuncId>) -> OpId {
-        let id = self.ops.len() as OpId;
-        self.ops.push(op);
-        self.op_kinds.push(kind);
-        self.op_functions.push(function);
+        let id = self.tracked.len() as OpId;
+        self.tracked.push(Tracked {
+            op,
+            function: function.unwrap_or(OUTSIDE),
+            kind,
+        });
         id
+    }
+
+    /// The function the tracked op `id` belongs to (None outside functions).
+    fn function_of(&self, id: OpId) -> Option<FuncId> {
+        let function = self.tracked.get(id as usize)?.function;
+        (function != OUTSIDE).then_some(function)
     }
 
     /// The id of `op`, a tracked op of `function`.
     fn id_in(&self, function: FuncId, op: OperationRef<'_, '_>) -> Option<OpId> {
         let ids = &self.functions[function as usize].ids_by_address;
-        ids.binary_search_by_key(&op_key(op), |id| op_key(self.ops[*id as usize]))
+        ids.binary_search_by_key(&op_key(op), |(address, _)| *address)
             .ok()
-            .map(|index| ids[index])
+            .map(|index| ids[index].1)
     }
 
     /// Visits `op` and everything nested in it, in pre-order. `table` is the
@@ -515,7 +538,7 @@ impl<'c, 'a> Program<'c, 'a> {
                     .ok()
                     .and_then(|visibility| StringAttribute::try_from(visibility).ok())
                     .is_none_or(|visibility| ir::string_bytes(visibility) == b"public");
-                let first = self.ops.len() as OpId;
+                let first = self.tracked.len() as OpId;
                 self.function_ids.insert(op_key(op), id);
                 self.functions.push(Function {
                     body,
@@ -630,12 +653,15 @@ impl<'c, 'a> Program<'c, 'a> {
         if kind == Kind::FuncFunc
             && let Some(function) = function
         {
-            let end = self.ops.len() as OpId;
+            let end = self.tracked.len() as OpId;
             // Less those of functions nested in it, if any.
-            let mut ids: Vec<OpId> = (self.functions[function as usize].ops.start..end)
-                .filter(|id| self.op_functions[*id as usize] == Some(function))
+            let mut ids: Vec<(usize, OpId)> = (self.functions[function as usize].ops.start..end)
+                .filter_map(|id| {
+                    let tracked = &self.tracked[id as usize];
+                    (tracked.function == function).then(|| (op_key(tracked.op), id))
+                })
                 .collect();
-            ids.sort_unstable_by_key(|id| op_key(self.ops[*id as usize]));
+            ids.sort_unstable();
             let info = &mut self.functions[function as usize];
             info.ops.end = end;
             info.ids_by_address = ids;
@@ -776,7 +802,7 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
         // A call the analysis never reached (inside an op it does not model,
         // or unreachable) calls its callee in a context it did not analyse.
         for (call, callee) in &program.callees {
-            let reached = program.op_functions[*call as usize].is_some_and(|caller| {
+            let reached = program.function_of(*call).is_some_and(|caller| {
                 self.facts[caller as usize]
                     .as_ref()
                     .is_some_and(|facts| facts.fact(*call).is_some())
