@@ -102,6 +102,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         }
         let program = self.program;
         let function = key.function as usize;
+        debug_assert!(self.users[function] > 0, "a function done with is analysed");
         let Some(body) = program.functions[function].body else {
             return Rc::new(ContextResult {
                 exit: Some(key.entry.clone()),

@@ -185,6 +185,7 @@ pub fn analyze<'c, 'a>(module: OperationRef<'c, 'a>) -> SessionFacts<'c, 'a> {
                 entry: State::default(),
             });
         }
+        analyzer.done_with(function);
     }
     let facts = analyzer.finish();
     SessionFacts { program, facts }
@@ -734,6 +735,10 @@ struct Analyzer<'p, 'c, 'a> {
     origins_in_progress: FastSet<(FuncId, Vec<Option<Origin>>)>,
     /// What each function may open, once asked ([`Analyzer::reach`]).
     reach: Vec<Option<Reach>>,
+    /// Per function, what may still ask for its contexts, origins or reach:
+    /// each call of it (one from outside every function for good) and, until
+    /// its turn is over, the loop of [`analyze`] over the functions.
+    users: Vec<u32>,
     contexts: Vec<u32>,
     on_stack: Vec<u32>,
     /// Functions called in a context the analysis did not analyse.
@@ -755,11 +760,39 @@ impl<'p, 'c, 'a> Analyzer<'p, 'c, 'a> {
                 .collect(),
             origins_in_progress: FastSet::default(),
             reach: vec![None; program.functions.len()],
+            users: {
+                let mut users = vec![1; program.functions.len()];
+                for callee in program.callees.values() {
+                    users[*callee as usize] += 1;
+                }
+                users
+            },
             contexts: vec![0; program.functions.len()],
             on_stack: vec![0; program.functions.len()],
             unanalysed: FastSet::default(),
             facts: program.functions.iter().map(|_| None).collect(),
             paths: Interner::default(),
+        }
+    }
+
+    /// One user of `function` (see `users`) is done with it. Once none is
+    /// left, nothing asks for its contexts, origins or reach again: they are
+    /// freed then, likely still in the cache and their memory reused by the
+    /// functions analysed next, rather than all at the end, long after they
+    /// were made (which on a large module missed the cache at each free).
+    /// Its callees lose a user in turn.
+    fn done_with(&mut self, function: FuncId) {
+        let mut done = vec![function];
+        while let Some(function) = done.pop() {
+            let index = function as usize;
+            self.users[index] -= 1;
+            if self.users[index] > 0 {
+                continue;
+            }
+            self.memo[index] = Vec::new();
+            self.origin_memo[index] = FastMap::default();
+            self.reach[index] = None;
+            done.extend(&self.program.functions[index].calls);
         }
     }
 

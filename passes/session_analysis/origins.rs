@@ -325,6 +325,10 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         function: FuncId,
         params: Vec<Option<Origin>>,
     ) -> Rc<OriginMap> {
+        debug_assert!(
+            self.users[function as usize] > 0,
+            "a function done with is analysed"
+        );
         if let Some(map) = self.origin_memo[function as usize].get(&params) {
             return map.clone();
         }
