@@ -387,10 +387,8 @@ struct Function<'c, 'a> {
     returns: Vec<OperationRef<'c, 'a>>,
     /// The addresses its own `executor.open`s open.
     opens: BTreeSet<AddressId>,
-    /// The functions it calls.
+    /// The functions it calls, once per call.
     calls: Vec<FuncId>,
-    /// Its `func.call`s of functions of the module.
-    call_sites: Vec<OpId>,
 }
 
 /// Byte strings (addresses, paths) by small integer ids.
@@ -449,6 +447,7 @@ impl<'c, 'a> Program<'c, 'a> {
             return program;
         }
         let mut called = vec![false; program.functions.len()];
+        program.callees.reserve(walk.calls.len());
         for (call, table, name) in walk.calls {
             let Some(callee) = walk.function_names.get(&(table, name)).copied() else {
                 continue;
@@ -459,15 +458,13 @@ impl<'c, 'a> Program<'c, 'a> {
             called[callee as usize] = true;
             program.callees.insert(call, callee);
             if let Some(caller) = program.function_of(call) {
-                let caller = &mut program.functions[caller as usize];
-                caller.calls.push(callee);
-                caller.call_sites.push(call);
+                program.functions[caller as usize].calls.push(callee);
             }
         }
         for ((_, name), function) in &walk.function_names {
             let info = &mut program.functions[*function as usize];
             info.callable_from_outside |=
-                walk.referenced.contains(name) || !called[*function as usize];
+                walk.referenced.contains(*name) || !called[*function as usize];
         }
         program
     }
@@ -504,7 +501,7 @@ impl<'c, 'a> Program<'c, 'a> {
     /// innermost symbol table around it, `function` the function it is in.
     fn visit(
         &mut self,
-        walk: &mut Walk,
+        walk: &mut Walk<'c>,
         op: OperationRef<'c, 'a>,
         table: Option<usize>,
         function: Option<FuncId>,
@@ -551,10 +548,9 @@ impl<'c, 'a> Program<'c, 'a> {
                     returns: Vec::new(),
                     opens: BTreeSet::new(),
                     calls: Vec::new(),
-                    call_sites: Vec::new(),
                 });
                 if let (Some(table), Some(symbol)) = (table, symbol_name(op)) {
-                    walk.function_names.insert((table, symbol.to_vec()), id);
+                    walk.function_names.insert((table, symbol), id);
                 }
                 function = Some(id);
                 walk.ancestors.clear();
@@ -565,7 +561,7 @@ impl<'c, 'a> Program<'c, 'a> {
                     table,
                     op.attribute("callee").ok().and_then(ir::flat_symbol_bytes),
                 ) {
-                    walk.calls.push((id, table, callee.to_vec()));
+                    walk.calls.push((id, table, callee));
                 }
                 uses_handles = true;
             }
@@ -670,15 +666,17 @@ impl<'c, 'a> Program<'c, 'a> {
     }
 }
 
-/// What the walk that builds a [`Program`] collects on the way.
-struct Walk {
+/// What the walk that builds a [`Program`] collects on the way. The names
+/// of functions and callees are borrowed from their attributes, which the
+/// context owns: no copy per function and per call.
+struct Walk<'c> {
     addresses: Interner,
     /// Names referenced other than as a `func.call`'s callee.
     referenced: FastSet<Vec<u8>>,
     /// Functions by symbol table and name.
-    function_names: FastMap<(usize, Vec<u8>), FuncId>,
+    function_names: FastMap<(usize, &'c [u8]), FuncId>,
     /// Each `func.call` with its symbol table and callee name.
-    calls: Vec<(OpId, usize, Vec<u8>)>,
+    calls: Vec<(OpId, usize, &'c [u8])>,
     /// The ops with regions around the op being visited, inside its function.
     ancestors: Vec<usize>,
 }
