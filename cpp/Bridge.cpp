@@ -84,6 +84,14 @@ void executorNonCallSymbolReferences(MlirOperation op,
                                                       void *userData),
                                      void *userData);
 
+/// The path attribute of an executor op that names one (`address` of open,
+/// `binary_path` of send_binary, `object` of launch and launch_async), null
+/// for other ops. Read from the op's properties: the C API's by-name lookup
+/// (getInherentAttr(name)) first asks the op for its context, which the op
+/// finds through its location, a cold read of memory of its own for every
+/// op read so.
+MlirAttribute executorPathAttr(MlirOperation op);
+
 /// Creates `executor.launch %session(kernel, object)()`, with no inputs and
 /// no results, before `before` and at its location. The C API's
 /// mlirOperationCreate gathers the attributes in a dictionary and converts
@@ -234,6 +242,23 @@ void executorNonCallSymbolReferences(MlirOperation op,
   }
   for (mlir::NamedAttribute named : operation->getDiscardableAttrs())
     visit(named.getValue());
+}
+
+MlirAttribute executorPathAttr(MlirOperation op) {
+  mlir::Operation *operation = unwrap(op);
+  mlir::Attribute path;
+  if (auto open = llvm::dyn_cast<catalyst::executor::OpenOp>(operation))
+    path = open.getAddressAttr();
+  else if (auto send =
+               llvm::dyn_cast<catalyst::executor::SendBinaryOp>(operation))
+    path = send.getBinaryPathAttr();
+  else if (auto launch =
+               llvm::dyn_cast<catalyst::executor::LaunchOp>(operation))
+    path = launch.getObjectAttr();
+  else if (auto launch =
+               llvm::dyn_cast<catalyst::executor::LaunchAsyncOp>(operation))
+    path = launch.getObjectAttr();
+  return wrap(path);
 }
 
 MlirOperation executorCreateLaunchBefore(MlirOperation before,

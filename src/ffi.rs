@@ -10,7 +10,7 @@ use melior::{
     Context,
     dialect::{DialectHandle, DialectRegistry},
     ir::{
-        AttributeLike, Location, OperationRef, Type, TypeLike, Value, ValueLike,
+        Attribute, AttributeLike, Location, OperationRef, Type, TypeLike, Value, ValueLike,
         attribute::StringAttribute,
     },
 };
@@ -81,6 +81,7 @@ unsafe extern "C" {
         callback: unsafe extern "C" fn(name: MlirStringRef, user_data: *mut c_void),
         user_data: *mut c_void,
     );
+    fn executorPathAttr(operation: MlirOperation) -> MlirAttribute;
     fn executorCreateLaunchBefore(
         before: MlirOperation,
         session: MlirValue,
@@ -285,6 +286,23 @@ pub fn successor_operands(
     let start = usize::try_from(start).ok()?;
     let count = usize::try_from(count).ok()?;
     known.then_some(start..start + count)
+}
+
+/// The path an executor op names: the address of an `executor.open`, the
+/// binary of an `executor.send_binary`, the object of an `executor.launch` or
+/// `executor.launch_async`; None for other ops. Read from the op's
+/// properties, not by name: a lookup by name reaches the op's context
+/// through its location, a cache miss per op on a large module.
+pub fn executor_path<'c>(operation: OperationRef<'c, '_>) -> Option<StringAttribute<'c>> {
+    // SAFETY: the op is live; the C++ side only reads its properties. The
+    // attribute, when there is one, is owned by the op's context, which
+    // lives for 'c.
+    let attribute = unsafe { executorPathAttr(operation.to_raw()) };
+    if attribute.ptr.is_null() {
+        return None;
+    }
+    // SAFETY: a non-null attribute of a live context (above).
+    StringAttribute::try_from(unsafe { Attribute::from_raw(attribute) }).ok()
 }
 
 /// Calls `reference` with the leaf name of each symbol reference in the

@@ -297,7 +297,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             ExecutorOp::SendBinary(send) => {
                 let session = run.origin(send.session());
                 fact.set_session(self.session_use(state, &session));
-                if let Ok(path) = send.binary_path() {
+                if let Some(path) = ffi::executor_path(send.operation()) {
                     let path = self.path_id(ir::string_bytes(path));
                     self.send(id, &session, path, state, &mut fact);
                 }
@@ -305,7 +305,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             ExecutorOp::Launch(launch) => {
                 let session = run.origin(launch.session());
                 fact.set_session(self.session_use(state, &session));
-                if let Ok(object) = launch.object() {
+                if let Some(object) = ffi::executor_path(launch.operation()) {
                     let object = self.path_id(ir::string_bytes(object));
                     fact.detail = Detail::Object(self.object_use(state, &session, object));
                 }
@@ -313,7 +313,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             ExecutorOp::LaunchAsync(launch) => {
                 let session = run.origin(launch.session());
                 fact.set_session(self.session_use(state, &session));
-                if let Ok(object) = launch.object() {
+                if let Some(object) = ffi::executor_path(launch.operation()) {
                     let object = self.path_id(ir::string_bytes(object));
                     fact.detail = Detail::Object(self.object_use(state, &session, object));
                 }

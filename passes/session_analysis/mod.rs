@@ -58,10 +58,7 @@ use fast_hash::{FastMap, FastSet};
 use lattice::{AddressId, Origin, State};
 pub use lattice::{OpId, status as session_status, token as token_status};
 
-use super::{
-    executor_ops::ExecutorOp,
-    ir::{self, with_context},
-};
+use super::ir::{self, with_context};
 use crate::{dialect, ffi};
 
 /// How many calling contexts of one function are analysed before further
@@ -581,10 +578,8 @@ impl<'c, 'a> Program<'c, 'a> {
                     ExecutorKind::Open | ExecutorKind::LaunchAsync
                 );
                 let id = self.track(op, kind, function);
-                if let Some(ExecutorOp::Open(open)) = (executor_kind == ExecutorKind::Open)
-                    .then(|| ExecutorOp::of(op))
-                    .flatten()
-                    && let Ok(address) = open.address()
+                if executor_kind == ExecutorKind::Open
+                    && let Some(address) = ffi::executor_path(op)
                 {
                     let address = walk.addresses.id(&address_key(ir::string_bytes(address)));
                     self.open_addresses.insert(id, address);
