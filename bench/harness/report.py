@@ -1018,15 +1018,20 @@ def big_object_notes(context: dict) -> list:
         add("")
     add("`dlopen` maps the library's file and relocates the few places a shared library needs relocated; "
         "every page of code stays in the page cache until it runs, and its internal calls were resolved by "
-        "the static linker. The executor links only the empty kernel's piece of the object (its two sections, "
-        "a few hundred bytes), but `send_binary` first reads the whole object into memory (fresh pages, the "
-        "page faults above) and indexes what a piece may need: its section headers, its symbol table (the "
-        "global names hashed) and its `.eh_frame` entries by the section each describes. With function "
-        "sections that is 8 bytes of metadata for every 3 bytes of code, all read by `send_binary`.")
+        "the static linker. The executor maps the object's file too and links only the empty kernel's piece "
+        "(its sections, a few hundred bytes), but `send_binary` first reads, in one pass each, what any piece "
+        "may need and what decides that the object can be split at all: every section header, the whole "
+        "symbol table (which symbols each section defines) and every `.eh_frame` entry with its relocation "
+        "(which section each describes). With function sections these tables are most of the object, and "
+        "the first read of each of their pages is a page fault (the kernel's rows above); `dlopen` reads none "
+        "of them. The object's run is also the first use of ORC in its process, whose calls into libLLVM are "
+        "bound on first use (`_dl_lookup_symbol_x`).")
     add("")
-    add("**What would close it:** reading less of the object: mapping its file instead of reading it (the "
-        "contract `dlopen` has: the file must not shrink while it is loaded), and indexing symbols and unwind "
-        "entries at the first lookup that needs them, by a search instead of a table of every name. Or shipping "
-        "such a program's kernels as a shared library, which `send_binary` already takes (`format = 2`).")
+    add("**What would close it:** deciding piece by piece instead of up front: reading a section's header, "
+        "symbols and unwind entries when a lookup first reaches it, by searching the tables instead of "
+        "indexing them. What makes an object unsplittable (initializers, thread-local data, COMDAT groups) "
+        "would then be found by the piece that reaches it, too late to link the object whole, so the "
+        "splitter would have to carry those itself. Or shipping such a program's kernels as a shared library, "
+        "which `send_binary` already takes (`format = 2`).")
     add("")
     return lines
