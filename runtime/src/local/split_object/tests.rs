@@ -111,6 +111,14 @@ fn mentions(object: &[u8], name: &str) -> bool {
     object.windows(needle.len()).any(|window| window == needle)
 }
 
+/// SHARED_STATE compiled with function sections, split.
+fn split_shared_state() -> SplitObject {
+    let Ok(object) = SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATE, true))) else {
+        panic!("an object with function sections is split");
+    };
+    object
+}
+
 #[test]
 fn an_object_without_function_sections_is_linked_whole() {
     assert!(SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATE, false))).is_err());
@@ -123,9 +131,7 @@ fn an_object_with_an_initializer_is_linked_whole() {
 
 #[test]
 fn a_piece_holds_what_its_symbol_reaches_and_nothing_linked_before() {
-    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATE, true))) else {
-        panic!("an object with function sections is split");
-    };
+    let mut object = split_shared_state();
     let tens = object
         .piece_defining("tens")
         .unwrap()
@@ -336,9 +342,7 @@ fn pieces_linked_with_gibibytes_mapped_between_them_reach_each_other() {
 
 #[test]
 fn an_error_naming_a_local_alias_says_what_it_stands_for() {
-    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATE, true))) else {
-        panic!("an object with function sections is split");
-    };
+    let mut object = split_shared_state();
     let tens = object
         .piece_defining("tens")
         .unwrap()
