@@ -43,7 +43,7 @@ pub struct Jit {
     raw: LLVMOrcLLJITRef,
     /// Each object's JITDylib, in the order the objects were added.
     objects: Vec<LLVMOrcJITDylibRef>,
-    /// The objects linked a piece at a time (split_object.rs), which their
+    /// The objects linked a piece at a time (split_object/), which their
     /// JITDylibs' generators read. Boxed, since ORC holds a pointer to each
     /// until the JIT is disposed.
     #[allow(clippy::vec_box, reason = "ORC keeps each source's address")]
