@@ -1,6 +1,6 @@
 //! The bytes of an object file: received (an executor-server's worker) or
 //! the host's file mapped into memory (`local`). An object linked a piece at
-//! a time (split_object.rs) is read as its kernels are first launched, so
+//! a time (split_object/) is read as its kernels are first launched, so
 //! `local` maps its file instead of reading all of it at `send_binary`, as
 //! `dlopen` maps a shared library's. Every `unsafe` call of the mapping is
 //! here.
