@@ -21,7 +21,7 @@ use crate::{
     executor,
     local::{
         fast_launch,
-        launch_site::{Fill, LaunchSite, Resolved},
+        launch_site::{Description, Fill, LaunchSite, Resolved},
     },
     memref::Descriptor,
     sessions::{self, Session},
@@ -294,16 +294,18 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
 ) {
     let launch = Launch {
         session,
-        entry_symbol,
-        object,
-        num_inputs,
+        description: Description {
+            entry_symbol,
+            object,
+            num_inputs,
+            input_ranks,
+            input_elem_sizes,
+            num_outputs,
+            output_ranks,
+            output_elem_sizes,
+        },
         input_descs,
-        input_ranks,
-        input_elem_sizes,
-        num_outputs,
         output_descs,
-        output_ranks,
-        output_elem_sizes,
     };
     // SAFETY: the arguments are what the contract says.
     unsafe { launch.run_without_site() }
@@ -335,20 +337,17 @@ pub unsafe extern "C" fn __executor__launch_at_site(
     if let Some(site) = unsafe { LaunchSite::from_ptr(site) }
         && let Some(resolved) = site.lookup(session)
         // SAFETY: the entry resolved for this session and this site's entry
-        // and object in the current generation, the entry read as UTF-8;
-        // the description and arrays are what `__catalyst__executor__launch`'s
-        // contract says (the contract).
+        // and object in the current generation, the entry read as UTF-8, for
+        // a description that qualified then (the general path fills a site
+        // only then) and is the same now; the description and arrays are
+        // what `__catalyst__executor__launch`'s contract says (the contract).
         && unsafe {
-            fast_launch::run_resolved(
+            fast_launch::run_qualified(
                 resolved.address,
-                site.description.entry_symbol,
                 resolved.entry_len,
-                site.description.num_inputs,
+                &site.description,
                 input_descs,
-                site.description.num_outputs,
                 output_descs,
-                site.description.output_ranks,
-                site.description.output_elem_sizes,
             )
         }
     {
@@ -380,19 +379,11 @@ unsafe fn launch_at_site_general(
         });
         return;
     };
-    let description = &site.description;
     let launch = Launch {
         session,
-        entry_symbol: description.entry_symbol,
-        object: description.object,
-        num_inputs: description.num_inputs,
+        description: site.description,
         input_descs,
-        input_ranks: description.input_ranks,
-        input_elem_sizes: description.input_elem_sizes,
-        num_outputs: description.num_outputs,
         output_descs,
-        output_ranks: description.output_ranks,
-        output_elem_sizes: description.output_elem_sizes,
     };
     // SAFETY: the site fills from the general path; the rest is what
     // `__catalyst__executor__launch`'s contract says (the contract).
@@ -402,16 +393,9 @@ unsafe fn launch_at_site_general(
 /// The arguments of a launch, as `__catalyst__executor__launch` takes them.
 struct Launch {
     session: i64,
-    entry_symbol: *const c_char,
-    object: *const c_char,
-    num_inputs: usize,
+    description: Description,
     input_descs: *const *mut c_void,
-    input_ranks: *const usize,
-    input_elem_sizes: *const usize,
-    num_outputs: usize,
     output_descs: *const *mut c_void,
-    output_ranks: *const usize,
-    output_elem_sizes: *const usize,
 }
 
 impl Launch {
@@ -426,14 +410,9 @@ impl Launch {
         let done = unsafe {
             fast_launch::run(
                 self.session,
-                self.entry_symbol,
-                self.object,
-                self.num_inputs,
+                &self.description,
                 self.input_descs,
-                self.num_outputs,
                 self.output_descs,
-                self.output_ranks,
-                self.output_elem_sizes,
             )
         };
         if !done {
@@ -458,21 +437,22 @@ impl Launch {
             let session = call.session(self.session)?;
             // SAFETY: the strings, arrays and descriptors are what `text` and
             // `descriptors` require (the contract).
+            let description = &self.description;
             let (entry, object, inputs, outputs) = unsafe {
                 (
-                    text(self.entry_symbol, "the entry symbol")?,
-                    text(self.object, "the object")?,
+                    text(description.entry_symbol, "the entry symbol")?,
+                    text(description.object, "the object")?,
                     descriptors(
-                        self.num_inputs,
+                        description.num_inputs,
                         self.input_descs,
-                        self.input_ranks,
-                        self.input_elem_sizes,
+                        description.input_ranks,
+                        description.input_elem_sizes,
                     )?,
                     descriptors(
-                        self.num_outputs,
+                        description.num_outputs,
                         self.output_descs,
-                        self.output_ranks,
-                        self.output_elem_sizes,
+                        description.output_ranks,
+                        description.output_elem_sizes,
                     )?,
                 )
             };
@@ -481,7 +461,7 @@ impl Launch {
             session.executor.launch(entry, object, &inputs, &outputs)?;
             if let Some(local) = session.executor.as_local()
                 && session.launch_timeout.is_none()
-                && fast_launch::qualifies(entry, self.num_outputs)
+                && fast_launch::qualifies(entry, description.num_inputs, description.num_outputs)
                 && let Ok(address) = local.entry_address(entry, object)
             {
                 match site {
@@ -498,8 +478,8 @@ impl Launch {
                         fast_launch::remember(
                             generation,
                             self.session,
-                            self.entry_symbol,
-                            self.object,
+                            description.entry_symbol,
+                            description.object,
                             address,
                         )
                     },

@@ -23,6 +23,7 @@ use executor_abi::{EntryConvention, descriptor};
 use super::{
     crash,
     invoke::{MAX_ARGUMENTS, call_with_few_pointers},
+    launch_site::Description,
 };
 use crate::memref::Descriptor;
 
@@ -86,15 +87,22 @@ fn slot(entry: *const c_char) -> usize {
     ((address >> 3) ^ (address >> 11)) % SITES
 }
 
-/// Whether a launch of `entry` with `num_outputs` results may take the fast
-/// path at all: the C-interface convention with at most one result, whose
-/// descriptor the kernel fills in place, and nothing to log. (A session with
-/// a launch deadline to arm never takes it: its caller checks, since the
-/// deadline is fixed per session.)
-pub fn qualifies(entry: &str, num_outputs: usize) -> bool {
-    num_outputs <= 1
+/// Whether a launch of `entry` with `num_inputs` arguments and
+/// `num_outputs` results may take the fast path at all: the C-interface
+/// convention with at most one result, whose descriptor the kernel fills in
+/// place, no more pointers than [`call_with_few_pointers`] passes, and
+/// nothing to log. (A session with a launch deadline to arm never takes it:
+/// its caller checks, since the deadline is fixed per session.)
+pub fn qualifies(entry: &str, num_inputs: usize, num_outputs: usize) -> bool {
+    has_fast_shape(num_inputs, num_outputs)
         && EntryConvention::of_entry_symbol(entry) != Some(EntryConvention::CatalystPyface)
         && !tracing::enabled!(tracing::Level::DEBUG)
+}
+
+/// Whether the fast path passes this many arguments and results.
+#[inline]
+fn has_fast_shape(num_inputs: usize, num_outputs: usize) -> bool {
+    num_outputs <= 1 && num_inputs <= MAX_ARGUMENTS - num_outputs
 }
 
 /// Whether the NUL-terminated `text` is `expected` (NUL included).
@@ -152,22 +160,17 @@ pub unsafe fn remember(
 /// As `__catalyst__executor__launch`'s contract: the strings are NUL-terminated,
 /// the arrays hold `num_inputs`/`num_outputs` entries and the descriptors are
 /// live, of the given ranks and element sizes.
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn run(
     session: i64,
-    entry: *const c_char,
-    object: *const c_char,
-    num_inputs: usize,
+    description: &Description,
     input_descs: *const *mut c_void,
-    num_outputs: usize,
     output_descs: *const *mut c_void,
-    output_ranks: *const usize,
-    output_elem_sizes: *const usize,
 ) -> bool {
+    let (entry, object) = (description.entry_symbol, description.object);
     if entry.is_null() || object.is_null() {
         return false;
     }
-    let Some((address, entry_text, entry_len)) = CACHE.with(|cache| {
+    let Some((address, entry_len)) = CACHE.with(|cache| {
         let cache = cache.borrow();
         let site = cache[slot(entry)].as_ref()?;
         let current = site.generation == generation()
@@ -177,64 +180,65 @@ pub unsafe fn run(
             // SAFETY: a NUL-terminated string is readable up to its NUL, and
             // a differing byte stops the comparison at or before it.
             && unsafe { same_text(entry, &site.entry_text) && same_text(object, &site.object_text) };
-        // The text lives as long as the site, which the kernel call below
-        // does not touch (it only runs on this thread, outside the borrow).
-        current.then(|| (site.address, site.entry_text.as_ptr(), site.entry_len()))
+        current.then(|| (site.address, site.entry_len()))
     }) else {
         return false;
     };
-    // SAFETY: the site's own copy of the entry, UTF-8 (checked when it was
-    // cached), which stays until this thread caches another site; the rest
-    // is the caller's contract.
-    unsafe {
-        run_resolved(
-            address,
-            entry_text.cast(),
-            entry_len,
-            num_inputs,
-            input_descs,
-            num_outputs,
-            output_descs,
-            output_ranks,
-            output_elem_sizes,
-        )
-    }
+    // SAFETY: the caller's entry holds the text the site was cached with
+    // (compared above): UTF-8 (checked when it was cached), and it stays
+    // for the call; the rest is the caller's contract.
+    unsafe { run_resolved(address, entry_len, description, input_descs, output_descs) }
 }
 
 /// Runs a launch of the C-interface entry at `address`, whose symbol is the
-/// `entry_len` bytes at `entry`; false, having run nothing, if the general
-/// path must run it (logging is on, the launch has more results or
-/// arguments than this path passes, or a null array or descriptor, which the
-/// general path reports).
+/// first `entry_len` bytes of the description's entry; false, having run
+/// nothing, if the general path must run it (logging is on, the launch has
+/// more results or arguments than this path passes, or a null array or
+/// descriptor, which the general path reports).
 ///
 /// # Safety
 ///
 /// `address` must be the entry that the general path resolved for this
 /// launch's session, entry and object, in a generation that is still
-/// current; the `entry_len` bytes at `entry` must be UTF-8 and stay there
-/// for the whole call. The rest is as `__catalyst__executor__launch`'s
+/// current; the entry's first `entry_len` bytes must be UTF-8 and stay
+/// there for the whole call. The rest is as `__catalyst__executor__launch`'s
 /// contract: each array is null or holds `num_inputs`/`num_outputs`
 /// entries, and each descriptor is null or live, of the given rank and
 /// element size.
-#[allow(clippy::too_many_arguments)]
 #[inline]
 pub unsafe fn run_resolved(
     address: usize,
-    entry: *const c_char,
     entry_len: usize,
-    num_inputs: usize,
+    description: &Description,
     input_descs: *const *mut c_void,
-    num_outputs: usize,
     output_descs: *const *mut c_void,
-    output_ranks: *const usize,
-    output_elem_sizes: *const usize,
 ) -> bool {
-    if num_outputs > 1
-        || num_inputs > MAX_ARGUMENTS - num_outputs
-        || tracing::enabled!(tracing::Level::DEBUG)
-    {
+    // SAFETY: the shape was just checked; the rest is the contract.
+    has_fast_shape(description.num_inputs, description.num_outputs)
+        && unsafe { run_qualified(address, entry_len, description, input_descs, output_descs) }
+}
+
+/// [`run_resolved`] for a launch whose shape [`qualifies`] said yes to when
+/// its entry was resolved: a launch site's, whose description never changes.
+/// Inlined into the launch site's hit path, which is then one function up to
+/// the kernel's call, reading each word of the description where it needs it.
+///
+/// # Safety
+///
+/// As [`run_resolved`], and at most one result and `MAX_ARGUMENTS` pointers
+/// in all.
+#[inline(always)]
+pub unsafe fn run_qualified(
+    address: usize,
+    entry_len: usize,
+    description: &Description,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+) -> bool {
+    if tracing::enabled!(tracing::Level::DEBUG) {
         return false;
     }
+    let num_inputs = description.num_inputs;
     // The C-interface wrapper takes one pointer per input descriptor: the
     // caller's array as it is, nothing to copy. A null array or descriptor
     // is the general path's to report.
@@ -252,26 +256,30 @@ pub unsafe fn run_resolved(
     }
     // SAFETY: UTF-8 bytes that stay for the call (the contract).
     let symbol = unsafe {
-        std::str::from_utf8_unchecked(std::slice::from_raw_parts(entry.cast(), entry_len))
+        std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+            description.entry_symbol.cast(),
+            entry_len,
+        ))
     };
-    if num_outputs == 0 {
+    if description.num_outputs == 0 {
         // SAFETY: the kernel takes exactly these pointers (the convention),
-        // at most MAX_ARGUMENTS (checked above).
+        // at most MAX_ARGUMENTS (the contract).
         crash::guard(symbol, || unsafe {
             call_with_few_pointers(address, inputs)
         });
         return true;
     }
-    if output_descs.is_null() || output_ranks.is_null() || output_elem_sizes.is_null() {
+    let (ranks, elem_sizes) = (description.output_ranks, description.output_elem_sizes);
+    if output_descs.is_null() || ranks.is_null() || elem_sizes.is_null() {
         return false;
     }
     // SAFETY: non-null arrays of one entry each (the contract).
-    let (output, rank, elem_size) = unsafe { (*output_descs, *output_ranks, *output_elem_sizes) };
+    let (output, rank, elem_size) = unsafe { (*output_descs, *ranks, *elem_sizes) };
     if output.is_null() {
         return false;
     }
     // SAFETY: a live output descriptor of that rank and element size, and at
-    // most MAX_ARGUMENTS - 1 live input descriptors (checked above).
+    // most MAX_ARGUMENTS - 1 live input descriptors (the contract).
     unsafe { run_with_result(address, symbol, inputs, output, rank, elem_size) };
     true
 }
@@ -327,6 +335,21 @@ mod tests {
 
     static CALLS: AtomicUsize = AtomicUsize::new(0);
 
+    /// The description of a launch of `entry` in `object` with `num_inputs`
+    /// inputs and no result (the fast path reads no ranks or sizes of inputs).
+    fn description(entry: *const c_char, object: *const c_char, num_inputs: usize) -> Description {
+        Description {
+            entry_symbol: entry,
+            object,
+            num_inputs,
+            input_ranks: std::ptr::null(),
+            input_elem_sizes: std::ptr::null(),
+            num_outputs: 0,
+            output_ranks: std::ptr::null(),
+            output_elem_sizes: std::ptr::null(),
+        }
+    }
+
     extern "C" fn count_call() {
         CALLS.fetch_add(1, Ordering::SeqCst);
     }
@@ -337,12 +360,7 @@ mod tests {
         unsafe {
             run(
                 session,
-                entry.as_ptr().cast(),
-                object.as_ptr().cast(),
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
+                &description(entry.as_ptr().cast(), object.as_ptr().cast(), 0),
                 std::ptr::null(),
                 std::ptr::null(),
             )
@@ -364,13 +382,9 @@ mod tests {
         unsafe {
             run_resolved(
                 count_input_call as *const () as usize,
-                entry.as_ptr().cast(),
                 entry.len(),
-                num_inputs,
+                &description(entry.as_ptr().cast(), c"k.o".as_ptr(), num_inputs),
                 inputs,
-                0,
-                std::ptr::null(),
-                std::ptr::null(),
                 std::ptr::null(),
             )
         }

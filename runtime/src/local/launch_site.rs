@@ -49,7 +49,9 @@ struct Cache {
     entry_len: AtomicUsize,
 }
 
-/// What the launches of a site pass unchanged (`executor_abi::launch_site::DESCRIPTION`).
+/// What the launches of a site pass unchanged (`executor_abi::launch_site::DESCRIPTION`),
+/// and the same arguments of a launch without a site.
+#[derive(Clone, Copy)]
 #[repr(C)]
 pub struct Description {
     pub entry_symbol: *const c_char,
