@@ -122,6 +122,8 @@ def measure_and_report(config: Config, before: str = None) -> None:
     verdict = verdicts.verdicts(compile_summary, runtime_summary)
     if verdicts.compile_missed(verdict):
         profiled["compile"] = profiles.profile_compile(config, compile_summary)
+    if not verdict["local"]:
+        profiled["local"] = profiles.profile_local_launch(config, kernels)
     if not verdict["first_launch"]:
         profiled["first_launch"] = profiles.profile_first_launch(config, kernels)
     if not verdict["big_object"]:

@@ -89,7 +89,7 @@ class Config:
         # hyperfine runs (after one warm-up run) and --mlir-timing/peak-memory runs, per size.
         self.hyperfine_runs = {1000: 20, 10000: 10, 100000: 7}
         self.timing_runs = {1000: 9, 10000: 9, 100000: 5}
-        self.local_launches = 1_000_000  # fixed by bench/local_launch.mlir
+        self.local_launches = 1_000_000
         self.local_runs = 9
         self.async_iterations = 50_000
         self.async_runs = 7
@@ -102,6 +102,8 @@ class Config:
         self.profile_async_iterations = 20_000
         self.strace_iterations = 2_000
         self.profile_bulk_launches = 4
+        # Enough that the launches, not mlir-runner's start-up, fill the profile.
+        self.profile_local_launches = 50_000_000
         # Criterion's own settings are in runtime/benches/*.rs; --quick shortens them.
         self.criterion_args = []
         # --before REV: runs of each revision, alternating: per module size for
@@ -129,6 +131,7 @@ class Config:
             self.profile_async_iterations = 2_000
             self.strace_iterations = 200
             self.profile_bulk_launches = 1
+            self.profile_local_launches = 5_000_000
             self.criterion_args = ["--warm-up-time", "0.1", "--measurement-time", "0.2", "--sample-size", "10"]
             # Six pairs: the fewest whose interval reaches 95% (verdicts.py).
             self.before_compile_runs = {1000: 6, 10000: 6}

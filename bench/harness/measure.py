@@ -282,7 +282,8 @@ class Server:
 
 def bench_local(config: Config, kernels: Path) -> dict:
     directory = WORK / "runtime"
-    local = lower_host(ROOT / "bench" / "local_launch.mlir", {"KERNELS": kernels}, directory / "local_launch.llvm.mlir")
+    local = lower_host(ROOT / "bench" / "local_launch.mlir", {"KERNELS": kernels, "LAUNCHES": config.local_launches},
+                       directory / "local_launch.llvm.mlir")
     log(f"local launch: {config.local_runs} runs of {config.local_launches:,} launches")
     local_ns = []
     for _ in range(config.local_runs):
@@ -642,7 +643,7 @@ def compare_runtime(config: Config, kernels: Path, binaries: dict) -> list:
         return {revision: [values[0] for values in per_run] for revision, per_run in printed.items()}
 
     runs = config.before_runs
-    local = lowered("local_launch.mlir", {"KERNELS": kernels}, "local_launch")
+    local = lowered("local_launch.mlir", {"KERNELS": kernels, "LAUNCHES": config.local_launches}, "local_launch")
     figures = [figure("local free", "local_ns", first(compare_runs("local launch", runs, local)), placement="free")]
     asynchronous = lowered("async_launch.mlir", {"KERNELS": kernels, "N": config.async_iterations}, "async_launch")
     for placement in PLACEMENTS:

@@ -305,6 +305,32 @@ def profile_first_launch(config: Config, kernels: Path) -> dict:
     return {"steps_us": steps, "timeline": first_launch_timeline(trace)}
 
 
+def profile_local_launch(config: Config, kernels: Path) -> dict:
+    """Where a local launch's time goes (taken when its target is missed): a
+    perf profile of one process making config.profile_local_launches launches
+    of the empty kernel, each top symbol's CPU time per launch."""
+    if not available("perf"):
+        return {}
+    directory = WORK / "profile"
+    directory.mkdir(parents=True, exist_ok=True)
+    launches = config.profile_local_launches
+    log(f"profile: perf record of {launches:,} local launches")
+    module = lower_host(ROOT / "bench" / "local_launch.mlir", {"KERNELS": kernels, "LAUNCHES": launches},
+                        directory / "local_launch_perf.llvm.mlir")
+    data = directory / "local_launch.perf.data"
+    # A sample every 250 us: a shorter period slows the launches themselves
+    # down (each sample is a timer interrupt, costly on a virtual machine).
+    recorded = run(["perf", "record", "-q", "-e", "cpu-clock", "-c", 250_000, "-o", data,
+                    *runner_command(module, HOST_LIBRARIES)], check=False)
+    if recorded.returncode != 0:
+        return {}
+    top = perf_top(data, limit=8)
+    ns_per_launch = top["cpu_ms"] * 1e6 / launches
+    rows = [{**row, "ns": row["percent"] / 100 * ns_per_launch} for row in top["rows"]]
+    return {"launches": launches, "measured_ns": floats(recorded.stdout)[0], "cpu_ms": top["cpu_ms"],
+            "ns_per_launch": ns_per_launch, "rows": rows}
+
+
 def profile_big_object(config: Config, kernels: Path) -> dict:
     """Where send_binary + first launch of the object of many kernels spends
     CPU time on the embedded executor (taken when its target is missed): perf

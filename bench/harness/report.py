@@ -619,6 +619,8 @@ def where_the_time_goes(context: dict) -> list:
         lines += compile_notes(context)
     if not verdicts["memory"]:
         lines += memory_notes(context)
+    if not verdicts["local"]:
+        lines += local_launch_notes(context)
     if not verdicts["async"]:
         lines += async_notes(context)
     if not verdicts["rtt"]:
@@ -942,6 +944,47 @@ def first_launch(context: dict) -> list:
         "for `send_binary` alone, which reads the object and indexes its sections, symbols and unwind entries; "
         "the first launch links the empty kernel's piece)"
         + (f"; linked whole, {ratio(big['whole_ratio'])}." if big.get("whole_ratio") else "."))
+    add("")
+    return lines
+
+
+def local_launch_notes(context: dict) -> list:
+    """Where a local launch goes, when it misses its target."""
+    local = context["runtime"]["local_ns"]
+    profile = context["profiles"].get("local", {})
+    lines = []
+    add = lines.append
+    add("### Local launch")
+    add("")
+    add(f"The same program's runs took from {fmt(local['min'])} to {fmt(local['max'])} ns per launch (median "
+        f"{fmt(local['median'])} ns), with the same binary and inputs in every run.")
+    add("")
+    if profile.get("rows"):
+        add(f"A CPU profile (`perf record -e cpu-clock`) of one `mlir-runner` process making "
+            f"{profile['launches']:,} launches ({fmt(profile['measured_ns'])} ns per launch by its own clock; "
+            f"{fmt(profile['ns_per_launch'])} ns of CPU time per launch for the whole process, its start-up "
+            "included), each top symbol's CPU time per launch:")
+        add("")
+        add("| ns per launch | where | symbol |")
+        add("|---|---|---|")
+        for row in profile["rows"]:
+            add(f"| {fmt(row['ns'])} | {row['dso']} | `{row['symbol']}`{' [k]' if row['kernel'] else ''} |")
+        rest = profile["ns_per_launch"] - sum(row["ns"] for row in profile["rows"])
+        add(f"| {fmt(rest)} | the rest | the lowered host loop and the kernel (JIT'd code, which perf does not "
+            "name), and the start-up's other symbols |")
+        add("")
+    add("A launch from the cache is one call into the runtime (`__executor__launch_at_site`: the site's "
+        "sequence lock, generation and session compared, the logging level checked), the crash guard's record "
+        "of the running kernel in a thread-local (a call to `__tls_get_addr`: the runtime is a shared library "
+        "that `mlir-runner` loads with `dlopen`, so its thread-locals are of the general-dynamic model), the "
+        "call through the entry's address, and the kernel's C interface.")
+    add("")
+    add("**What would close it:** taking the runtime call and the thread-local off the cached path. The "
+        "lowering can emit the site's check at the call site and call the cached entry itself, calling the "
+        "runtime only to fill the site; the crash report would then name the kernel from the faulting address "
+        "(the handler maps the faulting instruction, or the return addresses on the faulting stack, to the "
+        "JIT's symbols) instead of from a record written by every launch, and each thread would get its "
+        "alternate signal stack when it first fills a site instead of at its first launch.")
     add("")
     return lines
 
