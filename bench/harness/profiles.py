@@ -1,6 +1,7 @@
 """Profiling: perf and strace profiles of the launches (always taken) and of
 the executor pass (taken when a compile-time target is missed)."""
 import re
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -355,8 +356,39 @@ def profile_big_object(config: Config, kernels: Path) -> dict:
         measured[kind] = {"steps_us": floats(recorded.stdout), "cpu_ms": top["cpu_ms"],
                           "ms": {(row["dso"], row["symbol"], row["kernel"]): row["percent"] / 100 * top["cpu_ms"]
                                  for row in top["rows"]}}
+        counted = run(["perf", "stat", "-x", ",", "-e", "page-faults", *runner_command(module, HOST_LIBRARIES)],
+                      check=False)
+        faults = re.search(r"^(\d+),[^,]*,page-faults", counted.stderr, re.MULTILINE)
+        measured[kind]["page_faults"] = int(faults.group(1)) if faults else None
     more = {key: ms - measured["library"]["ms"].get(key, 0.0) for key, ms in measured["object"]["ms"].items()}
     rows = [{"dso": dso, "symbol": symbol, "kernel": kernel, "ms": ms}
             for (dso, symbol, kernel), ms in sorted(more.items(), key=lambda item: -item[1])[:15]]
     return {"rows": rows, "object_cpu_ms": measured["object"]["cpu_ms"],
-            "library_cpu_ms": measured["library"]["cpu_ms"], "steps_us": measured["object"]["steps_us"]}
+            "library_cpu_ms": measured["library"]["cpu_ms"], "steps_us": measured["object"]["steps_us"],
+            "page_faults": {kind: measured[kind]["page_faults"] for kind in measured},
+            "tables": object_tables(kernels)}
+
+
+SHT_SYMTAB = 2
+
+
+def object_tables(path: Path) -> dict:
+    """The tables of an ELF64 relocatable object that send_binary reads before
+    it links anything (runtime/src/local/split_object/layout.rs), in bytes:
+    the section headers, the symbol table, and `.eh_frame` with its
+    relocations."""
+    data = path.read_bytes()
+    (header_offset,) = struct.unpack_from("<Q", data, 0x28)
+    header_size, count, names_index = struct.unpack_from("<HHH", data, 0x3A)
+    # sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size, sh_link, sh_info, sh_addralign, sh_entsize
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, header_offset + index * header_size) for index in range(count)]
+    names = headers[names_index][4]
+
+    def name(header) -> bytes:
+        start = names + header[0]
+        return data[start:data.index(b"\0", start)]
+
+    symbols = sum(header[5] for header in headers if header[1] == SHT_SYMTAB)
+    unwind = sum(header[5] for header in headers if name(header) in (b".eh_frame", b".rela.eh_frame"))
+    return {"file": len(data), "sections": count, "section_headers": count * header_size,
+            "symbol_table": symbols, "symbols": symbols // 24, "unwind": unwind}

@@ -1059,22 +1059,39 @@ def big_object_notes(context: dict) -> list:
         for row in profile["rows"]:
             add(f"| {fmt(row['ms'])} | {row['dso']} | `{row['symbol']}`{' [k]' if row['kernel'] else ''} |")
         add("")
+    tables = profile.get("tables")
+    faults = profile.get("page_faults", {})
     add("`dlopen` maps the library's file and relocates the few places a shared library needs relocated; "
         "every page of code stays in the page cache until it runs, and its internal calls were resolved by "
         "the static linker. The executor maps the object's file too and links only the empty kernel's piece "
         "(its sections, a few hundred bytes), but `send_binary` first reads, in one pass each, what any piece "
         "may need and what decides that the object can be split at all: every section header, the whole "
         "symbol table (which symbols each section defines) and every `.eh_frame` entry with its relocation "
-        "(which section each describes). With function sections these tables are most of the object, and "
-        "the first read of each of their pages is a page fault (the kernel's rows above); `dlopen` reads none "
-        "of them. The object's run is also the first use of ORC in its process, whose calls into libLLVM are "
-        "bound on first use (`_dl_lookup_symbol_x`).")
+        "(which section each describes), and indexes them in new memory.")
     add("")
-    add("**What would close it:** deciding piece by piece instead of up front: reading a section's header, "
-        "symbols and unwind entries when a lookup first reaches it, by searching the tables instead of "
-        "indexing them. What makes an object unsplittable (initializers, thread-local data, COMDAT groups) "
-        "would then be found by the piece that reaches it, too late to link the object whole, so the "
-        "splitter would have to carry those itself. Or shipping such a program's kernels as a shared library, "
-        "which `send_binary` already takes (`format = 2`).")
+    if tables:
+        read = tables["section_headers"] + tables["symbol_table"] + tables["unwind"]
+        add(f"With function sections these tables are most of the object: of its {fmt(tables['file'] / (1 << 20))} MiB, "
+            f"{fmt(tables['section_headers'] / (1 << 20))} MiB of section headers ({tables['sections']:,} sections), "
+            f"{fmt(tables['symbol_table'] / (1 << 20))} MiB of symbol table ({tables['symbols']:,} symbols) and "
+            f"{fmt(tables['unwind'] / (1 << 20))} MiB of `.eh_frame` and its relocations: {fmt(read / (1 << 20))} MiB read before "
+            "anything is linked.")
+        add("")
+    if faults.get("object") and faults.get("library"):
+        add(f"Each page read or written for the first time is a page fault: {faults['object']:,} in the whole "
+            f"process sending the object against {faults['library']:,} sending the library "
+            "(`perf stat -e page-faults`, one run each), the file's pages mapped up to 16 at a time, the "
+            "indexes' one at a time.")
+        add("")
+    add("The CPU profile above covers each whole process, `close` and exit included, which the timed steps "
+        "are not.")
+    add("")
+    add("**What would close it:** not reading the tables up front. Deciding piece by piece: searching the section headers, symbols and unwind "
+        "entries when a lookup first reaches a section instead of indexing them all, and defining a linked "
+        "section's other symbols (globals, and the aliases of locals) only when something looks them up. "
+        "What makes an object unsplittable (initializers, thread-local data, COMDAT groups) would then be "
+        "found by the piece that reaches it, too late to link the object whole, so the splitter would have "
+        "to carry those itself. Or shipping such a program's kernels as a shared library, which "
+        "`send_binary` already takes (`format = 2`).")
     add("")
     return lines
