@@ -35,11 +35,13 @@ pub struct Layout {
     symbol_count: usize,
     first_global: usize,
     symbol_names: Table,
-    /// Each section's relocation section, 0 for none.
-    relocations_of: Vec<u32>,
+    /// Each section's relocation section, 0 for none (section indices fit in
+    /// 16 bits: larger counts use extended numbering, linked whole).
+    relocations_of: Vec<u16>,
     /// Whether each section is part of the program image (SHF_ALLOC).
     allocated: Vec<bool>,
-    /// The symbols each allocated section defines (from `defined_start`).
+    /// The symbols each allocated section defines: section `s`'s are
+    /// `defined[defined_start[s + 1]..defined_start[s + 2]]`.
     defined: Vec<u32>,
     defined_start: Vec<u32>,
     eh_frame: Option<EhFrame>,
@@ -58,14 +60,14 @@ struct GlobalNames {
 /// The object's `.eh_frame`, its entries by the section each describes.
 pub struct EhFrame {
     pub section: usize,
-    /// From `fde_start`, by described section.
-    fdes: Vec<Fde>,
-    fde_start: Vec<u32>,
+    /// Each entry and the section it describes, in the order of sections
+    /// (and within one section, of `.eh_frame`).
+    fdes: Vec<(u32, Fde)>,
 }
 
 /// A frame description entry: where it is in `.eh_frame`, its CIE, and its
 /// one relocation (of its initial location) in `.rela.eh_frame`.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub struct Fde {
     pub offset: u32,
     pub length: u32,
@@ -140,7 +142,7 @@ impl Layout {
                     if *slot != 0 {
                         return None;
                     }
-                    *slot = u32::try_from(index).ok()?;
+                    *slot = u16::try_from(index).ok()?;
                 }
                 SHT_SYMTAB | SHT_SYMTAB_SHNDX | SHT_REL | SHT_GROUP => return None,
                 _ => {}
@@ -217,48 +219,65 @@ impl Layout {
     }
 
     /// Which symbols each allocated section defines; none of a kind a piece
-    /// cannot carry.
+    /// cannot carry. A counting sort in two passes over the table: a list of
+    /// (section, symbol) pairs to sort would be new memory, each of whose
+    /// pages is a page fault, several times the size of the result.
     fn index_symbols(&mut self, bytes: &[u8]) -> Option<()> {
         let entries = bytes
-            .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)?;
-        let mut counts = vec![0u32; self.section_count + 1];
-        let mut owned = Vec::with_capacity(self.symbol_count);
-        for (index, entry) in entries.chunks_exact(SYMBOL_SIZE).enumerate().skip(1) {
-            // A copy of fixed size, whose fields are read without checks.
-            let entry: [u8; SYMBOL_SIZE] = entry.try_into().ok()?;
-            let info = entry[4];
-            let section = u16::from_le_bytes([entry[6], entry[7]]);
-            let kind = info & 0xf;
-            if kind == STT_TLS || kind == STT_GNU_IFUNC {
-                return None;
-            }
-            if kind == STT_FILE || section == SHN_UNDEF {
-                continue;
-            }
-            // Absolute, common or extended-index symbols.
-            if section >= SHN_LORESERVE || (index < self.first_global) != (info >> 4 == STB_LOCAL) {
-                return None;
-            }
-            let section = usize::from(section);
-            if *self.allocated.get(section)? {
-                counts[section + 1] += 1;
-                // Both fit: sections are counted in 16 bits, symbols in 32
-                // (checked by `read`).
-                owned.push((section as u32, index as u32));
+            .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)?
+            .chunks_exact(SYMBOL_SIZE)
+            .enumerate()
+            .skip(1);
+        // First how many symbols each section defines (`defined_start[s + 1]`
+        // for section `s`), then their running totals: the end of each
+        // section's symbols in `defined`.
+        let mut defined_start = vec![0u32; self.section_count + 2];
+        let mut count = 0;
+        for (index, entry) in entries.clone() {
+            if let Some(section) = self.defining_allocated(index, entry)? {
+                defined_start[section + 1] += 1;
+                count += 1;
             }
         }
-        for section in 1..counts.len() {
-            counts[section] += counts[section - 1];
+        for section in 1..defined_start.len() {
+            defined_start[section] += defined_start[section - 1];
         }
-        let mut next = counts.clone();
-        self.defined = vec![0; owned.len()];
-        for (section, index) in owned {
-            let slot = &mut next[section as usize];
-            self.defined[*slot as usize] = index;
-            *slot += 1;
+        // Then each symbol into its place, last first, so that a section's
+        // end moves back to its start and its symbols stay in table order.
+        self.defined = vec![0; count];
+        for (index, entry) in entries.rev() {
+            if let Some(section) = self.defining_allocated(index, entry)? {
+                let slot = &mut defined_start[section + 1];
+                *slot -= 1;
+                // Symbols are counted in 32 bits (checked by `read`).
+                self.defined[*slot as usize] = index as u32;
+            }
         }
-        self.defined_start = counts;
+        self.defined_start = defined_start;
         Some(())
+    }
+
+    /// The allocated section that symbol `index` (its table entry `entry`)
+    /// defines, if any; `None` for a symbol a piece cannot carry.
+    #[inline]
+    fn defining_allocated(&self, index: usize, entry: &[u8]) -> Option<Option<usize>> {
+        // A copy of fixed size, whose fields are read without checks.
+        let entry: [u8; SYMBOL_SIZE] = entry.try_into().ok()?;
+        let info = entry[4];
+        let section = u16::from_le_bytes([entry[6], entry[7]]);
+        let kind = info & 0xf;
+        if kind == STT_TLS || kind == STT_GNU_IFUNC {
+            return None;
+        }
+        if kind == STT_FILE || section == SHN_UNDEF {
+            return Some(None);
+        }
+        // Absolute, common or extended-index symbols.
+        if section >= SHN_LORESERVE || (index < self.first_global) != (info >> 4 == STB_LOCAL) {
+            return None;
+        }
+        let section = usize::from(section);
+        Some(self.allocated.get(section)?.then_some(section))
     }
 
     pub fn section_count(&self) -> usize {
@@ -313,8 +332,8 @@ impl Layout {
 
     /// The symbols `section` defines.
     pub fn defined_in(&self, section: usize) -> &[u32] {
-        let start = self.defined_start[section] as usize;
-        let end = self.defined_start[section + 1] as usize;
+        let start = self.defined_start[section + 1] as usize;
+        let end = self.defined_start[section + 2] as usize;
         &self.defined[start..end]
     }
 
@@ -517,35 +536,31 @@ impl EhFrame {
                     cie: u32::try_from(cie).ok()?,
                     relocation: u32::try_from(index).ok()?,
                 };
-                entries.push((described, fde));
+                // Sections are counted in 16 bits (checked by `read`).
+                entries.push((described as u32, fde));
             }
             offset = end;
         }
         if relocations.next().is_some() {
             return None;
         }
-        let mut fde_start = vec![0u32; layout.section_count + 1];
-        for (described, _) in &entries {
-            fde_start[described + 1] += 1;
-        }
-        for index in 1..fde_start.len() {
-            fde_start[index] += fde_start[index - 1];
-        }
-        let mut next = fde_start.clone();
-        let mut fdes = vec![Fde::default(); entries.len()];
-        for (described, fde) in entries {
-            fdes[next[described] as usize] = fde;
-            next[described] += 1;
-        }
+        // Compilers write the entries in the order of the functions, and so
+        // of their sections: a stable sort only checks that, in one pass.
+        entries.sort_by_key(|(described, _)| *described);
         Some(Self {
             section,
-            fdes,
-            fde_start,
+            fdes: entries,
         })
     }
 
     /// The entries describing `section`'s functions.
-    pub fn describing(&self, section: usize) -> &[Fde] {
-        &self.fdes[self.fde_start[section] as usize..self.fde_start[section + 1] as usize]
+    pub fn describing(&self, section: usize) -> impl Iterator<Item = &Fde> {
+        let section = section as u32;
+        let start = self
+            .fdes
+            .partition_point(|(described, _)| *described < section);
+        let end =
+            start + self.fdes[start..].partition_point(|(described, _)| *described == section);
+        self.fdes[start..end].iter().map(|(_, fde)| fde)
     }
 }
