@@ -104,6 +104,7 @@ class Config:
         self.profile_bulk_launches = 4
         # Enough that the launches, not mlir-runner's start-up, fill the profile.
         self.profile_local_launches = 50_000_000
+        self.profile_big_object_runs = 5
         # Criterion's own settings are in runtime/benches/*.rs; --quick shortens them.
         self.criterion_args = []
         # --before REV: runs of each revision, alternating: per module size for
@@ -132,6 +133,7 @@ class Config:
             self.strace_iterations = 200
             self.profile_bulk_launches = 1
             self.profile_local_launches = 5_000_000
+            self.profile_big_object_runs = 1
             self.criterion_args = ["--warm-up-time", "0.1", "--measurement-time", "0.2", "--sample-size", "10"]
             # Six pairs: the fewest whose interval reaches 95% (verdicts.py).
             self.before_compile_runs = {1000: 6, 10000: 6}

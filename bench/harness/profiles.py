@@ -1,9 +1,11 @@
 """Profiling: perf and strace profiles of the launches (always taken) and of
 the executor pass (taken when a compile-time target is missed)."""
+import os
 import re
 import struct
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from .common import (
@@ -22,12 +24,15 @@ def perf_event_count(text: str) -> int:
     return int(found.group(1)) if found else 0
 
 
-def perf_top(data: Path, comm=None, limit: int = 12) -> dict:
+def perf_top(data: Path, comm=None, limit: int = 12, window=None) -> dict:
     """Top symbols of a perf.data of cpu-clock samples (shares relative to
-    `comm` when given), and the CPU time they cover."""
+    `comm` when given; only the samples within `window`, (start, end) as its
+    timestamps, when given), and the CPU time they cover."""
     command = ["perf", "report", "-i", data, "--no-children", "--sort", "dso,sym", "--stdio", "--percentage", "relative"]
     if comm:
         command += ["--comm", comm]
+    if window:
+        command += ["--time", f"{window[0]:.6f},{window[1]:.6f}"]
     result = run(command, check=False)
     rows = []
     for line in result.stdout.splitlines():
@@ -37,15 +42,19 @@ def perf_top(data: Path, comm=None, limit: int = 12) -> dict:
                 {"percent": float(found.group(1)), "dso": found.group(2), "kernel": found.group(3) == "k",
                  "symbol": found.group(4)}
             )
-    comms = perf_comms(data)
+    comms = perf_comms(data, window)
     share = comms["comms"].get(comm, 0.0) / 100 if comm else 1.0
     return {"rows": rows[:limit], "cpu_ms": comms["event_count"] * share / 1e6,
             "kernel_percent": sum(row["percent"] for row in rows if row["kernel"])}
 
 
-def perf_comms(data: Path) -> dict:
-    """Each command name's share (percent) of a perf.data's samples."""
-    result = run(["perf", "report", "-i", data, "--no-children", "--sort", "comm", "--stdio"], check=False)
+def perf_comms(data: Path, window=None) -> dict:
+    """Each command name's share (percent) of a perf.data's samples (within
+    `window`, as perf_top's, when given)."""
+    command = ["perf", "report", "-i", data, "--no-children", "--sort", "comm", "--stdio"]
+    if window:
+        command += ["--time", f"{window[0]:.6f},{window[1]:.6f}"]
+    result = run(command, check=False)
     comms = {}
     for line in result.stdout.splitlines():
         found = re.match(r"^\s+([0-9.]+)%\s+(.+?)\s*$", line)
@@ -335,38 +344,65 @@ def profile_local_launch(config: Config, kernels: Path) -> dict:
 def profile_big_object(config: Config, kernels: Path) -> dict:
     """Where send_binary + first launch of the object of many kernels spends
     CPU time on the embedded executor (taken when its target is missed): perf
-    profiles of one run sending the object and one sending the library, and
-    per symbol the CPU time of the first over the second, so that what both
-    runs share (mlir-runner's start-up) cancels out."""
+    profiles of runs sending the object and runs sending the library, each
+    cut to the two calls' own time (from the runtime's debug log, which says
+    when each call ended and how long it took), so that mlir-runner's start-up
+    and exit, which vary more between runs than these calls take, are left
+    out; per symbol the mean CPU time of a run's two calls."""
     if not available("perf"):
         return {}
     directory = WORK / "profile"
     directory.mkdir(parents=True, exist_ok=True)
+    runs = config.profile_big_object_runs
     log(f"profile: perf record of send_binary + first launch of {config.big_object_kernels:,} kernels, as an "
-        "object and as a shared library")
+        f"object and as a shared library, {runs} runs each")
     measured = {}
     for kind, binary in [("object", kernels), ("library", kernels.with_suffix(".so"))]:
         module = first_launch_program("local", binary, "first", f"big_{kind}_perf", directory)
         data = directory / f"big_{kind}.perf.data"
-        recorded = run(["perf", "record", "-q", "-e", "cpu-clock", "-c", 100_000, "-o", data,
-                        *runner_command(module, HOST_LIBRARIES)], check=False)
-        if recorded.returncode != 0:
-            return {}
-        top = perf_top(data, limit=10_000)
-        measured[kind] = {"steps_us": floats(recorded.stdout), "cpu_ms": top["cpu_ms"],
-                          "ms": {(row["dso"], row["symbol"], row["kernel"]): row["percent"] / 100 * top["cpu_ms"]
-                                 for row in top["rows"]}}
+        ms, cpu_ms, steps = {}, 0.0, []
+        for _ in range(runs):
+            # Realtime timestamps, the debug log's clock.
+            recorded = run(["perf", "record", "-q", "-k", "CLOCK_REALTIME", "-e", "cpu-clock", "-c", 100_000,
+                            "-o", data, *runner_command(module, HOST_LIBRARIES)],
+                           check=False, env={**os.environ, "EXECUTOR_LOG": "debug"})
+            windows = call_windows(recorded.stderr)
+            if recorded.returncode != 0 or not {SEND_BINARY, LAUNCH} <= windows.keys():
+                return {}
+            top = perf_top(data, limit=10_000, window=(windows[SEND_BINARY][0], windows[LAUNCH][1]))
+            steps.append(floats(recorded.stdout))
+            cpu_ms += top["cpu_ms"] / runs
+            for row in top["rows"]:
+                key = (row["dso"], row["symbol"], row["kernel"])
+                ms[key] = ms.get(key, 0.0) + row["percent"] / 100 * top["cpu_ms"] / runs
         counted = run(["perf", "stat", "-x", ",", "-e", "page-faults", *runner_command(module, HOST_LIBRARIES)],
                       check=False)
         faults = re.search(r"^(\d+),[^,]*,page-faults", counted.stderr, re.MULTILINE)
-        measured[kind]["page_faults"] = int(faults.group(1)) if faults else None
-    more = {key: ms - measured["library"]["ms"].get(key, 0.0) for key, ms in measured["object"]["ms"].items()}
-    rows = [{"dso": dso, "symbol": symbol, "kernel": kernel, "ms": ms}
-            for (dso, symbol, kernel), ms in sorted(more.items(), key=lambda item: -item[1])[:15]]
-    return {"rows": rows, "object_cpu_ms": measured["object"]["cpu_ms"],
+        measured[kind] = {"cpu_ms": cpu_ms, "ms": ms, "steps_us": steps,
+                          "page_faults": int(faults.group(1)) if faults else None}
+    rows = [{"dso": dso, "symbol": symbol, "kernel": kernel, "ms": value}
+            for (dso, symbol, kernel), value in sorted(measured["object"]["ms"].items(), key=lambda item: -item[1])[:15]]
+    return {"rows": rows, "runs": runs, "object_cpu_ms": measured["object"]["cpu_ms"],
             "library_cpu_ms": measured["library"]["cpu_ms"], "steps_us": measured["object"]["steps_us"],
             "page_faults": {kind: measured[kind]["page_faults"] for kind in measured},
             "tables": object_tables(kernels)}
+
+
+SEND_BINARY = "__catalyst__executor__send_binary"
+LAUNCH = "__catalyst__executor__launch"
+DEBUG_CALL = re.compile(r'^(\S+Z)\s+DEBUG .*function="(\w+)".*elapsed_us=([0-9.]+)')
+
+
+def call_windows(log_text: str) -> dict:
+    """Each executor call of a run's debug log (EXECUTOR_LOG=debug): its
+    (start, end) in seconds since the epoch."""
+    windows = {}
+    for line in log_text.splitlines():
+        found = DEBUG_CALL.match(line)
+        if found:
+            end = datetime.fromisoformat(found.group(1).replace("Z", "+00:00")).timestamp()
+            windows[found.group(2)] = (end - float(found.group(3)) / 1e6, end)
+    return windows
 
 
 SHT_SYMTAB = 2

@@ -4,6 +4,7 @@ lines; the prose is here and only formats numbers and verdicts, it decides
 nothing (a branch here reads a verdict or a finding, or whether a profile was
 taken)."""
 import shlex
+import statistics
 
 from .common import (
     ASYNC_PIPELINE, BULK_BYTES, DOC, EXECUTOR_PASS, FIRST_LAUNCH_PAUSE_S, PLACEMENT_LABELS, PLACEMENTS, ROOT,
@@ -1048,13 +1049,16 @@ def big_object_notes(context: dict) -> list:
     add(f"### `send_binary` of {big['kernels']:,} kernels")
     add("")
     if profile.get("rows"):
-        add(f"CPU profiles (`perf record -e cpu-clock`) of one whole `mlir-runner` run sending the object "
-            f"({fmt(profile['object_cpu_ms'])} ms of CPU time; its steps took "
-            f"{', '.join(fmt(value) for value in profile['steps_us'])} us) and one sending the library "
-            f"({fmt(profile['library_cpu_ms'])} ms): the symbols that took the most CPU time beyond the library "
-            "run's, so that the runner's own start-up, the same in both, cancels out (`[k]`: in the kernel):")
+        steps = [statistics.median(values) for values in zip(*profile["steps_us"])]
+        add(f"CPU profiles (`perf record -e cpu-clock`) of {profile['runs']} `mlir-runner` runs sending the object "
+            "and as many sending the library, each cut to its `send_binary` and first launch (the runtime's debug "
+            "log says when each call ended and how long it took), so that the runner's start-up and exit are "
+            f"left out. The object's two calls took {fmt(profile['object_cpu_ms'])} ms of CPU time per run (their "
+            f"steps took {', '.join(fmt(value) for value in steps)} us, medians, slower under the profiler), the "
+            f"library's {fmt(profile['library_cpu_ms'])} ms. The object's top symbols, CPU ms per run "
+            "(`[k]`: in the kernel):")
         add("")
-        add("| CPU ms beyond the library run | where | symbol |")
+        add("| CPU ms per run | where | symbol |")
         add("|---|---|---|")
         for row in profile["rows"]:
             add(f"| {fmt(row['ms'])} | {row['dso']} | `{row['symbol']}`{' [k]' if row['kernel'] else ''} |")
@@ -1083,9 +1087,6 @@ def big_object_notes(context: dict) -> list:
             "(`perf stat -e page-faults`, one run each), the file's pages mapped up to 16 at a time, the "
             "indexes' one at a time.")
         add("")
-    add("The CPU profile above covers each whole process, `close` and exit included, which the timed steps "
-        "are not.")
-    add("")
     add("**What would close it:** not reading the tables up front. Deciding piece by piece: searching the section headers, symbols and unwind "
         "entries when a lookup first reaches a section instead of indexing them all, and defining a linked "
         "section's other symbols (globals, and the aliases of locals) only when something looks them up. "
