@@ -600,6 +600,13 @@ def micro_benchmarks(context: dict) -> list:
     return lines
 
 
+def subsection(title: str):
+    """A `###` section of "Where the time goes": its lines so far (the title)
+    and the function that adds a line."""
+    lines = [f"### {title}", ""]
+    return lines, lines.append
+
+
 def where_the_time_goes(context: dict) -> list:
     """Profiles and closing notes of the missed targets."""
     verdicts = context["verdicts"]
@@ -639,10 +646,7 @@ def where_the_time_goes(context: dict) -> list:
 
 def compile_notes(context: dict) -> list:
     """CPU profiles of the executor pass."""
-    lines = []
-    add = lines.append
-    add("### Compile time")
-    add("")
+    lines, add = subsection("Compile time")
     add("The `--mlir-timing` table above splits each process into parsing, the pass and printing; the "
         "pass is the only part this project's Rust code runs in. CPU profiles of the executor lowering "
         "(`perf record -e cpu-clock`, whole process):")
@@ -661,10 +665,7 @@ def compile_notes(context: dict) -> list:
 
 def memory_notes(context: dict) -> list:
     """Where the peak memory is."""
-    lines = []
-    add = lines.append
-    add("### Memory")
-    add("")
+    lines, add = subsection("Memory")
     add("See the peak RSS columns above: the parse+print column is what the input module alone costs.")
     add("")
     return lines
@@ -676,10 +677,7 @@ def async_notes(context: dict) -> list:
     async_profile = context["profiles"].get("async", {})
     found = context["findings"]["async"]
     threads_per_launch = found["threads_per_launch"]
-    lines = []
-    add = lines.append
-    add("### `launch_async` + `await`")
-    add("")
+    lines, add = subsection("`launch_async` + `await`")
     if found["thread_per_launch"]:
         add(f"Every `executor.launch_async` on the embedded executor starts an OS thread of its own "
             f"({threads_per_launch:.2f} `clone3` per launch+await in the `strace` count below), which "
@@ -745,10 +743,7 @@ def remote_notes(context: dict) -> list:
     free, pinned = rs["free"], rs["pinned"]
     remote_profile = context["profiles"].get("remote", {})
     found = context["findings"]["remote"]
-    lines = []
-    add = lines.append
-    add("### Remote round trip")
-    add("")
+    lines, add = subsection("Remote round trip")
     add(f"Without any data, a remote launch costs {fmt(free['rtt_us']['nothing']['median'])} us "
         f"({ratio(free['rtt_ratio']['nothing'])} the 1 KiB TCP echo) with free placement and "
         f"{fmt(pinned['rtt_us']['nothing']['median'])} us ({ratio(pinned['rtt_ratio']['nothing'])}) pinned: "
@@ -831,10 +826,7 @@ def bulk_notes(context: dict) -> list:
     free = context["runtime"]["free"]
     bulk = context["profiles"].get("remote", {}).get("bulk")
     found = context["findings"]["bulk"]
-    lines = []
-    add = lines.append
-    add("### 64 MiB launch")
-    add("")
+    lines, add = subsection("64 MiB launch")
     if bulk:
         add(f"CPU time per 64 MiB transfer (`perf record -e cpu-clock` of runs with 1 and with "
             f"{1 + bulk['launches']} transfers, difference divided by {bulk['launches']}, so without the "
@@ -953,10 +945,7 @@ def local_launch_notes(context: dict) -> list:
     """Where a local launch goes, when it misses its target."""
     local = context["runtime"]["local_ns"]
     profile = context["profiles"].get("local", {})
-    lines = []
-    add = lines.append
-    add("### Local launch")
-    add("")
+    lines, add = subsection("Local launch")
     add(f"The same program's runs took from {fmt(local['min'])} to {fmt(local['max'])} ns per launch (median "
         f"{fmt(local['median'])} ns), with the same binary and inputs in every run.")
     add("")
@@ -994,10 +983,7 @@ def first_launch_notes(context: dict) -> list:
     """Where a first launch on a server goes, when it misses its target."""
     fs = context["runtime"]["first_launch"]
     profile = context["profiles"].get("first_launch", {})
-    lines = []
-    add = lines.append
-    add("### First launch on a server")
-    add("")
+    lines, add = subsection("First launch on a server")
     add("Medians per step, warm worker: "
         + both(fs, lambda r: ", ".join(f"{step} {fmt(r['kinds']['warm'][step]['median'])} us"
                                    for step in ("open", "send_binary", "launch"))) + ".")
@@ -1024,10 +1010,7 @@ def first_launch_notes(context: dict) -> list:
 def local_first_launch_notes(context: dict) -> list:
     """Where a first launch on `local` goes, when it misses its target."""
     fs = context["runtime"]["first_launch"]
-    lines = []
-    add = lines.append
-    add("### First launch on `local`")
-    add("")
+    lines, add = subsection("First launch on `local`")
     add("Medians per step, object against shared library: "
         + both(fs, lambda r: ", ".join(f"{step} {fmt(r['kinds']['local'][step]['median'])} / "
                                    f"{fmt(r['kinds']['local_dlopen'][step]['median'])} us"
@@ -1044,10 +1027,7 @@ def big_object_notes(context: dict) -> list:
     """Where send_binary of many kernels goes, when it misses its target."""
     big = context["runtime"]["first_launch"]["big_object"]
     profile = context["profiles"].get("big_object", {})
-    lines = []
-    add = lines.append
-    add(f"### `send_binary` of {big['kernels']:,} kernels")
-    add("")
+    lines, add = subsection(f"`send_binary` of {big['kernels']:,} kernels")
     if profile.get("rows"):
         steps = [statistics.median(values) for values in zip(*profile["steps_us"])]
         add(f"CPU profiles (`perf record -e cpu-clock`) of {profile['runs']} `mlir-runner` runs sending the object "
