@@ -27,6 +27,12 @@ use crate::{
     sessions::{self, Session},
 };
 
+/// The target of the line `EXECUTOR_LOG=debug` logs for each call. The launch
+/// fast path, which logs nothing, runs only while this target's debug lines are
+/// off: a filter that names this target (`executor_runtime::abi=debug`) then
+/// logs every launch, as `debug` does.
+pub const CALL_LOG_TARGET: &str = module_path!();
+
 /// Where a failing call came from, for its one-line message.
 struct Call<'a> {
     function: &'static str,
@@ -69,10 +75,12 @@ impl<'a> Call<'a> {
     /// Runs `body`; on failure reports and exits.
     fn run<T>(mut self, body: impl FnOnce(&mut Self) -> Result<T>) -> T {
         // The clock is read (and the address written out) only for the log.
-        let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
+        let started =
+            tracing::enabled!(target: CALL_LOG_TARGET, tracing::Level::DEBUG).then(Instant::now);
         let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut self)));
         if let Some(started) = started {
             tracing::debug!(
+                target: CALL_LOG_TARGET,
                 function = self.function,
                 address = self.address().unwrap_or_default(),
                 symbol = self.symbol.as_deref().unwrap_or(""),

@@ -25,7 +25,7 @@ use super::{
     invoke::{MAX_ARGUMENTS, call_with_few_pointers},
     launch_site::Description,
 };
-use crate::memref::Descriptor;
+use crate::{abi::CALL_LOG_TARGET, memref::Descriptor};
 
 /// Bumped whenever a session closes; a site cached under an older value is
 /// stale. It starts at 1, so that an empty launch site (all zeros) is stale.
@@ -91,12 +91,14 @@ fn slot(entry: *const c_char) -> usize {
 /// `num_outputs` results may take the fast path at all: the C-interface
 /// convention with at most one result, whose descriptor the kernel fills in
 /// place, no more pointers than [`call_with_few_pointers`] passes, and
-/// nothing to log. (A session with a launch deadline to arm never takes it:
+/// nothing to log (the target each call is logged under,
+/// [`CALL_LOG_TARGET`], has its debug lines off, whatever the filter says of
+/// this module). (A session with a launch deadline to arm never takes it:
 /// its caller checks, since the deadline is fixed per session.)
 pub fn qualifies(entry: &str, num_inputs: usize, num_outputs: usize) -> bool {
     has_fast_shape(num_inputs, num_outputs)
         && EntryConvention::of_entry_symbol(entry) != Some(EntryConvention::CatalystPyface)
-        && !tracing::enabled!(tracing::Level::DEBUG)
+        && !tracing::enabled!(target: CALL_LOG_TARGET, tracing::Level::DEBUG)
 }
 
 /// Whether the fast path passes this many arguments and results.
@@ -235,7 +237,7 @@ pub unsafe fn run_qualified(
     input_descs: *const *mut c_void,
     output_descs: *const *mut c_void,
 ) -> bool {
-    if tracing::enabled!(tracing::Level::DEBUG) {
+    if tracing::enabled!(target: CALL_LOG_TARGET, tracing::Level::DEBUG) {
         return false;
     }
     let num_inputs = description.num_inputs;
