@@ -24,6 +24,12 @@ def perf_event_count(text: str) -> int:
     return int(found.group(1)) if found else 0
 
 
+def time_filter(window) -> list:
+    """`perf report`'s option keeping the samples within `window`, (start,
+    end) as the perf.data's timestamps."""
+    return ["--time", f"{window[0]:.6f},{window[1]:.6f}"]
+
+
 def perf_top(data: Path, comm=None, limit: int = 12, window=None) -> dict:
     """Top symbols of a perf.data of cpu-clock samples (shares relative to
     `comm` when given; only the samples within `window`, (start, end) as its
@@ -32,7 +38,7 @@ def perf_top(data: Path, comm=None, limit: int = 12, window=None) -> dict:
     if comm:
         command += ["--comm", comm]
     if window:
-        command += ["--time", f"{window[0]:.6f},{window[1]:.6f}"]
+        command += time_filter(window)
     result = run(command, check=False)
     rows = []
     for line in result.stdout.splitlines():
@@ -53,7 +59,7 @@ def perf_comms(data: Path, window=None) -> dict:
     `window`, as perf_top's, when given)."""
     command = ["perf", "report", "-i", data, "--no-children", "--sort", "comm", "--stdio"]
     if window:
-        command += ["--time", f"{window[0]:.6f},{window[1]:.6f}"]
+        command += time_filter(window)
     result = run(command, check=False)
     comms = {}
     for line in result.stdout.splitlines():

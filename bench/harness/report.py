@@ -600,6 +600,11 @@ def micro_benchmarks(context: dict) -> list:
     return lines
 
 
+def symbol_cells(row: dict) -> str:
+    """A profile row's "where | symbol" cells (`[k]`: in the kernel)."""
+    return f"{row['dso']} | `{row['symbol']}`{' [k]' if row['kernel'] else ''}"
+
+
 def subsection(title: str):
     """A `###` section of "Where the time goes": its lines so far (the title)
     and the function that adds a line."""
@@ -958,7 +963,7 @@ def local_launch_notes(context: dict) -> list:
         add("| ns per launch | where | symbol |")
         add("|---|---|---|")
         for row in profile["rows"]:
-            add(f"| {fmt(row['ns'])} | {row['dso']} | `{row['symbol']}`{' [k]' if row['kernel'] else ''} |")
+            add(f"| {fmt(row['ns'])} | {symbol_cells(row)} |")
         rest = profile["ns_per_launch"] - sum(row["ns"] for row in profile["rows"])
         add(f"| {fmt(rest)} | the rest | the lowered host loop and the kernel (JIT'd code, which perf does not "
             "name), and the start-up's other symbols |")
@@ -1041,7 +1046,7 @@ def big_object_notes(context: dict) -> list:
         add("| CPU ms per run | where | symbol |")
         add("|---|---|---|")
         for row in profile["rows"]:
-            add(f"| {fmt(row['ms'])} | {row['dso']} | `{row['symbol']}`{' [k]' if row['kernel'] else ''} |")
+            add(f"| {fmt(row['ms'])} | {symbol_cells(row)} |")
         add("")
     tables = profile.get("tables")
     faults = profile.get("page_faults", {})
