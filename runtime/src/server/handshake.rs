@@ -8,7 +8,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use super::token::tokens_match;
+use super::{
+    pending::{Pending, Progress},
+    request_stream::receive,
+    token::tokens_match,
+};
 use crate::protocol::{
     self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError,
 };
@@ -23,13 +27,20 @@ pub(super) enum Admission {
 }
 
 /// Reads the client's `Hello`, which must have arrived whole by `deadline`,
-/// and checks it against `expected_token`.
+/// and checks it against `expected_token`. While the read waits for bytes
+/// the client has not sent, `pending` says so.
 pub(super) fn read_hello(
     stream: &TcpStream,
     expected_token: Option<&str>,
     deadline: Instant,
+    pending: &Pending,
 ) -> Admission {
-    let mut reader = UntilDeadline { stream, deadline };
+    let mut reader = UntilDeadline {
+        stream,
+        deadline,
+        pending,
+        received: 0,
+    };
     let hello = match protocol::read_message::<Hello>(&mut reader, HANDSHAKE_MAX_MESSAGE_SIZE) {
         Ok(hello) => hello,
         Err(error @ (ProtocolError::Malformed(_) | ProtocolError::TooLarge { .. })) => {
@@ -64,13 +75,29 @@ fn check(hello: &Hello, expected_token: Option<&str>) -> Result<(), String> {
 
 /// A stream read by a deadline: each read waits at most until then, so a
 /// client that sends its `Hello` a byte at a time must still be done by then.
+/// While a read waits for bytes the client has not sent, `pending` says so.
 struct UntilDeadline<'s> {
     stream: &'s TcpStream,
     deadline: Instant,
+    pending: &'s Pending,
+    /// Bytes read so far.
+    received: usize,
 }
 
 impl Read for UntilDeadline<'_> {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let read = match receive(self.stream, buffer, true) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => self.wait_and_read(buffer),
+            read => read,
+        }?;
+        self.received += read;
+        Ok(read)
+    }
+}
+
+impl UntilDeadline<'_> {
+    /// Reads once the client sends more, by the deadline.
+    fn wait_and_read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
         let timed_out =
             || io::Error::new(io::ErrorKind::TimedOut, "the handshake's deadline passed");
         let left = self.deadline.saturating_duration_since(Instant::now());
@@ -78,7 +105,12 @@ impl Read for UntilDeadline<'_> {
             return Err(timed_out());
         }
         self.stream.set_read_timeout(Some(left))?;
-        match (&*self.stream).read(buffer) {
+        self.pending.set_progress(Progress::WaitingForClient {
+            received_part: self.received > 0,
+        });
+        let read = receive(self.stream, buffer, false);
+        self.pending.set_progress(Progress::Reading);
+        match read {
             Err(error) if error.kind() == io::ErrorKind::WouldBlock => Err(timed_out()),
             read => read,
         }

@@ -59,6 +59,9 @@ pub const DEFAULT_MAX_SESSIONS: u32 = 256;
 /// How long a client's host may stay silent before its session is ended,
 /// unless told otherwise.
 pub const DEFAULT_DEAD_LINK_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the accept loop gives a refusal it writes itself (into an empty
+/// send buffer, so only a peer that sent a lot and reads nothing waits).
+const REFUSAL_WRITE_TIMEOUT: Duration = Duration::from_millis(100);
 
 /// Where a server's connections come from.
 #[derive(Clone, Debug)]
@@ -302,7 +305,15 @@ impl Accepting {
             let accepted = Instant::now();
             let id = self.next_session_id.fetch_add(1, Ordering::Relaxed);
             let stream = Arc::new(stream);
-            let pending = self.pending.add(peer.ip(), Arc::clone(&stream));
+            let Some(pending) = self.pending.add(peer.ip(), Arc::clone(&stream)) else {
+                tracing::warn!(%peer, "refused: no room among the connections in their handshake within the handshake timeout");
+                handshake::refuse(
+                    &stream,
+                    "too many connections are in their handshake with this server".to_owned(),
+                    Instant::now() + REFUSAL_WRITE_TIMEOUT,
+                );
+                continue;
+            };
             let server = Arc::clone(self);
             let spawned = std::thread::Builder::new()
                 .name(format!("session-{id}"))

@@ -1,19 +1,27 @@
 //! Connections that have not completed their handshake. Anyone who can reach
 //! the port can open them, without a token, and each costs the server a
 //! thread and a file descriptor until its handshake ends; so they are capped,
-//! per peer and in all, and a connection over a cap closes the *oldest*
-//! pending one (of that peer, or of all) rather than being turned away
-//! itself. A client that completes its handshake at once, as real clients do,
-//! therefore always gets in, however many connections others keep open
-//! (which the handshake deadline bounds in time as well); and the descriptors
-//! and threads of pending connections never exceed the caps, whatever is left
-//! for the sessions.
+//! per peer and in all.
+//!
+//! At a cap, a new connection is let in only by shedding the *oldest* pending
+//! connection in the cap's scope (of that peer, or of all), and only once that
+//! one has shown that it is not a prompt client: its handshake has read all
+//! the client sent and waits for more, after part of a `Hello` (a client
+//! sends its `Hello` whole) or after [`HandshakeLimits::silence_allowed`] of
+//! silence (a client writes its `Hello` as soon as it is connected). A
+//! connection whose `Hello` has arrived, even if its thread has not read it
+//! yet, is never shed; the new connection waits instead, and the listener
+//! accepts nothing more meanwhile. So a burst of real clients far beyond the
+//! caps is served in turn; connections that trickle or say nothing cannot
+//! keep a prompt client out for long; and the threads and descriptors of
+//! pending connections never exceed the caps, whatever is left for the
+//! sessions.
 
 use std::{
     collections::VecDeque,
     net::{IpAddr, Shutdown, TcpStream},
-    sync::{Arc, Mutex, MutexGuard, PoisonError},
-    time::Duration,
+    sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError},
+    time::{Duration, Instant},
 };
 
 /// How long a new connection has to complete its whole handshake.
@@ -22,17 +30,24 @@ pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_MAX_PENDING: usize = 64;
 /// The most connections in their handshake at once from one peer.
 pub const DEFAULT_MAX_PENDING_PER_PEER: usize = 8;
+/// How long a connection that has sent nothing is safe from being shed.
+pub const DEFAULT_SILENCE_ALLOWED: Duration = Duration::from_secs(1);
 
 /// What a connection may take of the server before it has authenticated.
 #[derive(Clone, Copy, Debug)]
 pub struct HandshakeLimits {
-    /// From accept to the reply to `Hello`, however the bytes trickle in.
+    /// From accept to the reply to `Hello`, however the bytes trickle in;
+    /// also the longest a new connection waits for room under the caps.
     pub timeout: Duration,
     /// Connections in their handshake at once, in all.
     pub max_pending: usize,
     /// Connections in their handshake at once from one peer: one IPv4
     /// address, or one IPv6 /64 (what a single host is usually given).
     pub max_pending_per_peer: usize,
+    /// How long after its handshake starts a connection that has sent
+    /// nothing is still taken for a prompt client that the scheduler has
+    /// not run yet, and so is not shed.
+    pub silence_allowed: Duration,
 }
 
 impl Default for HandshakeLimits {
@@ -41,14 +56,30 @@ impl Default for HandshakeLimits {
             timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             max_pending: DEFAULT_MAX_PENDING,
             max_pending_per_peer: DEFAULT_MAX_PENDING_PER_PEER,
+            silence_allowed: DEFAULT_SILENCE_ALLOWED,
         }
     }
+}
+
+/// How far a pending connection's handshake has got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Progress {
+    /// Reading, or about to read, what the client has sent.
+    Reading,
+    /// Everything the client sent is read, and the `Hello` is incomplete.
+    WaitingForClient {
+        /// Whether any of the `Hello` arrived.
+        received_part: bool,
+    },
 }
 
 /// The connections in their handshake, oldest first.
 pub(super) struct PendingHandshakes {
     limits: HandshakeLimits,
     state: Mutex<State>,
+    /// Signalled when a connection stops counting or starts waiting for its
+    /// client: either may make room for a connection waiting in [`Self::add`].
+    changed: Condvar,
 }
 
 #[derive(Default)]
@@ -61,6 +92,24 @@ struct PendingConnection {
     id: u64,
     peer: IpAddr,
     stream: Arc<TcpStream>,
+    started: Instant,
+    progress: Progress,
+}
+
+impl PendingConnection {
+    /// When this connection may be shed: now, later, or (None) not until it
+    /// makes progress.
+    fn sheddable_from(&self, silence_allowed: Duration) -> Option<Instant> {
+        match self.progress {
+            Progress::Reading => None,
+            Progress::WaitingForClient {
+                received_part: true,
+            } => Some(self.started),
+            Progress::WaitingForClient {
+                received_part: false,
+            } => Some(self.started + silence_allowed),
+        }
+    }
 }
 
 impl PendingHandshakes {
@@ -68,50 +117,88 @@ impl PendingHandshakes {
         Arc::new(Self {
             limits,
             state: Mutex::default(),
+            changed: Condvar::new(),
         })
     }
 
     /// Counts a new connection from `peer` as pending until its handshake
-    /// ends ([`Pending::finish`]), first closing the oldest pending
-    /// connection of the same peer if that peer is at its cap, or else the
-    /// oldest of all if the total is.
-    pub fn add(self: &Arc<Self>, peer: IpAddr, stream: Arc<TcpStream>) -> Pending {
+    /// ends ([`Pending::finish`]). At the peer's cap, or else at the total
+    /// cap, the oldest pending connection in that scope is closed once it may
+    /// be shed; until then this waits, at most the handshake timeout. None if
+    /// no room was made by then.
+    pub fn add(self: &Arc<Self>, peer: IpAddr, stream: Arc<TcpStream>) -> Option<Pending> {
         let peer = peer_of(peer);
+        let give_up = Instant::now() + self.limits.timeout;
         let mut state = self.state();
-        let from_peer = state.connections.iter().filter(|c| c.peer == peer).count();
-        let oldest = if from_peer >= self.limits.max_pending_per_peer {
-            state.connections.iter().position(|c| c.peer == peer)
-        } else if state.connections.len() >= self.limits.max_pending {
-            Some(0)
-        } else {
-            None
-        };
-        if let Some(evicted) = oldest.and_then(|index| state.connections.remove(index)) {
-            tracing::debug!(peer = %evicted.peer, "too many connections in their handshake: closing the oldest");
-            // Its thread's read ends at once; the thread then tells the
-            // client why (`Pending::finish` says it was evicted) and closes.
-            let _ = evicted.stream.shutdown(Shutdown::Read);
+        while let Some(oldest) = self.oldest_over_cap(&state, peer) {
+            let now = Instant::now();
+            let sheddable_from =
+                state.connections[oldest].sheddable_from(self.limits.silence_allowed);
+            if sheddable_from.is_some_and(|from| from <= now) {
+                let shed = state
+                    .connections
+                    .remove(oldest)
+                    .expect("an index just found");
+                tracing::debug!(peer = %shed.peer, progress = ?shed.progress, "too many connections in their handshake: closing the oldest, which waits for its client");
+                // Its thread's read ends at once; the thread then tells the
+                // client why (`Pending::finish` says it was shed) and closes.
+                let _ = shed.stream.shutdown(Shutdown::Read);
+                continue;
+            }
+            if now >= give_up {
+                return None;
+            }
+            let wake = sheddable_from.map_or(give_up, |from| from.min(give_up));
+            state = self
+                .changed
+                .wait_timeout(state, wake - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
         }
         let id = state.next_id;
         state.next_id += 1;
-        state
-            .connections
-            .push_back(PendingConnection { id, peer, stream });
-        Pending {
+        state.connections.push_back(PendingConnection {
+            id,
+            peer,
+            stream,
+            started: Instant::now(),
+            progress: Progress::Reading,
+        });
+        Some(Pending {
             registry: Arc::clone(self),
             id,
+        })
+    }
+
+    /// The index of the connection that must go before one more from `peer`
+    /// can count: the peer's oldest if it is at its cap, else the oldest of
+    /// all if the total is; None if there is room.
+    fn oldest_over_cap(&self, state: &State, peer: IpAddr) -> Option<usize> {
+        let from_peer = state.connections.iter().filter(|c| c.peer == peer).count();
+        if from_peer >= self.limits.max_pending_per_peer {
+            return state.connections.iter().position(|c| c.peer == peer);
         }
+        (state.connections.len() >= self.limits.max_pending).then_some(0)
     }
 
     /// Stops counting connection `id`; false if it was no longer counted.
     fn remove(&self, id: u64) -> bool {
         let mut state = self.state();
-        match state.connections.iter().position(|c| c.id == id) {
-            Some(index) => {
-                state.connections.remove(index);
-                true
+        let Some(index) = state.connections.iter().position(|c| c.id == id) else {
+            return false;
+        };
+        state.connections.remove(index);
+        self.changed.notify_all();
+        true
+    }
+
+    fn set_progress(&self, id: u64, progress: Progress) {
+        let mut state = self.state();
+        if let Some(connection) = state.connections.iter_mut().find(|c| c.id == id) {
+            connection.progress = progress;
+            if progress != Progress::Reading {
+                self.changed.notify_all();
             }
-            None => false,
         }
     }
 
@@ -128,8 +215,14 @@ pub(super) struct Pending {
 }
 
 impl Pending {
+    /// Says how far the handshake has got: while it waits for its client,
+    /// the connection may be shed to make room.
+    pub fn set_progress(&self, progress: Progress) {
+        self.registry.set_progress(self.id, progress);
+    }
+
     /// Ends the pending state once the handshake's outcome is known. False
-    /// if the connection was closed meanwhile to make room for a newer one:
+    /// if the connection was shed meanwhile to make room for a newer one:
     /// its socket no longer reads, so the session cannot go on.
     pub fn finish(self) -> bool {
         self.registry.remove(self.id)
@@ -178,46 +271,135 @@ mod tests {
         matches!((&*stream).read(&mut [0u8; 1]), Ok(0))
     }
 
+    const PART_OF_A_HELLO: Progress = Progress::WaitingForClient {
+        received_part: true,
+    };
+
+    fn limits(max_pending: usize, max_pending_per_peer: usize) -> HandshakeLimits {
+        HandshakeLimits {
+            timeout: Duration::from_secs(30),
+            max_pending,
+            max_pending_per_peer,
+            silence_allowed: Duration::from_secs(30),
+        }
+    }
+
     #[test]
-    fn the_oldest_connection_of_a_peer_at_its_cap_makes_room() {
+    fn the_oldest_connection_of_a_peer_at_its_cap_makes_room_once_it_waits_for_its_client() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let registry = PendingHandshakes::new(HandshakeLimits {
-            max_pending: 4,
-            max_pending_per_peer: 2,
-            ..HandshakeLimits::default()
-        });
+        let registry = PendingHandshakes::new(limits(4, 2));
         let a: IpAddr = Ipv4Addr::new(10, 0, 0, 1).into();
         let b: IpAddr = Ipv4Addr::new(10, 0, 0, 2).into();
         let c: IpAddr = Ipv4Addr::new(10, 0, 0, 3).into();
         let mut streams = Vec::new();
-        let mut pending = Vec::new();
+        let mut pending: Vec<Pending> = Vec::new();
         for peer in [b, a, a, a, c, c] {
+            // Every earlier connection has read part of a Hello and waits
+            // for the rest.
+            for earlier in &pending {
+                earlier.set_progress(PART_OF_A_HELLO);
+            }
             let (stream, client) = connection(&listener);
-            pending.push(registry.add(peer, Arc::clone(&stream)));
+            pending.push(registry.add(peer, Arc::clone(&stream)).expect("room made"));
             streams.push((stream, client));
         }
-        // a's third connection closed a's first (#1); c's second found four
-        // pending (b, a, a, c) and closed the oldest of all, b's (#0).
-        let closed: Vec<bool> = streams.iter().map(|(s, _)| evicted(s)).collect();
-        assert_eq!(closed, [true, true, false, false, false, false]);
+        // a's third connection shed a's first (#1); c's second found four
+        // pending (b, a, a, c) and shed the oldest of all, b's (#0).
+        let shed: Vec<bool> = streams.iter().map(|(s, _)| evicted(s)).collect();
+        assert_eq!(shed, [true, true, false, false, false, false]);
         let finished: Vec<bool> = pending.into_iter().map(Pending::finish).collect();
         assert_eq!(finished, [false, false, true, true, true, true]);
         assert!(registry.state().connections.is_empty());
     }
 
     #[test]
-    fn a_dropped_connection_no_longer_counts() {
+    fn a_connection_at_a_cap_waits_for_one_that_has_not_read_all_its_client_sent() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let registry = PendingHandshakes::new(limits(1, 1));
+        let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
+        let (first, _first_client) = connection(&listener);
+        let first_pending = registry.add(peer, Arc::clone(&first)).unwrap();
+        let (second, _second_client) = connection(&listener);
+        let adding = {
+            let registry = Arc::clone(&registry);
+            std::thread::spawn(move || registry.add(peer, second).is_some())
+        };
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!adding.is_finished(), "the second waits for room");
+        // The first completes its handshake: the second gets its place, and
+        // the first was never shed.
+        assert!(first_pending.finish());
+        assert!(adding.join().unwrap());
+        assert!(!evicted(&first));
+    }
+
+    #[test]
+    fn a_connection_at_a_cap_is_let_in_as_soon_as_the_oldest_waits_for_the_rest_of_its_hello() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let registry = PendingHandshakes::new(limits(1, 1));
+        let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
+        let (first, _first_client) = connection(&listener);
+        let first_pending = registry.add(peer, Arc::clone(&first)).unwrap();
+        let (second, _second_client) = connection(&listener);
+        let adding = {
+            let registry = Arc::clone(&registry);
+            std::thread::spawn(move || registry.add(peer, second).is_some())
+        };
+        first_pending.set_progress(PART_OF_A_HELLO);
+        assert!(adding.join().unwrap());
+        assert!(evicted(&first));
+        assert!(!first_pending.finish(), "the first was shed");
+    }
+
+    #[test]
+    fn a_silent_connection_is_shed_only_once_its_silence_has_lasted() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let registry = PendingHandshakes::new(HandshakeLimits {
-            max_pending: 1,
-            max_pending_per_peer: 1,
-            ..HandshakeLimits::default()
+            silence_allowed: Duration::from_millis(300),
+            ..limits(1, 1)
         });
+        let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
+        let (first, _first_client) = connection(&listener);
+        let first_pending = registry.add(peer, Arc::clone(&first)).unwrap();
+        first_pending.set_progress(Progress::WaitingForClient {
+            received_part: false,
+        });
+        let (second, _second_client) = connection(&listener);
+        let adding = {
+            let registry = Arc::clone(&registry);
+            std::thread::spawn(move || registry.add(peer, second).is_some())
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!evicted(&first), "silent for less than allowed");
+        assert!(adding.join().unwrap());
+        assert!(evicted(&first), "silent for longer than allowed");
+        assert!(!first_pending.finish());
+    }
+
+    #[test]
+    fn a_connection_finds_no_room_within_the_handshake_timeout() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let registry = PendingHandshakes::new(HandshakeLimits {
+            timeout: Duration::from_millis(50),
+            ..limits(1, 1)
+        });
+        let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
+        let (first, _first_client) = connection(&listener);
+        let _first_pending = registry.add(peer, Arc::clone(&first)).unwrap();
+        let (second, _second_client) = connection(&listener);
+        assert!(registry.add(peer, second).is_none());
+        assert!(!evicted(&first));
+    }
+
+    #[test]
+    fn a_dropped_connection_no_longer_counts() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let registry = PendingHandshakes::new(limits(1, 1));
         let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
         let (first, _first_client) = connection(&listener);
         drop(registry.add(peer, Arc::clone(&first)));
         let (second, _second_client) = connection(&listener);
-        let _second = registry.add(peer, Arc::clone(&second));
+        let _second = registry.add(peer, Arc::clone(&second)).expect("room");
         assert!(!evicted(&first), "nothing was evicted for the second");
     }
 

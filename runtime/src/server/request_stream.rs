@@ -31,24 +31,28 @@ impl RequestStream {
 
 impl Read for RequestStream {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        let flags = if self.dont_wait {
-            libc::MSG_DONTWAIT
-        } else {
-            0
-        };
-        // SAFETY: `stream` owns an open socket, and `recv` writes at most
-        // `buffer.len()` bytes into `buffer`. With flags 0 this is what
-        // `TcpStream::read` does (the socket's read timeout included).
-        let received = unsafe {
-            libc::recv(
-                self.stream.as_raw_fd(),
-                buffer.as_mut_ptr().cast(),
-                buffer.len(),
-                flags,
-            )
-        };
-        usize::try_from(received).map_err(|_| io::Error::last_os_error())
+        receive(&self.stream, buffer, self.dont_wait)
     }
+}
+
+/// One `recv` into `buffer`. With `dont_wait`, a read that finds no data
+/// fails at once with `io::ErrorKind::WouldBlock`; without, it is what
+/// `TcpStream::read` does (the socket's read timeout included). Other threads
+/// reading the same socket are not affected, as they would be by switching
+/// the socket to non-blocking mode.
+pub(super) fn receive(stream: &TcpStream, buffer: &mut [u8], dont_wait: bool) -> io::Result<usize> {
+    let flags = if dont_wait { libc::MSG_DONTWAIT } else { 0 };
+    // SAFETY: `stream` owns an open socket, and `recv` writes at most
+    // `buffer.len()` bytes into `buffer`.
+    let received = unsafe {
+        libc::recv(
+            stream.as_raw_fd(),
+            buffer.as_mut_ptr().cast(),
+            buffer.len(),
+            flags,
+        )
+    };
+    usize::try_from(received).map_err(|_| io::Error::last_os_error())
 }
 
 #[cfg(test)]

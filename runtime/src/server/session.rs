@@ -39,12 +39,13 @@ pub(super) fn serve(
         return;
     }
     let deadline = accepted + settings.handshake.timeout;
-    let admission = handshake::read_hello(stream, settings.token.as_deref(), deadline);
+    let admission = handshake::read_hello(stream, settings.token.as_deref(), deadline, &pending);
     if !pending.finish() {
         tracing::info!("closed to make room for newer connections in their handshake");
         handshake::refuse(
             stream,
-            "too many connections are in their handshake with this server; this one was the oldest"
+            "too many connections are in their handshake with this server; this one was the \
+             oldest and had not sent its whole Hello"
                 .to_owned(),
             deadline,
         );

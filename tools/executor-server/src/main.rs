@@ -125,8 +125,9 @@ struct HandshakeArgs {
     )]
     handshake_timeout: u64,
 
-    /// The most connections in their handshake at once; one more closes the
-    /// oldest of them.
+    /// The most connections in their handshake at once. One more waits until
+    /// the oldest of them completes its Hello, or closes it once it waits for
+    /// the rest of a Hello, or has been silent for a second.
     #[arg(
         long,
         value_name = "N",
@@ -136,7 +137,8 @@ struct HandshakeArgs {
     max_handshakes: u32,
 
     /// The most connections in their handshake at once from one address (one
-    /// /64 for IPv6); one more closes that address's oldest.
+    /// /64 for IPv6). One more waits for, or sheds, that address's oldest, as
+    /// with --max-handshakes.
     #[arg(
         long,
         value_name = "N",
@@ -152,6 +154,7 @@ impl HandshakeArgs {
             timeout: Duration::from_secs(self.handshake_timeout),
             max_pending: self.max_handshakes as usize,
             max_pending_per_peer: self.max_handshakes_per_peer as usize,
+            ..HandshakeLimits::default()
         }
     }
 }

@@ -691,7 +691,8 @@ fn a_hello_sent_a_byte_at_a_time_must_still_arrive_by_the_handshake_deadline() {
 }
 
 #[test]
-fn connections_in_their_handshake_are_capped_per_peer_and_in_all_by_closing_the_oldest() {
+fn connections_in_their_handshake_are_capped_per_peer_and_in_all_by_shedding_the_oldest_silent_one()
+{
     let server = Server::start(&[
         "--handshake-timeout",
         "600",
@@ -738,6 +739,40 @@ fn connections_in_their_handshake_are_capped_per_peer_and_in_all_by_closing_the_
     for stream in &mut full[1..] {
         welcomed(stream);
     }
+}
+
+#[test]
+fn a_burst_of_clients_far_beyond_the_handshake_caps_waits_and_is_never_refused() {
+    // The default caps (8 per peer, 64 in all); every client is 127.0.0.1,
+    // one peer, so 100 at once are twelve times its cap.
+    const CLIENTS: usize = 100;
+    const ROUNDS: usize = 5;
+    let server = Server::start(&[]);
+    for round in 0..ROUNDS {
+        let start = Arc::new(std::sync::Barrier::new(CLIENTS));
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|_| {
+                let (start, address) = (Arc::clone(&start), server.address.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    RemoteExecutor::connect_with(&address, &ConnectOptions::default())
+                        .and_then(|session| session.close())
+                })
+            })
+            .collect();
+        let refused: Vec<String> = clients
+            .into_iter()
+            .filter_map(|client| client.join().unwrap().err())
+            .map(|error| error.to_string())
+            .collect();
+        assert!(
+            refused.is_empty(),
+            "round {round}: {} of {CLIENTS} clients failed, first: {}",
+            refused.len(),
+            refused[0]
+        );
+    }
+    server.assert_sessions_cleaned_up();
 }
 
 #[test]
