@@ -21,8 +21,9 @@ extern "C" {
  * returns a non-zero session handle. */
 int64_t __catalyst__executor__open(const char *addr);
 
-/* Loads the file at `path` into the session, once per path. `format`: 0 = a
- * relocatable object file, 1 = a shared library. Returns 0 on success. */
+/* Loads the file at `path` into the session, once per path. `format`: 0 (object
+ * file: relocatable, JIT-linked), 1 (asset: stored under its base name, not
+ * loaded) or 2 (shared library: opened with dlopen). Returns 0 on success. */
 int64_t __catalyst__executor__send_binary(int64_t session, const char *path,
                                           uint32_t format);
 

@@ -178,3 +178,25 @@ fn the_verifier_accepts_exactly_the_binary_formats() {
     let text = format!("whose value is {} or {last}", rest.join(", "));
     assert!(ops.contains(&text), "td/ExecutorOps.td lacks \"{text}\"");
 }
+
+#[test]
+fn the_header_and_the_protocol_page_give_every_binary_format_its_value() {
+    let header = c_tokens_and_comments(&read("include/executor_runtime.h"));
+    for format in BinaryFormat::ALL {
+        let text = format!("{} ({}:", format as u32, format.description());
+        assert!(
+            header.contains(&text),
+            "include/executor_runtime.h lacks \"{text}\""
+        );
+    }
+    let protocol = read("docs/protocol.md");
+    let variants: Vec<String> = BinaryFormat::ALL
+        .iter()
+        .map(|format| format!("{format:?} /* {} */", *format as u32))
+        .collect();
+    let declaration = format!("enum BinaryFormat {{ {} }}", variants.join(", "));
+    assert!(
+        protocol.contains(&declaration),
+        "docs/protocol.md lacks `{declaration}`"
+    );
+}
