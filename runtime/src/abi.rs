@@ -133,14 +133,23 @@ impl<'a> Call<'a> {
     /// this call's line unless the returned guard is dropped within that
     /// time: taken just before the call waits for its kernel.
     fn deadline(&self, session: &Session) -> Result<Option<ArmedDeadline>> {
+        self.deadline_saying(session, |limit| {
+            format!("the kernel did not finish within {limit}")
+        })
+    }
+
+    /// [`Call::deadline`], whose line is `describe`d given the limit ("300
+    /// ms (EXECUTOR_LAUNCH_TIMEOUT_MS)").
+    fn deadline_saying(
+        &self,
+        session: &Session,
+        describe: impl FnOnce(&str) -> String,
+    ) -> Result<Option<ArmedDeadline>> {
         let Some(timeout) = &session.launch_timeout else {
             return Ok(None);
         };
-        let message = self.line(&format!(
-            "the kernel did not finish within {} ms ({})",
-            timeout.duration.as_millis(),
-            timeout.origin
-        ));
+        let limit = format!("{} ms ({})", timeout.duration.as_millis(), timeout.origin);
+        let message = self.line(&describe(&limit));
         deadline::arm(timeout.duration, message).map(Some)
     }
 }
@@ -616,7 +625,18 @@ pub unsafe extern "C" fn __catalyst__executor__free_result(buf: *mut c_void) {
 pub extern "C" fn __catalyst__executor__close(session: i64) -> i64 {
     Call::new("__catalyst__executor__close").run(|call| {
         call.session(session)?;
-        let session = sessions::remove(session)?;
+        let (session, unawaited) = sessions::remove(session)?;
+        // Closing waits for the launches never awaited, within the same
+        // deadline as an await of them.
+        let _deadline = match unawaited.as_slice() {
+            [] => None,
+            entries => call.deadline_saying(&session, |limit| {
+                format!(
+                    "async launches never awaited did not finish within {limit}; abandoned: {}",
+                    entries.join(", ")
+                )
+            })?,
+        };
         session.executor.close()?;
         Ok(0)
     })

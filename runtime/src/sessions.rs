@@ -115,8 +115,10 @@ pub fn get(handle: i64) -> Result<Arc<Session>> {
     with_table(|table| table.sessions.get(&handle).cloned()).ok_or(RuntimeError::BadSession(handle))
 }
 
-/// Forgets the session; the caller then closes its executor.
-pub fn remove(handle: i64) -> Result<Arc<Session>> {
+/// Forgets the session; the caller then closes its executor. Also returns
+/// the entries of its async launches never awaited, in the order they
+/// started: closing waits for them.
+pub fn remove(handle: i64) -> Result<(Arc<Session>, Vec<String>)> {
     with_table(|table| {
         let session = table
             .sessions
@@ -125,9 +127,20 @@ pub fn remove(handle: i64) -> Result<Arc<Session>> {
         if table.by_address.get(&session.address) == Some(&handle) {
             table.by_address.remove(&session.address);
         }
-        table.launches.retain(|_, launch| launch.session != handle);
+        let mut unawaited: Vec<(i64, String)> = Vec::new();
+        table.launches.retain(|token, launch| {
+            let of_session = launch.session == handle;
+            if of_session {
+                unawaited.push((*token, std::mem::take(&mut launch.entry)));
+            }
+            !of_session
+        });
+        unawaited.sort_unstable();
         crate::local::fast_launch::invalidate();
-        Ok(session)
+        Ok((
+            session,
+            unawaited.into_iter().map(|(_, entry)| entry).collect(),
+        ))
     })
 }
 
