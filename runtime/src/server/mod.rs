@@ -115,7 +115,7 @@ pub enum ServerError {
     TokenRequired { address: String },
     #[error("cannot serve the sockets passed by systemd: {0}")]
     Activation(String),
-    #[error("cannot read token file '{path}': {reason}")]
+    #[error("cannot use token file '{path}': {reason}")]
     TokenFile { path: String, reason: String },
     #[error("cannot preload '{path}': {reason}")]
     Preload { path: String, reason: String },

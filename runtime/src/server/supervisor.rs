@@ -144,6 +144,9 @@ impl SpawnedWorker {
         for library in &settings.preload {
             command.arg("--preload").arg(library);
         }
+        // Kernels run in the worker: a token the server was given in its
+        // environment (as a client's, say) is not theirs to read.
+        command.env_remove(crate::remote::TOKEN_ENV);
         // What kernels print goes to the server's log stream, keeping stdout
         // to the one "listening on" line.
         let stderr = File::from(io::stderr().as_fd().try_clone_to_owned()?);

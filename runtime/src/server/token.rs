@@ -3,19 +3,38 @@
 use std::{os::unix::fs::PermissionsExt, path::Path};
 
 use super::ServerError;
-use crate::protocol;
+use crate::protocol::{self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, PROTOCOL_VERSION};
 
 pub(super) fn load(path: &Path) -> Result<String, ServerError> {
-    let token = protocol::read_token_file(path).map_err(|error| ServerError::TokenFile {
+    let refuse = |reason: String| ServerError::TokenFile {
         path: path.display().to_string(),
-        reason: error.to_string(),
-    })?;
-    if let Ok(metadata) = std::fs::metadata(path)
-        && metadata.permissions().mode() & 0o077 != 0
-    {
+        reason,
+    };
+    let token = protocol::read_token_file(path).map_err(|error| refuse(error.to_string()))?;
+    let mode = std::fs::metadata(path)
+        .map_err(|error| refuse(error.to_string()))?
+        .permissions()
+        .mode();
+    // Whoever can write the token can let anyone in.
+    if mode & 0o022 != 0 {
+        return Err(refuse(format!(
+            "other users can write it (mode {:o}): chmod 600 it",
+            mode & 0o777
+        )));
+    }
+    if mode & 0o044 != 0 {
         tracing::warn!(path = %path.display(), "the token file is readable by other users (chmod 600 it)");
     }
-    Ok(token)
+    let hello = Hello {
+        protocol_version: PROTOCOL_VERSION,
+        token: Some(token),
+    };
+    if let Err(error) = protocol::encode_frame(&hello, HANDSHAKE_MAX_MESSAGE_SIZE) {
+        return Err(refuse(format!(
+            "the token does not fit in a handshake message, so no client could present it: {error}"
+        )));
+    }
+    Ok(hello.token.expect("set above"))
 }
 
 /// Whether `given` is `expected`, taking the same time whatever their
@@ -34,6 +53,46 @@ pub(super) fn tokens_match(given: &[u8], expected: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn token_file(contents: &str, mode: u32) -> (tempfile::TempDir, std::path::PathBuf) {
+        let directory = tempfile::tempdir().unwrap();
+        let path = directory.path().join("token");
+        std::fs::write(&path, contents).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        (directory, path)
+    }
+
+    #[test]
+    fn a_token_file_only_its_owner_can_write_is_loaded() {
+        for mode in [0o600, 0o400, 0o644] {
+            let (_directory, path) = token_file("s3cret\n", mode);
+            assert_eq!(load(&path).unwrap(), "s3cret", "mode {mode:o}");
+        }
+    }
+
+    #[test]
+    fn a_token_file_others_can_write_is_refused() {
+        for mode in [0o620, 0o602, 0o666] {
+            let (_directory, path) = token_file("s3cret\n", mode);
+            let error = load(&path).unwrap_err().to_string();
+            assert!(error.contains("other users can write it"), "{error}");
+            assert!(error.contains(&format!("mode {mode:o}")), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_token_no_hello_can_carry_is_refused() {
+        let longest_fitting = HANDSHAKE_MAX_MESSAGE_SIZE as usize - 8;
+        let (_directory, path) = token_file(&"t".repeat(longest_fitting), 0o600);
+        assert!(load(&path).is_ok());
+        let too_long = HANDSHAKE_MAX_MESSAGE_SIZE as usize;
+        let (_directory, path) = token_file(&"t".repeat(too_long), 0o600);
+        let error = load(&path).unwrap_err().to_string();
+        assert!(
+            error.contains("does not fit in a handshake message"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn only_the_same_token_matches() {

@@ -204,6 +204,27 @@ fn check_says_in_one_line_whether_a_server_answers() {
 }
 
 #[test]
+fn workers_do_not_inherit_a_token_from_the_servers_environment() {
+    let server = Server::start_with(&[], |command| {
+        command.env("EXECUTOR_TOKEN", "not for kernels");
+    });
+    let session = server.connect().unwrap();
+    let environment = |pid: u32| std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    let has_token = |pid: u32| {
+        environment(pid)
+            .split(|byte| *byte == 0)
+            .any(|variable| variable.starts_with(b"EXECUTOR_TOKEN="))
+    };
+    assert!(has_token(server.process.id()), "the server has it");
+    let workers = server.workers();
+    assert!(!workers.is_empty());
+    for worker in workers {
+        assert!(!has_token(worker), "worker {worker} has it");
+    }
+    session.close().unwrap();
+}
+
+#[test]
 fn a_wrong_or_missing_token_is_refused() {
     let secrets = tempfile::tempdir().unwrap();
     let token_file = secrets.path().join("token");
