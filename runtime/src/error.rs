@@ -29,6 +29,11 @@ pub enum RuntimeError {
     },
     #[error("cannot start the JIT: {0}")]
     JitUnavailable(String),
+    #[error(
+        "'{spelling}' is the file '{canonical}', whose path is not UTF-8: sessions name each \
+         file by its path, and that one cannot be told from others"
+    )]
+    NonUtf8Path { spelling: String, canonical: String },
     #[error("object '{0}' was not sent to this session (executor.send_binary)")]
     ObjectNotLoaded(String),
     #[error(

@@ -185,7 +185,7 @@ impl LocalExecutor {
             Some(binary) => *binary,
             None => *loaded
                 .objects
-                .get(&*self.names.canonical(object))
+                .get(&*self.names.canonical(object)?)
                 .ok_or_else(|| RuntimeError::ObjectNotLoaded(object.to_owned()))?,
         };
         let address = match binary {
@@ -254,7 +254,7 @@ fn missing_entry(entry: &str, place: &str, defines: impl Fn(&str) -> bool) -> Ru
 
 impl Executor for LocalExecutor {
     fn send_binary(&self, path: &str, format: BinaryFormat) -> Result<()> {
-        self.load_as(&self.names.canonical(path), Path::new(path), format)
+        self.load_as(&self.names.canonical(path)?, Path::new(path), format)
     }
 
     fn launch(

@@ -106,7 +106,7 @@ impl RemoteExecutor {
 impl Executor for RemoteExecutor {
     fn send_binary(&self, path: &str, format: BinaryFormat) -> Result<()> {
         let mut session = self.session();
-        let name = self.names.canonical(path);
+        let name = self.names.canonical(path)?;
         if session.sent_paths.contains(&*name) {
             return Ok(());
         }
@@ -145,7 +145,7 @@ impl Executor for RemoteExecutor {
                 element_size: output.element_size() as u64,
             })
             .collect();
-        let object = self.names.canonical(object);
+        let object = self.names.canonical(object)?;
         self.session()
             .connection
             .launch(entry, &object, &views, &shapes, outputs)
@@ -154,7 +154,7 @@ impl Executor for RemoteExecutor {
     fn launch_async(&self, entry: &str, object: &str) -> Result<u64> {
         let request = Request::LaunchAsync {
             entry: entry.to_owned(),
-            object: self.names.canonical(object).to_string(),
+            object: self.names.canonical(object)?.to_string(),
         };
         let mut session = self.session();
         match session.connection.round_trip(&request)? {
