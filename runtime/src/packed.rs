@@ -71,6 +71,40 @@ pub fn decode_outputs(bytes: &[u8]) -> Result<Vec<DenseBuffer>> {
     reader.records(OUT_RECORDS, count)
 }
 
+/// Checks that `out_buf` is what a call with `args_buf` must return: one
+/// record per output buffer sent, each of the same element size and sizes,
+/// and nothing else. Says what differs otherwise.
+pub fn check_outputs(args_buf: &[u8], out_buf: &[u8]) -> std::result::Result<(), String> {
+    let arguments = decode_arguments(args_buf).map_err(|error| error.to_string())?;
+    let sent = &arguments.buffers[arguments.num_inputs..];
+    let returned = decode_outputs(out_buf).map_err(|error| error.to_string())?;
+    if returned.len() != sent.len() {
+        return Err(format!(
+            "{} output buffers for the {} sent",
+            returned.len(),
+            sent.len()
+        ));
+    }
+    let mut expected_len = OUT_RECORDS;
+    for (index, (returned, sent)) in returned.iter().zip(sent).enumerate() {
+        if (returned.element_size, &returned.sizes) != (sent.element_size, &sent.sizes) {
+            return Err(format!(
+                "output {index} has sizes {:?} of {}-byte elements, where sizes {:?} of {}-byte \
+                 elements were sent",
+                returned.sizes, returned.element_size, sent.sizes, sent.element_size
+            ));
+        }
+        expected_len += call_buffer::record_len(sent.sizes.len() as u64, sent.data.len() as u64);
+    }
+    if out_buf.len() as u64 != expected_len {
+        return Err(format!(
+            "{} bytes where the outputs take {expected_len}",
+            out_buf.len()
+        ));
+    }
+    Ok(())
+}
+
 /// Writes `value` at `offset`, inside `bytes`.
 fn put_u64(bytes: &mut [u8], offset: u64, value: u64) {
     let offset = offset as usize;
@@ -245,5 +279,59 @@ mod tests {
         bytes[..8].copy_from_slice(&(MAGIC - 1).to_ne_bytes());
         let error = decode_arguments(&bytes).unwrap_err().to_string();
         assert!(error.contains("layout version 2"), "{error}");
+    }
+
+    fn call_with_outputs(outputs: Vec<DenseBuffer>) -> Vec<u8> {
+        let mut buffers = vec![buffer(vec![2], 4)];
+        buffers.extend(outputs);
+        encode_arguments(&CallArguments {
+            buffers,
+            num_inputs: 1,
+        })
+    }
+
+    #[test]
+    fn outputs_of_the_shapes_sent_pass_the_check() {
+        let outputs = vec![buffer(vec![3], 1), buffer(vec![], 8), buffer(vec![2, 2], 4)];
+        let args = call_with_outputs(outputs.clone());
+        assert_eq!(check_outputs(&args, &encode_outputs(&outputs)), Ok(()));
+        let none = call_with_outputs(Vec::new());
+        assert_eq!(check_outputs(&none, &encode_outputs(&[])), Ok(()));
+    }
+
+    #[test]
+    fn outputs_that_differ_from_those_sent_are_named() {
+        let sent = vec![buffer(vec![64], 4)];
+        let args = call_with_outputs(sent.clone());
+        let cases = [
+            (
+                encode_outputs(&[buffer(vec![39], 4)]),
+                "output 0 has sizes [39] of 4-byte elements, where sizes [64] of 4-byte elements were sent",
+            ),
+            (
+                encode_outputs(&[buffer(vec![64], 8)]),
+                "output 0 has sizes [64] of 8-byte elements",
+            ),
+            (
+                encode_outputs(&[buffer(vec![8, 8], 4)]),
+                "output 0 has sizes [8, 8]",
+            ),
+            (encode_outputs(&[]), "0 output buffers for the 1 sent"),
+            (
+                encode_outputs(&[sent[0].clone(), sent[0].clone()]),
+                "2 output buffers for the 1 sent",
+            ),
+        ];
+        for (out_buf, expected) in cases {
+            let error = check_outputs(&args, &out_buf).unwrap_err();
+            assert!(error.contains(expected), "{error}");
+        }
+        let whole = encode_outputs(&sent);
+        let short = check_outputs(&args, &whole[..whole.len() - 100]).unwrap_err();
+        assert!(short.contains("runs past the end"), "{short}");
+        let mut long = whole.clone();
+        long.extend_from_slice(&[0; 8]);
+        let long = check_outputs(&args, &long).unwrap_err();
+        assert!(long.contains("bytes where the outputs take"), "{long}");
     }
 }

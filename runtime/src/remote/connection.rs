@@ -220,6 +220,17 @@ impl Connection {
         }
     }
 
+    /// Ends the session over a reply that does not fit its request
+    /// (`what` says how), before any of it is used.
+    pub fn reject_reply(&mut self, what: String) -> RuntimeError {
+        let error = RuntimeError::Protocol(format!(
+            "the executor at {} sent a reply that does not fit the request: {what}",
+            self.address
+        ));
+        self.end(error.to_string());
+        error
+    }
+
     fn unreachable(&self, reason: String) -> RuntimeError {
         RuntimeError::Unreachable {
             address: self.address.clone(),
@@ -357,39 +368,11 @@ pub(super) fn unexpected(response: Response, expected: &str) -> RuntimeError {
 
 #[cfg(test)]
 mod tests {
-    use std::{
-        io::Write,
-        net::{TcpListener, TcpStream},
-        thread::{self, JoinHandle},
-    };
-
     use super::*;
     use crate::{
         memref::{DenseBuffer, OwnedDescriptor},
-        protocol::{DEFAULT_MAX_MESSAGE_SIZE, encode_frame},
+        remote::fake_server::serve,
     };
-
-    /// A server that answers the handshake, then each request with the next
-    /// of `replies`.
-    fn serve(replies: Vec<Response>) -> (String, JoinHandle<()>) {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let address = listener.local_addr().unwrap().to_string();
-        let server = thread::spawn(move || {
-            let (mut stream, _): (TcpStream, _) = listener.accept().unwrap();
-            let _: Hello = protocol::read_message(&mut stream, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
-            let welcome = HelloReply::Welcome {
-                protocol_version: PROTOCOL_VERSION,
-                max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
-            };
-            protocol::write_message(&mut stream, &welcome, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
-            for reply in replies {
-                protocol::read_frame(&mut stream, DEFAULT_MAX_MESSAGE_SIZE).unwrap();
-                let frame = encode_frame(&reply, DEFAULT_MAX_MESSAGE_SIZE).unwrap();
-                stream.write_all(&frame).unwrap();
-            }
-        });
-        (address, server)
-    }
 
     fn bytes(len: usize) -> DenseBuffer {
         DenseBuffer {

@@ -13,6 +13,8 @@
 //! `executor.open` starts a new one and closing the old one is no error.
 
 mod connection;
+#[cfg(test)]
+mod fake_server;
 mod options;
 mod signal;
 
@@ -35,6 +37,7 @@ use crate::{
     executor::{BinaryFormat, Executor},
     memref::Descriptor,
     object_names::ObjectNames,
+    packed,
     protocol::{OutputShape, Request, Response},
 };
 
@@ -185,10 +188,22 @@ impl Executor for RemoteExecutor {
             layout,
             arguments: arguments.to_vec(),
         };
-        match self.session().connection.round_trip(&request)? {
-            Response::CallResult(result) => Ok(result),
-            other => Err(unexpected(other, "CallResult")),
+        let mut session = self.session();
+        let result = match session.connection.round_trip(&request)? {
+            Response::CallResult(result) => result,
+            other => return Err(unexpected(other, "CallResult")),
+        };
+        // The lowered code copies each output record into its buffer by the
+        // sizes it sent: a record that does not match would be read past.
+        // (Catalyst's layout carries no sizes to check against.)
+        if layout == Layout::ThisProject
+            && let Err(what) = packed::check_outputs(arguments, &result)
+        {
+            return Err(session
+                .connection
+                .reject_reply(format!("calling '{symbol}': {what}")));
         }
+        Ok(result)
     }
 
     fn close(&self) -> Result<()> {
@@ -217,5 +232,54 @@ impl Executor for RemoteExecutor {
             }
             Err(std::sync::TryLockError::WouldBlock) => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        memref::DenseBuffer,
+        packed::{CallArguments, encode_arguments, encode_outputs},
+        remote::fake_server::serve,
+    };
+
+    fn floats(len: i64) -> DenseBuffer {
+        DenseBuffer {
+            element_size: 4,
+            sizes: vec![len],
+            data: vec![0; 4 * len as usize],
+        }
+    }
+
+    #[test]
+    fn a_call_result_that_does_not_fit_the_outputs_sent_ends_the_session() {
+        let arguments = encode_arguments(&CallArguments {
+            buffers: vec![floats(64), floats(64)],
+            num_inputs: 1,
+        });
+        let fitting = encode_outputs(&[floats(64)]);
+        let short = encode_outputs(&[floats(39)]);
+        let (address, server) = serve(vec![
+            Response::CallResult(fitting.clone()),
+            Response::CallResult(short),
+        ]);
+        let session = RemoteExecutor::connect_with(&address, &ConnectOptions::default()).unwrap();
+        let call = || session.call("f", Layout::ThisProject, &arguments);
+        assert_eq!(call().unwrap(), fitting);
+        let error = call().unwrap_err().to_string();
+        assert!(
+            error.contains(&format!("the executor at {address}")),
+            "{error}"
+        );
+        assert!(
+            error.contains(
+                "calling 'f': output 0 has sizes [39] of 4-byte elements, where sizes [64]"
+            ),
+            "{error}"
+        );
+        let after = call().unwrap_err().to_string();
+        assert!(after.contains("ended"), "{after}");
+        server.join().unwrap();
     }
 }
