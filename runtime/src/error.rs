@@ -90,6 +90,11 @@ pub enum RuntimeError {
     },
     #[error("the async launch of '{0}' panicked (its message is on the executor's stderr)")]
     AsyncLaunchPanicked(String),
+    #[error(
+        "cannot start '{entry}': {limit} async launches of this session are running, the most \
+         an executor runs at once (each takes a thread); await some first"
+    )]
+    TooManyAsyncLaunches { entry: String, limit: usize },
     #[error("cannot reach executor at {address}: {reason}")]
     Unreachable { address: String, reason: String },
     #[error("executor protocol error: {0}")]

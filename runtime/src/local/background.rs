@@ -10,7 +10,7 @@
 use std::{
     sync::{
         Arc, Condvar, Mutex, PoisonError,
-        atomic::{AtomicU8, AtomicU64, Ordering},
+        atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering},
         mpsc::{self, Receiver, Sender, TryRecvError},
     },
     time::Duration,
@@ -137,6 +137,65 @@ pub fn start(name: &str, entry: impl FnOnce() + Send + 'static) -> std::io::Resu
     }
 }
 
+/// The most async launches one executor runs at once (each takes a thread).
+pub const MAX_RUNNING: usize = 512;
+
+/// Counts the entries of one executor that are running, so that a program
+/// cannot make it start threads without end.
+pub struct RunningLimit {
+    running: Arc<AtomicUsize>,
+    limit: usize,
+}
+
+impl Default for RunningLimit {
+    fn default() -> Self {
+        Self::new(MAX_RUNNING)
+    }
+}
+
+impl RunningLimit {
+    pub fn new(limit: usize) -> Self {
+        Self {
+            running: Arc::new(AtomicUsize::new(0)),
+            limit,
+        }
+    }
+
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// [`start`], unless `limit` entries started here are still running
+    /// (then None).
+    pub fn start(
+        &self,
+        name: &str,
+        entry: impl FnOnce() + Send + 'static,
+    ) -> Option<std::io::Result<Pending>> {
+        let limit = self.limit;
+        self.running
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |running| {
+                (running < limit).then_some(running + 1)
+            })
+            .ok()?;
+        let running = RunningGuard(Arc::clone(&self.running));
+        Some(start(name, move || {
+            let _counted_until_it_returns = running;
+            entry();
+        }))
+    }
+}
+
+/// Stops counting an entry when dropped: when it returns or panics, or when
+/// it could not be started.
+struct RunningGuard(Arc<AtomicUsize>);
+
+impl Drop for RunningGuard {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 fn serve(id: u64, sender: Sender<Job>, receiver: Receiver<Job>) {
     let mut next = receiver.recv().ok();
     while let Some(job) = next.take() {
@@ -233,5 +292,41 @@ mod tests {
         assert!(error.contains("'panics'"), "{error}");
         // The threads still serve the next entry.
         start("returns", || {}).unwrap().wait().unwrap();
+    }
+
+    #[test]
+    fn entries_past_the_limit_are_refused_until_one_returns() {
+        let limit = RunningLimit::new(2);
+        let (release, released) = mpsc::channel::<()>();
+        let released = Arc::new(Mutex::new(released));
+        let blocking = || {
+            let released = Arc::clone(&released);
+            move || {
+                let _ = released.lock().unwrap().recv();
+            }
+        };
+        let first = limit.start("first", blocking()).unwrap().unwrap();
+        let second = limit.start("second", blocking()).unwrap().unwrap();
+        assert!(limit.start("third", || {}).is_none(), "two are running");
+        release.send(()).unwrap();
+        release.send(()).unwrap();
+        first.wait().unwrap();
+        second.wait().unwrap();
+        limit
+            .start("third", || {})
+            .unwrap()
+            .unwrap()
+            .wait()
+            .unwrap();
+        // A panicking entry stops counting too.
+        let panics = limit.start("panics", || panic!("a test entry panics"));
+        assert!(panics.unwrap().unwrap().wait().is_err());
+        let both = [
+            limit.start("a", || {}).unwrap().unwrap(),
+            limit.start("b", || {}).unwrap().unwrap(),
+        ];
+        for pending in both {
+            pending.wait().unwrap();
+        }
     }
 }

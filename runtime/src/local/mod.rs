@@ -45,6 +45,7 @@ pub struct LocalExecutor {
     loaded: Mutex<Loaded>,
     names: ObjectNames,
     launches: Mutex<HashMap<u64, background::Pending>>,
+    running_launches: background::RunningLimit,
     next_token: AtomicU64,
 }
 
@@ -57,7 +58,7 @@ struct Loaded {
     /// (Fx hashing: every launch looks its names up, and the names come
     /// from the session's own program, which a hash flood would only slow.)
     objects: FxHashMap<String, Binary>,
-    /// Shared libraries (format 1 and preloaded), in load order.
+    /// Shared libraries (format 2 and preloaded), in load order.
     libraries: Vec<SharedLibrary>,
     /// Resolved entries: object name, then symbol.
     entries: FxHashMap<String, FxHashMap<String, usize>>,
@@ -281,7 +282,7 @@ impl Executor for LocalExecutor {
             } else {
                 0
             };
-        let pending = background::start(entry, move || {
+        let started = self.running_launches.start(entry, move || {
             // SAFETY: the arguments match the entry's convention (above); the
             // session keeps the code loaded until it has waited for every launch.
             if let Err(error) = crash::guard(&symbol, || unsafe {
@@ -289,10 +290,15 @@ impl Executor for LocalExecutor {
             }) {
                 tracing::error!("{error}");
             }
-        })
-        .map_err(|error| {
-            RuntimeError::BadArguments(format!("cannot start a thread for '{entry}': {error}"))
-        })?;
+        });
+        let pending = started
+            .ok_or(RuntimeError::TooManyAsyncLaunches {
+                entry: entry.to_owned(),
+                limit: self.running_launches.limit(),
+            })?
+            .map_err(|error| {
+                RuntimeError::BadArguments(format!("cannot start a thread for '{entry}': {error}"))
+            })?;
         self.launches().insert(token, pending);
         Ok(token)
     }

@@ -105,6 +105,7 @@ pub(super) fn serve(
         Ok(()) => {
             tracing::info!(directory = %directory.path().display(), "session started");
             supervisor::run(
+                id,
                 stream,
                 directory.path(),
                 settings,

@@ -1,9 +1,10 @@
-//! Stopping the server without leaving session directories behind: on
-//! SIGINT, SIGTERM or SIGHUP the live sessions' private directories, then
-//! the server's lock file, are removed before the process exits. Workers
-//! need no help: each one is killed when its supervising thread ends
-//! (PR_SET_PDEATHSIG, set in `supervisor`). What a server killed by a signal
-//! it cannot catch leaves behind, the next server removes (`work_dir`).
+//! Stopping the server without leaving anything behind: on SIGINT, SIGTERM
+//! or SIGHUP the live sessions' workers and every process their kernels
+//! started (each worker's process group) are killed, then their private
+//! directories and the server's lock file are removed, before the process
+//! exits. What a server killed by a signal it cannot catch leaves behind,
+//! the next server removes (`work_dir`); its workers are killed with it
+//! (PR_SET_PDEATHSIG, set in `supervisor`).
 
 use std::{
     collections::HashMap,
@@ -15,45 +16,80 @@ use std::{
 use super::work_dir::WorkDirClaim;
 use crate::remote::signal_name;
 
-/// The private directories of the sessions being served, by session id.
+/// The sessions being served, by session id.
 #[derive(Default)]
 pub(super) struct LiveSessions {
-    directories: Mutex<HashMap<u64, PathBuf>>,
+    sessions: Mutex<HashMap<u64, LiveSession>>,
+}
+
+struct LiveSession {
+    directory: PathBuf,
+    /// The worker serving it, once there is one and until it is reaped.
+    worker: Option<u32>,
 }
 
 impl LiveSessions {
     /// Records the session unless `max` sessions are live already.
     pub fn add_within(&self, max: u32, id: u64, directory: PathBuf) -> bool {
-        let mut directories = self.directories();
-        if directories.len() >= max as usize {
+        let mut sessions = self.sessions();
+        if sessions.len() >= max as usize {
             return false;
         }
-        directories.insert(id, directory);
+        sessions.insert(
+            id,
+            LiveSession {
+                directory,
+                worker: None,
+            },
+        );
         true
     }
 
+    /// Records the worker serving session `id`, or (None) that it has
+    /// exited and is about to be reaped.
+    pub fn set_worker(&self, id: u64, worker: Option<u32>) {
+        if let Some(session) = self.sessions().get_mut(&id) {
+            session.worker = worker;
+        }
+    }
+
     pub fn count(&self) -> usize {
-        self.directories().len()
+        self.sessions().len()
     }
 
     pub fn remove(&self, id: u64) {
-        self.directories().remove(&id);
+        self.sessions().remove(&id);
     }
 
-    fn remove_all_directories(&self) {
-        for directory in self.directories().values() {
-            if let Err(error) = std::fs::remove_dir_all(directory) {
-                tracing::warn!(directory = %directory.display(), %error, "cannot remove a session directory");
+    /// Kills every worker and what its kernels started, then removes the
+    /// session directories.
+    fn end_all(&self) {
+        for session in self.sessions().values() {
+            if let Some(worker) = session.worker {
+                kill_process_group(worker);
+            }
+            if let Err(error) = std::fs::remove_dir_all(&session.directory) {
+                tracing::warn!(directory = %session.directory.display(), %error, "cannot remove a session directory");
             }
         }
     }
 
-    fn directories(&self) -> std::sync::MutexGuard<'_, HashMap<u64, PathBuf>> {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<u64, LiveSession>> {
         // The map stays consistent whatever panicked while holding the lock.
-        self.directories
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// Kills the process group of `leader`, a worker (which leads a group of its
+/// own) not reaped yet: the worker and every process its kernels started
+/// that did not leave the group.
+pub(super) fn kill_process_group(leader: u32) {
+    let Ok(group) = libc::pid_t::try_from(leader) else {
+        return;
+    };
+    // SAFETY: kill sends a signal and touches no memory. The worker is not
+    // reaped yet, so its pid, the group's id, names no other process.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
 }
 
 /// Blocks the termination signals in this thread (and so in every thread it
@@ -80,9 +116,9 @@ pub(super) fn exit_cleanly_on_termination(
                 if unsafe { libc::sigwait(&signals, &mut signal) } == 0 {
                     tracing::info!(
                         signal = signal_name(signal),
-                        "stopping: removing the sessions' directories"
+                        "stopping: ending the sessions' workers and removing their directories"
                     );
-                    sessions.remove_all_directories();
+                    sessions.end_all();
                     claim.release();
                     std::process::exit(0);
                 }

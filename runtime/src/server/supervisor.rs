@@ -31,7 +31,7 @@ use super::{
     Settings, handover,
     linger::close_gracefully,
     ping::{self, AfterPings},
-    shutdown::LiveSessions,
+    shutdown::{LiveSessions, kill_process_group},
     status::{RunningSymbols, StatusTable},
     warm_pool::WarmPool,
 };
@@ -51,10 +51,11 @@ const REPORT_TIMEOUT: Duration = Duration::from_secs(5);
 /// to wait on (Linux before 5.3).
 const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(50);
 
-/// Serves the session on `stream` in a worker process, a warm one of `pool`
-/// if one is waiting, and returns once the worker has exited and the
-/// connection is closed.
+/// Serves the session `id` on `stream` in a worker process, a warm one of
+/// `pool` if one is waiting, and returns once the worker and every process
+/// its kernels started have ended and the connection is closed.
 pub(super) fn run(
+    id: u64,
     stream: &TcpStream,
     directory: &Path,
     settings: &Settings,
@@ -82,7 +83,12 @@ pub(super) fn run(
         }
     };
     tracing::debug!(pid = child.id(), "worker serving the session");
+    live_sessions.set_worker(id, Some(child.id()));
     let client_gone = watch(&mut child, &status, stream);
+    // Before the worker is reaped, while its pid still names its group:
+    // processes its kernels started end with the session.
+    live_sessions.set_worker(id, None);
+    kill_process_group(child.id());
     let exit = match child.wait() {
         Ok(exit) => exit,
         Err(error) => {
@@ -193,9 +199,15 @@ impl SpawnedWorker {
 }
 
 /// In the forked child, before exec: lets the two descriptors through exec,
-/// makes the worker die with the server, and clears the signal mask (the
-/// server blocks termination signals for its signal thread).
+/// makes the worker die with the server, clears the signal mask (the server
+/// blocks termination signals for its signal thread), and makes the worker
+/// the leader of a process group of its own, so that what its kernels start
+/// can be ended with it.
 fn prepare_worker_process(inherited: [RawFd; 2], server_pid: u32) -> io::Result<()> {
+    // SAFETY: setpgid changes only this process's group; no memory involved.
+    if unsafe { libc::setpgid(0, 0) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
     for fd in inherited {
         // SAFETY: clearing FD_CLOEXEC on a descriptor this process owns.
         if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } == -1 {

@@ -224,6 +224,65 @@ fn workers_do_not_inherit_a_token_from_the_servers_environment() {
     session.close().unwrap();
 }
 
+/// The processes started by the kernels of `server`'s workers that run
+/// `sleep`, waited for (a bounded time) until there is one.
+fn sleepers_started_by_kernels(server: &Server) -> Vec<u32> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let sleepers: Vec<u32> = server
+            .workers()
+            .into_iter()
+            .flat_map(children_of)
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|name| name.trim_end() == "sleep")
+            })
+            .collect();
+        if !sleepers.is_empty() {
+            return sleepers;
+        }
+        assert!(Instant::now() < deadline, "the kernel's sleeper never ran");
+        sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn processes_a_kernel_starts_end_with_its_session_however_it_ends() {
+    let scratch = tempfile::tempdir().unwrap();
+    let library = compile_kernels(scratch.path());
+    let object = library.to_str().unwrap();
+    for ending in ["close", "disconnect", "SIGTERM"] {
+        let server = Server::start(&[]);
+        let session = server.connect().unwrap();
+        session
+            .send_binary(object, BinaryFormat::SharedLibrary)
+            .unwrap();
+        let token = session.launch_async("spawn_sleeper", object).unwrap();
+        session.await_launch(token).unwrap();
+        let sleepers = sleepers_started_by_kernels(&server);
+        match ending {
+            "close" => session.close().unwrap(),
+            "disconnect" => drop(session),
+            _ => {
+                // SAFETY: kill sends a signal to the test's own child.
+                let sent = unsafe { libc::kill(server.process.id() as i32, libc::SIGTERM) };
+                assert_eq!(sent, 0);
+            }
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        for sleeper in sleepers {
+            // Gone, or dead and waiting for a parent to reap it.
+            while !matches!(process_state(sleeper), None | Some('Z')) {
+                assert!(
+                    Instant::now() < deadline,
+                    "after {ending}, the kernel's process {sleeper} still runs"
+                );
+                sleep(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
 #[test]
 fn a_wrong_or_missing_token_is_refused() {
     let secrets = tempfile::tempdir().unwrap();

@@ -234,6 +234,14 @@ void _mlir_ciface_nap(void) { usleep(100000); }
 
 void warm_up(void) { usleep(1000); }
 
+/* Starts a process that runs on after the call, until something ends it. */
+void spawn_sleeper(void) {
+    if (fork() == 0) {
+        execl("/bin/sleep", "sleep", "600", (char *)0);
+        _exit(127);
+    }
+}
+
 void crash_later(void) { usleep(50000); *(volatile int *)0 = 1; }
 
 /* For executor.call: one input and one output buffer, written in place. */
