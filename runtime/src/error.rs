@@ -77,6 +77,14 @@ pub enum RuntimeError {
         signal: i32,
         name: String,
     },
+    /// A server's worker died of a signal while loading the file at `path`
+    /// (its constructors, or the linker).
+    #[error("loading '{path}' crashed with signal {signal} ({name})")]
+    LoadCrashed {
+        path: String,
+        signal: i32,
+        name: String,
+    },
     /// The worker process of a server's session was killed (by a signal no
     /// kernel raised: the OOM killer, an operator), while `running` ran, if
     /// anything did.

@@ -194,6 +194,17 @@ fn close_all_at_exit() {
 }
 
 extern "C" fn close_open_sessions() {
+    // An exit from a binary's load-time code (a constructor): its session
+    // is in the middle of loading it and cannot be closed.
+    if let Some(file) = crate::local::crash::files_being_loaded().first() {
+        eprintln!(
+            "executor runtime: loading '{file}' ended the program: its load-time code (a \
+             constructor) called exit"
+        );
+        // SAFETY: _exit ends the process at once, which is what is wanted:
+        // not the other exit handlers, which could wait on the load as well.
+        unsafe { libc::_exit(1) };
+    }
     // A panic must not unwind into libc's exit.
     let _ = std::panic::catch_unwind(|| {
         let open: Vec<Arc<Session>> = with_table(|table| {

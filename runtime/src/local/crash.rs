@@ -10,6 +10,11 @@
 //! stack (`sigaltstack`), which the first kernel on each thread sets up unless
 //! the thread has one (LLVM's, say), and says that the stack overflowed.
 //!
+//! Loading a binary runs code of its own: a shared library's constructors,
+//! and the JIT linker on an object. [`guard_load`] reports a crash there the
+//! same way, naming the file, and lets the exit handlers tell a load-time
+//! `exit` ([`files_being_loaded`]).
+//!
 //! Only host programs turn this on ([`report_in_this_process`]): an
 //! executor-server worker dies of the signal, which its supervisor reports.
 
@@ -42,8 +47,11 @@ const SIGNAL_STACK_SIZE: usize = 64 * 1024;
 /// thread-local so that a guarded kernel costs one thread-local access (the
 /// runtime is a shared library, where each access is a call).
 struct KernelThread {
-    /// The symbol of the kernel running on this thread (address and length).
+    /// The symbol of the kernel running on this thread, or the file being
+    /// loaded (address and length).
     running: Cell<(*const u8, usize)>,
+    /// Whether `running` names a file being loaded rather than a kernel.
+    loading: Cell<bool>,
     /// The addresses where a fault means that this thread's stack overflowed
     /// (start, end), once its first kernel has started; (0, 0) if unknown.
     overflow_zone: Cell<(usize, usize)>,
@@ -60,6 +68,7 @@ thread_local! {
     static KERNEL_THREAD: KernelThread = const {
         KernelThread {
             running: Cell::new((std::ptr::null(), 0)),
+            loading: Cell::new(false),
             overflow_zone: Cell::new((0, 0)),
             prepared: Cell::new(false),
         }
@@ -73,6 +82,9 @@ thread_local! {
 static PREVIOUS: Mutex<Vec<(libc::c_int, libc::sigaction)>> = Mutex::new(Vec::new());
 
 static REPORTING: AtomicBool = AtomicBool::new(false);
+
+/// The files whose loading is under way in this process, while reporting.
+static LOADING: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Reports kernels that crash in this process from now on.
 pub fn report_in_this_process() {
@@ -108,6 +120,44 @@ pub fn guard<T>(symbol: &str, kernel: impl FnOnce() -> T) -> T {
     let result = kernel();
     thread.running.set(previous);
     result
+}
+
+/// Runs `load`, which loads the file `path` (running its load-time code),
+/// reporting a crash inside it as a crash of that load if this process asked
+/// for that.
+pub fn guard_load<T>(path: &str, load: impl FnOnce() -> T) -> T {
+    if !REPORTING.load(Ordering::Acquire) {
+        return load();
+    }
+    LOADING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(path.to_owned());
+    let result = KERNEL_THREAD.with(|thread| {
+        if !thread.prepared.get() {
+            prepare_thread(thread);
+        }
+        let previous = thread.running.replace((path.as_ptr(), path.len()));
+        let was_loading = thread.loading.replace(true);
+        let result = load();
+        thread.loading.set(was_loading);
+        thread.running.set(previous);
+        result
+    });
+    let mut loading = LOADING.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(index) = loading.iter().position(|file| file == path) {
+        loading.remove(index);
+    }
+    result
+}
+
+/// The files being loaded now: when the process exits meanwhile, the
+/// load-time code of one of them called `exit`.
+pub fn files_being_loaded() -> Vec<String> {
+    LOADING
+        .try_lock()
+        .map(|loading| loading.clone())
+        .unwrap_or_default()
 }
 
 /// Sets this thread up for its first kernel: where its stack overflows, and
@@ -150,8 +200,13 @@ extern "C" fn on_fatal_signal(
     info: *mut libc::siginfo_t,
     context: *mut libc::c_void,
 ) {
-    let ((symbol, len), (start, end)) =
-        KERNEL_THREAD.with(|thread| (thread.running.get(), thread.overflow_zone.get()));
+    let ((symbol, len), loading, (start, end)) = KERNEL_THREAD.with(|thread| {
+        (
+            thread.running.get(),
+            thread.loading.get(),
+            thread.overflow_zone.get(),
+        )
+    });
     if !symbol.is_null() {
         // SAFETY: `info` is the siginfo of a fatal signal, whose address is
         // the faulting one for SIGSEGV and SIGBUS.
@@ -163,11 +218,17 @@ extern "C" fn on_fatal_signal(
         } else {
             b"\n"
         };
+        let subject: &[u8] = if loading {
+            b"executor runtime: loading '"
+        } else {
+            b"executor runtime: kernel '"
+        };
         // SAFETY: only async-signal-safe calls (write, _exit); the symbol's
-        // bytes live until the kernel returns, which it has not.
+        // (or path's) bytes live until the kernel (or load) returns, which it
+        // has not.
         unsafe {
             for part in [
-                &b"executor runtime: kernel '"[..],
+                subject,
                 std::slice::from_raw_parts(symbol, len),
                 b"' crashed with signal ",
                 signal_name(signal).as_bytes(),

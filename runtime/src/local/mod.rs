@@ -3,7 +3,7 @@
 //! on the caller's thread and async entries on threads of their own.
 
 mod background;
-mod crash;
+pub(crate) mod crash;
 pub mod fast_launch;
 mod invoke;
 mod jit;
@@ -105,7 +105,8 @@ impl LocalExecutor {
                 return self.load_object(name, bytes);
             }
             BinaryFormat::SharedLibrary => {
-                loaded.libraries.push(SharedLibrary::open(file, name)?);
+                let library = crash::guard_load(name, || SharedLibrary::open(file, name))?;
+                loaded.libraries.push(library);
                 Binary::Library(loaded.libraries.len() - 1)
             }
             // Not loaded: the embedded executor shares the host's file system,
@@ -192,14 +193,19 @@ impl LocalExecutor {
         let address = match binary {
             Binary::Object(index) => {
                 let jit = loaded.jit.as_ref().expect("an object was added to the JIT");
-                jit.lookup(index, entry).map_err(|missing| match missing {
-                    Missing::Undefined => missing_entry(entry, &format!("'{object}'"), |kernel| {
-                        jit.lookup(index, kernel).is_ok()
-                    }),
-                    Missing::Unlinkable(reason) => RuntimeError::LinkFailed {
-                        symbol: entry.to_owned(),
-                        reason,
-                    },
+                // The first lookup of an entry links its piece of the object.
+                crash::guard_load(object, || jit.lookup(index, entry)).map_err(|missing| {
+                    match missing {
+                        Missing::Undefined => {
+                            missing_entry(entry, &format!("'{object}'"), |kernel| {
+                                jit.lookup(index, kernel).is_ok()
+                            })
+                        }
+                        Missing::Unlinkable(reason) => RuntimeError::LinkFailed {
+                            symbol: entry.to_owned(),
+                            reason,
+                        },
+                    }
                 })?
             }
             Binary::Library(index) => {

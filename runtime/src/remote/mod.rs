@@ -122,7 +122,19 @@ impl Executor for RemoteExecutor {
             format,
             bytes,
         };
-        match session.connection.round_trip(&request)? {
+        let reply = session
+            .connection
+            .round_trip(&request)
+            .map_err(|error| match error {
+                // The worker ran no kernel: the file's load-time code crashed.
+                RuntimeError::KernelCrashed { signal, name, .. } => RuntimeError::LoadCrashed {
+                    path: path.to_owned(),
+                    signal,
+                    name,
+                },
+                other => other,
+            })?;
+        match reply {
             Response::Done => {
                 session.sent_paths.insert(name.to_string());
                 Ok(())

@@ -332,16 +332,23 @@ impl Worker {
         if self.loaded.contains(&name) {
             return Ok(Response::Done);
         }
-        match format {
-            BinaryFormat::Asset => self.store_asset(&name, &bytes)?,
+        // Loading runs the binary's own code (constructors): a crash or an
+        // exit there is reported as that file's.
+        let running = self
+            .announcer
+            .started(&format!("the load-time code of '{name}'"));
+        let loaded = match format {
+            BinaryFormat::Asset => self.store_asset(&name, &bytes),
             // Linked from the bytes received, which an object linked a piece
             // at a time keeps: no file on the way (creating one can wait on
             // the file system's journal for milliseconds).
-            BinaryFormat::RelocatableObject => self
-                .executor
-                .load_object(&name, ObjectBytes::Owned(bytes))?,
-            BinaryFormat::SharedLibrary => self.load_library(&name, &bytes)?,
-        }
+            BinaryFormat::RelocatableObject => {
+                self.executor.load_object(&name, ObjectBytes::Owned(bytes))
+            }
+            BinaryFormat::SharedLibrary => self.load_library(&name, &bytes),
+        };
+        self.announcer.finished(running);
+        loaded?;
         self.loaded.insert(name);
         Ok(Response::Done)
     }
