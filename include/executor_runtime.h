@@ -55,6 +55,10 @@ struct executor_launch_site {
   size_t num_outputs;
   const size_t *output_ranks;
   const size_t *output_elem_sizes;
+  /* The results' static sizes, output_ranks[i] of them for output i, -1 where
+   * dynamic (null when the results have no dimensions): results a server sends
+   * are held to them. */
+  const int64_t *output_sizes;
 };
 
 /* __catalyst__executor__launch with the arguments `site` fixes. The first

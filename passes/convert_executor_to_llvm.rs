@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use executor_abi::{
     EntryConvention, call_buffer, descriptor,
     functions::{self, RuntimeFunction},
+    launch_site,
 };
 use melior::{
     Context,
@@ -419,6 +420,12 @@ impl<'c, 'a> Lowering<'c, 'a> {
             object: object.to_vec(),
             inputs: site_descriptors(&input_types),
             outputs: site_descriptors(&result_types),
+            output_sizes: result_types
+                .iter()
+                .filter_map(|result| dim_sizes(*result))
+                .flatten()
+                .map(|size| size.unwrap_or(launch_site::DYNAMIC_SIZE))
+                .collect(),
         };
         // The addresses first, so that the prologue lists them before the frame.
         let fixed = match self.convention {

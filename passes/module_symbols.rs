@@ -233,6 +233,13 @@ impl<'c, 'a> ModuleSymbols<'c, 'a> {
                 ]);
             }
         }
+        // Results without dimensions: a null array, the zero it starts from.
+        if !description.output_sizes.is_empty() {
+            fields.push((
+                field::OUTPUT_SIZES,
+                SiteField::Global(self.i64_array(&description.output_sizes)),
+            ));
+        }
         let site_type = self.types.launch_site(self.context);
         let initializer = self.site_initializer(site_type, &fields);
         self.insert_global(
@@ -337,6 +344,9 @@ pub struct SiteDescription {
     pub object: Vec<u8>,
     pub inputs: SiteDescriptors,
     pub outputs: SiteDescriptors,
+    /// Each result type's sizes in order, `launch_site::DYNAMIC_SIZE` where
+    /// dynamic.
+    pub output_sizes: Vec<i64>,
 }
 
 /// The rank and element size of each input (or each result) of a launch.

@@ -21,7 +21,8 @@ pub const CACHE_WORDS: usize = 5;
 pub const ALIGNMENT: usize = 8;
 
 /// `(C type, name)` of the fields after the cache, in order: the arguments of
-/// `__catalyst__executor__launch` that a launch op fixes.
+/// `__catalyst__executor__launch` that a launch op fixes, then the static
+/// sizes of its results, which the runtime holds a server's reply to.
 pub const DESCRIPTION: &[(&str, &str)] = &[
     ("const char *", "entry_symbol"),
     ("const char *", "object"),
@@ -31,7 +32,14 @@ pub const DESCRIPTION: &[(&str, &str)] = &[
     ("size_t", "num_outputs"),
     ("const size_t *", "output_ranks"),
     ("const size_t *", "output_elem_sizes"),
+    ("const int64_t *", "output_sizes"),
 ];
+
+/// What [`DESCRIPTION`]'s `output_sizes` holds for a dimension whose size the
+/// result type leaves dynamic. (The array holds each output's static sizes
+/// in order, `output_ranks[i]` of them for output `i`; null when the outputs
+/// have no dimensions.)
+pub const DYNAMIC_SIZE: i64 = -1;
 
 /// The index of each field of [`DESCRIPTION`], and its position in the
 /// site's LLVM struct (position 0 is the cache array).
@@ -44,6 +52,7 @@ pub mod field {
     pub const NUM_OUTPUTS: usize = 5;
     pub const OUTPUT_RANKS: usize = 6;
     pub const OUTPUT_ELEM_SIZES: usize = 7;
+    pub const OUTPUT_SIZES: usize = 8;
 
     /// The struct position of field `index` (after the cache array).
     pub const fn position(index: usize) -> usize {
@@ -69,6 +78,7 @@ mod tests {
         assert_eq!(names[field::NUM_OUTPUTS], "num_outputs");
         assert_eq!(names[field::OUTPUT_RANKS], "output_ranks");
         assert_eq!(names[field::OUTPUT_ELEM_SIZES], "output_elem_sizes");
-        assert_eq!(names.len(), field::OUTPUT_ELEM_SIZES + 1);
+        assert_eq!(names[field::OUTPUT_SIZES], "output_sizes");
+        assert_eq!(names.len(), field::OUTPUT_SIZES + 1);
     }
 }

@@ -21,7 +21,7 @@ use crate::{
     executor,
     local::{
         fast_launch,
-        launch_site::{Description, Fill, LaunchSite, Resolved},
+        launch_site::{self, Description, Fill, LaunchSite, Resolved},
     },
     memref::Descriptor,
     sessions::{self, Session},
@@ -320,6 +320,8 @@ pub unsafe extern "C" fn __catalyst__executor__launch(
             num_outputs,
             output_ranks,
             output_elem_sizes,
+            // Catalyst's lowering passes no static sizes to hold results to.
+            output_sizes: std::ptr::null(),
         },
         input_descs,
         output_descs,
@@ -476,6 +478,11 @@ impl Launch {
             call.symbol = Some(entry.into());
             let _deadline = call.deadline(&session)?;
             session.executor.launch(entry, object, &inputs, &outputs)?;
+            if session.executor.as_local().is_none() {
+                // SAFETY: the output ranks were read from the description
+                // above, whose sizes are what the contract says.
+                unsafe { check_received_results(&session, description, &outputs) }?;
+            }
             if let Some(local) = session.executor.as_local()
                 && session.launch_timeout.is_none()
                 && fast_launch::qualifies(entry, description.num_inputs, description.num_outputs)
@@ -505,6 +512,39 @@ impl Launch {
             Ok(())
         })
     }
+}
+
+/// Holds the results a server sent to the static sizes of their types,
+/// before the lowered code reads any of them: a shorter one would be read
+/// past its end. Frees them if they do not fit.
+///
+/// # Safety
+///
+/// `description.output_sizes` is null or holds the sizes of `outputs`'
+/// types (the launch site's contract), and `outputs` were filled by the
+/// remote executor.
+unsafe fn check_received_results(
+    session: &Session,
+    description: &Description,
+    outputs: &[Descriptor],
+) -> Result<()> {
+    let ranks: Vec<usize> = outputs.iter().map(Descriptor::rank).collect();
+    // SAFETY: the caller's contract.
+    let Some(static_sizes) = (unsafe { description.static_output_sizes(&ranks) }) else {
+        return Ok(());
+    };
+    let sizes: Vec<Vec<i64>> = outputs.iter().map(Descriptor::sizes).collect();
+    launch_site::check_static_sizes(static_sizes, &sizes).map_err(|what| {
+        for output in outputs {
+            // SAFETY: the remote executor malloc'ed each result's buffer
+            // (the caller's contract), and the lowered code has not seen it.
+            unsafe { output.free_filled() };
+        }
+        RuntimeError::Protocol(format!(
+            "the executor at {} sent a reply that does not fit the request: {what}",
+            session.address
+        ))
+    })
 }
 
 /// What `executor.launch_async` lowers to; see include/executor_runtime.h.
@@ -640,4 +680,81 @@ pub extern "C" fn __catalyst__executor__close(session: i64) -> i64 {
         session.executor.close()?;
         Ok(0)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{ffi::CString, process::Command, ptr::null};
+
+    use super::*;
+    use crate::{memref::DenseBuffer, protocol::Response, remote::fake_server::serve};
+
+    /// Set in the copy of the test binary that runs a test's program, which
+    /// ends its process.
+    const CHILD: &str = "EXECUTOR_RUNTIME_TEST_CHILD";
+
+    /// Runs the test `name` of this binary again in a process of its own,
+    /// with [`CHILD`] set; returns its exit code and stderr.
+    fn run_in_child(name: &str) -> (Option<i32>, String) {
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", name, "--nocapture", "--test-threads=1"])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+
+    #[test]
+    fn a_result_a_server_sends_smaller_than_its_static_type_ends_the_program() {
+        if std::env::var_os(CHILD).is_none() {
+            let (code, stderr) = run_in_child(
+                "abi::tests::a_result_a_server_sends_smaller_than_its_static_type_ends_the_program",
+            );
+            assert_eq!(code, Some(1), "{stderr}");
+            assert!(
+                stderr.contains(
+                    "symbol _mlir_ciface_k): executor protocol error: the executor at 127.0.0.1:"
+                ) && stderr.contains(
+                    "sent a reply that does not fit the request: result 0 has sizes [2], where \
+                     its type's are [4]"
+                ),
+                "{stderr}"
+            );
+            return;
+        }
+        // A well-formed Launched reply of 2 elements for a memref<4xf32>.
+        let short = DenseBuffer {
+            element_size: 4,
+            sizes: vec![2],
+            data: vec![0; 8],
+        };
+        let (address, _server) = serve(vec![Response::Launched {
+            outputs: vec![short],
+        }]);
+        let address = CString::new(address).unwrap();
+        // SAFETY: a NUL-terminated address.
+        let session = unsafe { __catalyst__executor__open(address.as_ptr()) };
+        let (ranks, elem_sizes, static_sizes) = ([1usize], [4usize], [4i64]);
+        let mut site = LaunchSite::unfilled(Description {
+            entry_symbol: c"_mlir_ciface_k".as_ptr(),
+            object: c"k.o".as_ptr(),
+            num_inputs: 0,
+            input_ranks: null(),
+            input_elem_sizes: null(),
+            num_outputs: 1,
+            output_ranks: ranks.as_ptr(),
+            output_elem_sizes: elem_sizes.as_ptr(),
+            output_sizes: static_sizes.as_ptr(),
+        });
+        // An uninitialized rank-1 descriptor: 5 words.
+        let mut result = [0i64; 5];
+        let outputs = [result.as_mut_ptr().cast::<c_void>()];
+        // SAFETY: the site describes one rank-1 result of 4-byte elements
+        // and static size 4; `outputs` points at a slot for its descriptor.
+        unsafe { __executor__launch_at_site(&mut site, session, null(), outputs.as_ptr()) };
+        eprintln!("the launch returned");
+    }
 }

@@ -14,7 +14,7 @@
 
 // CHECK-DAG: llvm.func @__catalyst__executor__open(!llvm.ptr) -> i64
 // CHECK-DAG: llvm.func @__executor__launch_at_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr)
-// CHECK-DAG: llvm.mlir.global internal @__executor_site_add() {{.*}} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_add() {{.*}} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
 // CHECK-DAG: llvm.func @__catalyst__executor__close(i64) -> i64
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_str__mlir_ciface_add("_mlir_ciface_add\00")
 // CHECK-LABEL: func.func @add_remotely

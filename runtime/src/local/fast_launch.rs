@@ -349,6 +349,7 @@ mod tests {
             num_outputs: 0,
             output_ranks: std::ptr::null(),
             output_elem_sizes: std::ptr::null(),
+            output_sizes: std::ptr::null(),
         }
     }
 

@@ -62,6 +62,9 @@ pub struct Description {
     pub num_outputs: usize,
     pub output_ranks: *const usize,
     pub output_elem_sizes: *const usize,
+    /// The results' static sizes (`executor_abi::launch_site::DYNAMIC_SIZE`
+    /// where dynamic), or null: a launch without a site has none.
+    pub output_sizes: *const i64,
 }
 
 // The layout the lowering emits: the cache's words, then one word per field
@@ -86,6 +89,7 @@ const _: () = {
             field::OUTPUT_ELEM_SIZES,
             offset_of!(Description, output_elem_sizes),
         ),
+        (field::OUTPUT_SIZES, offset_of!(Description, output_sizes)),
     ];
     let mut index = 0;
     while index < fields.len() {
@@ -111,7 +115,71 @@ pub struct Fill {
     pub resolved: Resolved,
 }
 
+impl Description {
+    /// The results' static sizes, `output_ranks[i]` of them for output `i`
+    /// ([`launch_site::DYNAMIC_SIZE`] where dynamic); None without them.
+    ///
+    /// # Safety
+    ///
+    /// `output_sizes` is null or holds as many sizes as the `num_outputs`
+    /// entries of `output_ranks` add up to, and `ranks` are those entries.
+    pub unsafe fn static_output_sizes(&self, ranks: &[usize]) -> Option<&[i64]> {
+        if self.output_sizes.is_null() {
+            return None;
+        }
+        let count = ranks.iter().sum();
+        // SAFETY: the caller's contract.
+        Some(unsafe { std::slice::from_raw_parts(self.output_sizes, count) })
+    }
+}
+
+/// Checks each result's sizes, `sizes[i]`, against its type's static sizes
+/// (`static_sizes`, one run of `sizes[i].len()` per result); says which
+/// result differs otherwise.
+pub fn check_static_sizes(static_sizes: &[i64], sizes: &[Vec<i64>]) -> Result<(), String> {
+    let mut rest = static_sizes;
+    for (index, sizes) in sizes.iter().enumerate() {
+        let (expected, after) = rest.split_at(sizes.len().min(rest.len()));
+        rest = after;
+        let fits = expected.len() == sizes.len()
+            && expected
+                .iter()
+                .zip(sizes)
+                .all(|(expected, size)| *expected == launch_site::DYNAMIC_SIZE || expected == size);
+        if !fits {
+            let shown: Vec<String> = expected
+                .iter()
+                .map(|size| match *size {
+                    launch_site::DYNAMIC_SIZE => "?".to_owned(),
+                    size => size.to_string(),
+                })
+                .collect();
+            return Err(format!(
+                "result {index} has sizes {sizes:?}, where its type's are [{}]",
+                shown.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl LaunchSite {
+    /// A site of `description` with an empty cache, as the lowering emits
+    /// one (tests build sites by hand).
+    #[cfg(test)]
+    pub fn unfilled(description: Description) -> Self {
+        Self {
+            cache: Cache {
+                sequence: AtomicU64::new(0),
+                generation: AtomicU64::new(0),
+                session: AtomicI64::new(0),
+                address: AtomicUsize::new(0),
+                entry_len: AtomicUsize::new(0),
+            },
+            description,
+        }
+    }
+
     /// The site at `site`; None for a null pointer.
     ///
     /// # Safety
@@ -178,28 +246,36 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn results_are_held_to_their_types_static_sizes() {
+        let dynamic = launch_site::DYNAMIC_SIZE;
+        let static_sizes = [4, dynamic, 3, 7];
+        let fits = [vec![4, 9, 3], vec![7]];
+        assert_eq!(check_static_sizes(&static_sizes, &fits), Ok(()));
+        let short = check_static_sizes(&static_sizes, &[vec![2, 9, 3], vec![7]]).unwrap_err();
+        assert_eq!(
+            short,
+            "result 0 has sizes [2, 9, 3], where its type's are [4, ?, 3]"
+        );
+        let second = check_static_sizes(&static_sizes, &[vec![4, 1, 3], vec![6]]).unwrap_err();
+        assert_eq!(second, "result 1 has sizes [6], where its type's are [7]");
+        assert_eq!(check_static_sizes(&[], &[vec![], vec![]]), Ok(()));
+    }
+
     /// A site with an empty cache and a description of a launch without
     /// arguments.
     fn empty_site() -> Box<LaunchSite> {
-        Box::new(LaunchSite {
-            cache: Cache {
-                sequence: AtomicU64::new(0),
-                generation: AtomicU64::new(0),
-                session: AtomicI64::new(0),
-                address: AtomicUsize::new(0),
-                entry_len: AtomicUsize::new(0),
-            },
-            description: Description {
-                entry_symbol: c"_mlir_ciface_k".as_ptr(),
-                object: c"k.o".as_ptr(),
-                num_inputs: 0,
-                input_ranks: null(),
-                input_elem_sizes: null(),
-                num_outputs: 0,
-                output_ranks: null(),
-                output_elem_sizes: null(),
-            },
-        })
+        Box::new(LaunchSite::unfilled(Description {
+            entry_symbol: c"_mlir_ciface_k".as_ptr(),
+            object: c"k.o".as_ptr(),
+            num_inputs: 0,
+            input_ranks: null(),
+            input_elem_sizes: null(),
+            num_outputs: 0,
+            output_ranks: null(),
+            output_elem_sizes: null(),
+            output_sizes: null(),
+        }))
     }
 
     fn resolved(address: usize) -> Resolved {

@@ -14,7 +14,7 @@
 
 mod connection;
 #[cfg(test)]
-mod fake_server;
+pub(crate) mod fake_server;
 mod options;
 mod signal;
 

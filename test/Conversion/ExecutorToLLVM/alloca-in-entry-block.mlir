@@ -18,12 +18,12 @@
 // null pointer when it has no inputs or no results). The site is a global of
 // the module whose initializer holds the rest of what the launch describes:
 // the entry symbol, the object, the number of inputs with their ranks and
-// element sizes, and the same for the results (left 0 and null when there are
-// none). Each case checks its sites' initializers before its function.
+// element sizes, the same for the results, and the results' static sizes (-1
+// where dynamic) (left 0 and null when there are none). Each case checks its sites' initializers before its function.
 
 // One input and one result, each of rank 1 and element size 4.
-//       CHECK: llvm.mlir.global internal @__executor_site_add_one() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_add_one() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
@@ -40,7 +40,9 @@
 //  CHECK-NEXT:   %[[F7:.*]] = llvm.insertvalue %[[V]], %[[F6]][7] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F8:.*]] = llvm.insertvalue %[[V]], %[[F7]][8] :
-//  CHECK-NEXT:   llvm.return %[[F8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F9:.*]] = llvm.insertvalue %[[V]], %[[F8]][9] :
+//  CHECK-NEXT:   llvm.return %[[F9]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 // CHECK-LABEL: func.func @launch_in_scf_for(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[X:arg[0-9]+]]: memref<4xf32>, %{{.*}}: index) {
@@ -80,8 +82,8 @@ func.func @launch_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index
 // -----
 
 // Element size 8 (f64), in and out.
-//       CHECK: llvm.mlir.global internal @__executor_site_step() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_step() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_step : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
@@ -98,7 +100,9 @@ func.func @launch_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index
 //  CHECK-NEXT:   %[[F7:.*]] = llvm.insertvalue %[[V]], %[[F6]][7] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
 //  CHECK-NEXT:   %[[F8:.*]] = llvm.insertvalue %[[V]], %[[F7]][8] :
-//  CHECK-NEXT:   llvm.return %[[F8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s__1 : !llvm.ptr
+//  CHECK-NEXT:   %[[F9:.*]] = llvm.insertvalue %[[V]], %[[F8]][9] :
+//  CHECK-NEXT:   llvm.return %[[F9]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 // CHECK-LABEL: func.func @launch_in_cf_loop(
 //  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_step : !llvm.ptr
@@ -145,8 +149,8 @@ func.func @launch_in_cf_loop(%s: !executor.session, %x: memref<?xf64>, %n: i64) 
 // pointer, and the site's number of results, result ranks and result sizes
 // stay 0 and null: its initializer does not set them. The rank-0 input has
 // rank 0 and element size 4.
-//       CHECK: llvm.mlir.global internal @__executor_site_kernel() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_kernel() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
@@ -157,7 +161,7 @@ func.func @launch_in_cf_loop(%s: !executor.session, %x: memref<?xf64>, %n: i64) 
 //  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
-//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 // CHECK-LABEL: func.func @launch_in_scf_if_in_scf_for(
 //  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_kernel : !llvm.ptr
@@ -195,8 +199,8 @@ func.func @launch_in_scf_if_in_scf_for(%s: !executor.session, %x: memref<i32>, %
 // loop. Their input and result types are the same, so they share one frame:
 // one input slot and its array, which both launches store into and pass. Each
 // kernel has a launch site of its own, also addressed in the entry block.
-//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
@@ -207,10 +211,10 @@ func.func @launch_in_scf_if_in_scf_for(%s: !executor.session, %x: memref<i32>, %
 //  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
-//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
-//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
@@ -221,7 +225,7 @@ func.func @launch_in_scf_if_in_scf_for(%s: !executor.session, %x: memref<i32>, %
 //  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
-//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 // CHECK-LABEL: func.func @two_launches_in_loop(
 //  CHECK-NEXT:   %[[FIRST_SITE:.*]] = llvm.mlir.addressof @__executor_site_first : !llvm.ptr
@@ -254,8 +258,8 @@ func.func @two_launches_in_loop(%s: !executor.session, %x: memref<4xf32>, %n: in
 
 // In an llvm.func too, the prologue is at the top of the entry block, with the
 // address of executor.open's string; the launch is in a successor block.
-//       CHECK: llvm.mlir.global internal @__executor_site_kernel() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_kernel() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
@@ -266,7 +270,7 @@ func.func @two_launches_in_loop(%s: !executor.session, %x: memref<4xf32>, %n: in
 //  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
-//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 // CHECK-LABEL: llvm.func @launch_in_llvm_func_successor_block() {
 //  CHECK-NEXT:   %[[HOST:.*]] = llvm.mlir.addressof @__executor_str_localhost : !llvm.ptr
@@ -299,8 +303,8 @@ llvm.func @launch_in_llvm_func_successor_block() {
 
 // Iterations of scf.parallel may run concurrently: each gets its slots in the
 // body's own entry block, not the function's; the whole prologue is there.
-//       CHECK: llvm.mlir.global internal @__executor_site_k() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_k() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
@@ -311,7 +315,7 @@ llvm.func @launch_in_llvm_func_successor_block() {
 //  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
-//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 // CHECK-LABEL: func.func @launch_in_scf_parallel
 //  CHECK-NEXT:   arith.constant 0 : index
@@ -442,8 +446,8 @@ llvm.func @llvm_coroutine(%session: i64) -> !llvm.ptr attributes {passthrough = 
 // prologues; the body of scf.parallel uses nothing of the function's. Both
 // launches have the same kernel, object and types, so they share the one site,
 // which each prologue addresses.
-//       CHECK: llvm.mlir.global internal @__executor_site_k() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_k() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
@@ -454,7 +458,7 @@ llvm.func @llvm_coroutine(%session: i64) -> !llvm.ptr attributes {passthrough = 
 //  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
-//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 //   CHECK-NOT: llvm.mlir.global
 // CHECK-LABEL: func.func @launch_in_function_and_in_scf_parallel(
@@ -509,8 +513,8 @@ func.func @launch_in_function_and_in_scf_parallel(%s: !executor.session, %m: mem
 // slot, passes the same arrays and loads from the same result slot. Each
 // result is loaded right after its own call, before the next launch reuses the
 // slot.
-//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
@@ -527,10 +531,12 @@ func.func @launch_in_function_and_in_scf_parallel(%s: !executor.session, %m: mem
 //  CHECK-NEXT:   %[[F7:.*]] = llvm.insertvalue %[[V]], %[[F6]][7] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F8:.*]] = llvm.insertvalue %[[V]], %[[F7]][8] :
-//  CHECK-NEXT:   llvm.return %[[F8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F9:.*]] = llvm.insertvalue %[[V]], %[[F8]][9] :
+//  CHECK-NEXT:   llvm.return %[[F9]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
-//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
@@ -547,7 +553,9 @@ func.func @launch_in_function_and_in_scf_parallel(%s: !executor.session, %m: mem
 //  CHECK-NEXT:   %[[F7:.*]] = llvm.insertvalue %[[V]], %[[F6]][7] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F8:.*]] = llvm.insertvalue %[[V]], %[[F7]][8] :
-//  CHECK-NEXT:   llvm.return %[[F8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F9:.*]] = llvm.insertvalue %[[V]], %[[F8]][9] :
+//  CHECK-NEXT:   llvm.return %[[F9]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 // CHECK-LABEL: func.func @two_launches_same_types_share_one_frame(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>, %[[B:arg[0-9]+]]: memref<4xf32>)
@@ -586,8 +594,8 @@ func.func @two_launches_same_types_share_one_frame(%s: !executor.session, %a: me
 // Frames are keyed by descriptor types: memref<4xf32> and memref<?xi64> are
 // both rank-1 descriptors, so the two launches share one frame; only their
 // element sizes differ, which their sites hold.
-//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
@@ -598,10 +606,10 @@ func.func @two_launches_same_types_share_one_frame(%s: !executor.session, %a: me
 //  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
-//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
-//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
@@ -612,7 +620,7 @@ func.func @two_launches_same_types_share_one_frame(%s: !executor.session, %a: me
 //  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
 //  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
-//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 // CHECK-LABEL: func.func @same_descriptor_types_share_one_frame(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>, %[[B:arg[0-9]+]]: memref<?xi64>)
@@ -640,8 +648,8 @@ func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memr
 // and a rank-2 input, then a launch with the first one's input but with a
 // result. The frames are appended to the one prologue as the launches need
 // them; the constants and addresses already there are reused.
-//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_first() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_first : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
@@ -652,10 +660,10 @@ func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memr
 //  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
-//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
-//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_second() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_second : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
@@ -666,10 +674,10 @@ func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memr
 //  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
-//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
-//       CHECK: llvm.mlir.global internal @__executor_site_third() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_third() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_third : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
@@ -686,7 +694,9 @@ func.func @same_descriptor_types_share_one_frame(%s: !executor.session, %a: memr
 //  CHECK-NEXT:   %[[F7:.*]] = llvm.insertvalue %[[V]], %[[F6]][7] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F8:.*]] = llvm.insertvalue %[[V]], %[[F7]][8] :
-//  CHECK-NEXT:   llvm.return %[[F8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[F9:.*]] = llvm.insertvalue %[[V]], %[[F8]][9] :
+//  CHECK-NEXT:   llvm.return %[[F9]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 // CHECK-LABEL: func.func @launches_with_different_types_get_own_frames(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64, %[[A:arg[0-9]+]]: memref<4xf32>, %[[B:arg[0-9]+]]: memref<2x2xf32>)
@@ -743,8 +753,8 @@ func.func @launches_with_different_types_get_own_frames(%s: !executor.session, %
 // Launches in two functions: each function has its own prologue, with its own
 // constants, addresses and frame, even though the launches are the same (and
 // share their kernel's site, the module's only one, addressed in each).
-//       CHECK: llvm.mlir.global internal @__executor_site_k() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_k() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_k : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_k_o : !llvm.ptr
@@ -755,7 +765,7 @@ func.func @launches_with_different_types_get_own_frames(%s: !executor.session, %
 //  CHECK-NEXT:   %[[F4:.*]] = llvm.insertvalue %[[V]], %[[F3]][4] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[F5:.*]] = llvm.insertvalue %[[V]], %[[F4]][5] :
-//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F5]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 //   CHECK-NOT: llvm.mlir.global
 // CHECK-LABEL: func.func @first_function(
@@ -842,13 +852,13 @@ func.func @call_in_scf_for(%s: !executor.session, %x: memref<4xf32>, %n: index) 
 // cannot use values from outside, so the prologue goes into its entry block.
 // Without inputs or results, both arrays passed are the null pointer and the
 // site holds only the entry symbol and the object.
-//       CHECK: llvm.mlir.global internal @__executor_site_kernel() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//       CHECK: llvm.mlir.global internal @__executor_site_kernel() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[F0:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_kernel : !llvm.ptr
 //  CHECK-NEXT:   %[[F1:.*]] = llvm.insertvalue %[[V]], %[[F0]][1] :
 //  CHECK-NEXT:   %[[V:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
 //  CHECK-NEXT:   %[[F2:.*]] = llvm.insertvalue %[[V]], %[[F1]][2] :
-//  CHECK-NEXT:   llvm.return %[[F2]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   llvm.return %[[F2]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 // CHECK-LABEL: ml_program.func @launch_in_isolated_function_like_op
 // CHECK-SAME:    (%[[S:.*]]: i64)

@@ -532,8 +532,8 @@ func.func @equal_ranks_and_sizes_share_global(%s: !executor.session, %x: memref<
 // (both counts stay 0 and the four arrays null), and both descriptor arrays
 // passed are null; there is no slot.
 // CHECK-NOT: llvm.mlir.global internal constant @__executor_i64s
-// CHECK-LABEL: llvm.mlir.global internal @__executor_site_noop() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[ZEROS:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+// CHECK-LABEL: llvm.mlir.global internal @__executor_site_noop() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[ZEROS:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_noop : !llvm.ptr
 //  CHECK-NEXT:   %[[WITH_ENTRY:.*]] = llvm.insertvalue %[[ENTRY]], %[[ZEROS]][1]
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
@@ -602,7 +602,9 @@ func.func @inputs_only(%s: !executor.session, %x: memref<4xf32>) {
 //  CHECK-NEXT:   %[[V4:.*]] = llvm.insertvalue %[[OUT_RANKS]], %[[V3]][7]
 //  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_8 : !llvm.ptr
 //  CHECK-NEXT:   %[[V5:.*]] = llvm.insertvalue %[[OUT_SIZES]], %[[V4]][8]
-//  CHECK-NEXT:   llvm.return %[[V5]]
+//  CHECK-NEXT:   %[[OUT_SHAPE:.*]] = llvm.mlir.addressof @__executor_i64s_3 : !llvm.ptr
+//  CHECK-NEXT:   %[[V6:.*]] = llvm.insertvalue %[[OUT_SHAPE]], %[[V5]][9]
+//  CHECK-NEXT:   llvm.return %[[V6]]
 // CHECK-LABEL: func.func @results_only(
 //  CHECK-SAME:     %[[S:arg[0-9]+]]: i64) -> memref<3xf64>
 //  CHECK-NEXT:   %[[SITE:.*]] = llvm.mlir.addressof @__executor_site_make : !llvm.ptr
@@ -690,11 +692,11 @@ func.func @launch_vector_and_f80_element_sizes(%s: !executor.session, %a: memref
 // constant) global, 8-byte aligned, named after the kernel. Another kernel, the
 // same kernel from another object, or with other ranks or element sizes, gets a
 // site of its own.
-// CHECK-DAG: llvm.mlir.global internal @__executor_site_k() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-// CHECK-DAG: llvm.mlir.global internal @__executor_site_k_1() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-// CHECK-DAG: llvm.mlir.global internal @__executor_site_j() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-// CHECK-DAG: llvm.mlir.global internal @__executor_site_k_2() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-// CHECK-DAG: llvm.mlir.global internal @__executor_site_k_3() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_k() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_k_1() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_j() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_k_2() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+// CHECK-DAG: llvm.mlir.global internal @__executor_site_k_3() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
 // CHECK-DAG: llvm.func @__executor__launch_at_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr){{$}}
 // CHECK-LABEL: func.func @one_site_per_kernel_object_and_signature(
 //  CHECK-NEXT:   %[[K:.*]] = llvm.mlir.addressof @__executor_site_k : !llvm.ptr
@@ -763,4 +765,30 @@ module @outer {
       return
     }
   }
+}
+
+// -----
+
+// The site holds the results' static sizes one after the other, -1 where a
+// size is dynamic, so that the runtime can hold a server's results to them:
+// [2, ?] then [] (rank 0) then [5] is [2, -1, 5].
+// CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_2__1_5(dense<[2, -1, 5]> : tensor<3xi64>) {addr_space = 0 : i32} : !llvm.array<3 x i64>{{$}}
+// CHECK-LABEL: llvm.mlir.global internal @__executor_site_shapes()
+//       CHECK:   %[[SHAPES:.*]] = llvm.mlir.addressof @__executor_i64s_2__1_5 : !llvm.ptr
+//  CHECK-NEXT:   %[[SITE:.*]] = llvm.insertvalue %[[SHAPES]], %{{.*}}[9]
+//  CHECK-NEXT:   llvm.return %[[SITE]]
+func.func @results_of_static_and_dynamic_sizes(%s: !executor.session) -> (memref<2x?xf32>, memref<f64>, memref<5xi8>) {
+  %a, %b, %c = executor.launch %s("shapes", "k.o")() : !executor.session, () -> (memref<2x?xf32>, memref<f64>, memref<5xi8>)
+  return %a, %b, %c : memref<2x?xf32>, memref<f64>, memref<5xi8>
+}
+
+// -----
+
+// Results without dimensions leave the static sizes null, as no results do.
+// CHECK-LABEL: llvm.mlir.global internal @__executor_site_scalar()
+//       CHECK:   llvm.insertvalue %{{.*}}[8]
+//  CHECK-NEXT:   llvm.return
+func.func @results_of_rank_zero(%s: !executor.session) -> memref<f64> {
+  %a = executor.launch %s("scalar", "k.o")() : !executor.session, () -> memref<f64>
+  return %a : memref<f64>
 }

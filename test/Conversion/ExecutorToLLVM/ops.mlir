@@ -77,9 +77,10 @@ func.func @send_binary_format_2(%s: !executor.session) {
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_1(dense<1> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
 // CHECK-DAG: llvm.mlir.global internal constant @__executor_i64s_4(dense<4> : tensor<1xi64>) {addr_space = 0 : i32} : !llvm.array<1 x i64>{{$}}
 // The launch site: what the launch passes unchanged, the rank and element-size
-// arrays shared by the input and the output.
-// CHECK-LABEL: llvm.mlir.global internal @__executor_site_add_one() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)> {
-//  CHECK-NEXT:   %[[ZEROS:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+// arrays shared by the input and the output, then the result's static sizes,
+// [4] (the same array as the element sizes).
+// CHECK-LABEL: llvm.mlir.global internal @__executor_site_add_one() {addr_space = 0 : i32, alignment = 8 : i64} : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)> {
+//  CHECK-NEXT:   %[[ZEROS:.*]] = llvm.mlir.zero : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT:   %[[ENTRY:.*]] = llvm.mlir.addressof @__executor_str__mlir_ciface_add_one : !llvm.ptr
 //  CHECK-NEXT:   %[[V1:.*]] = llvm.insertvalue %[[ENTRY]], %[[ZEROS]][1]
 //  CHECK-NEXT:   %[[OBJ:.*]] = llvm.mlir.addressof @__executor_str_kernels_o : !llvm.ptr
@@ -96,7 +97,9 @@ func.func @send_binary_format_2(%s: !executor.session) {
 //  CHECK-NEXT:   %[[V7:.*]] = llvm.insertvalue %[[OUT_RANKS]], %[[V6]][7]
 //  CHECK-NEXT:   %[[OUT_SIZES:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
 //  CHECK-NEXT:   %[[V8:.*]] = llvm.insertvalue %[[OUT_SIZES]], %[[V7]][8]
-//  CHECK-NEXT:   llvm.return %[[V8]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr)>
+//  CHECK-NEXT:   %[[OUT_SHAPE:.*]] = llvm.mlir.addressof @__executor_i64s_4 : !llvm.ptr
+//  CHECK-NEXT:   %[[V9:.*]] = llvm.insertvalue %[[OUT_SHAPE]], %[[V8]][9]
+//  CHECK-NEXT:   llvm.return %[[V9]] : !llvm.struct<(array<5 x i64>, ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr)>
 //  CHECK-NEXT: }
 //  CHECK-NEXT: llvm.func @__executor__launch_at_site(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr){{$}}
 // CHECK-LABEL: func.func @launch_calls_runtime_launch(

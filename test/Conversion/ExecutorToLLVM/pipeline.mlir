@@ -34,9 +34,11 @@
 // Each kernel's launch site: a writable global, 8-byte aligned, whose
 // initializer holds the runtime's empty cache (5 words), then the entry symbol,
 // the object, the number of inputs, their ranks and element sizes, the number
-// of results, their ranks and element sizes.
-// CHECK-DAG: @__executor_site_add_one = internal global { [5 x i64], ptr, ptr, i64, ptr, ptr, i64, ptr, ptr } { [5 x i64] zeroinitializer, ptr @__executor_str__mlir_ciface_add_one, ptr @__executor_str_kernels_o, i64 1, ptr @__executor_i64s_1, ptr @__executor_i64s_4, i64 1, ptr @__executor_i64s_1, ptr @__executor_i64s_4 }, align 8
-// CHECK-DAG: @__executor_site_outer = internal global { [5 x i64], ptr, ptr, i64, ptr, ptr, i64, ptr, ptr } { [5 x i64] zeroinitializer, ptr @__executor_str__mlir_ciface_outer, ptr @__executor_str_kernels_o, i64 1, ptr @__executor_i64s_1, ptr @__executor_i64s_8, i64 1, ptr @__executor_i64s_2, ptr @__executor_i64s_8 }, align 8
+// of results, their ranks, element sizes and static sizes.
+// CHECK-DAG: @__executor_site_add_one = internal global { [5 x i64], ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr } { [5 x i64] zeroinitializer, ptr @__executor_str__mlir_ciface_add_one, ptr @__executor_str_kernels_o, i64 1, ptr @__executor_i64s_1, ptr @__executor_i64s_4, i64 1, ptr @__executor_i64s_1, ptr @__executor_i64s_4, ptr @__executor_i64s_4 }, align 8
+// The result sizes: [4] for memref<4xf32>, [-1, -1] for memref<?x?xf64>.
+// CHECK-DAG: @__executor_i64s__1__1 = internal constant [2 x i64] [i64 -1, i64 -1]
+// CHECK-DAG: @__executor_site_outer = internal global { [5 x i64], ptr, ptr, i64, ptr, ptr, i64, ptr, ptr, ptr } { [5 x i64] zeroinitializer, ptr @__executor_str__mlir_ciface_outer, ptr @__executor_str_kernels_o, i64 1, ptr @__executor_i64s_1, ptr @__executor_i64s_8, i64 1, ptr @__executor_i64s_2, ptr @__executor_i64s_8, ptr @__executor_i64s__1__1 }, align 8
 // CHECK-DAG: declare void @__executor__launch_at_site(ptr, i64, ptr, ptr)
 // CHECK-DAG: declare i64 @__catalyst__executor__launch_async(i64, ptr, ptr)
 // CHECK-DAG: declare void @__catalyst__executor__await(i64)
