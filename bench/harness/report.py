@@ -784,7 +784,7 @@ def remote_notes(context: dict) -> list:
             add("That is the echo's count: per launch the client sends one frame and reads one, the worker "
                 "reads one and sends one, and nothing else runs (the supervisor sleeps on a pidfd of the "
                 "worker, and crash attribution is a few stores into memory shared with it, "
-                "`runtime/src/server/status.rs`).")
+                "`tools/executor-server/src/status.rs`).")
         add("")
         if found["status_pipe"]:
             add("**What would close it:** take the status pipe off the launch path (a table in memory "

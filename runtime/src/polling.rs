@@ -9,11 +9,11 @@
 use std::time::{Duration, Instant};
 
 /// How long a waiter polls before it blocks.
-pub(crate) const POLL: Duration = Duration::from_micros(50);
+pub const POLL: Duration = Duration::from_micros(50);
 
 /// Calls `attempt` until it gives a value or [`POLL`] has passed, yielding the
 /// CPU between calls; `None` if it gave nothing in that time.
-pub(crate) fn poll_briefly<T>(attempt: impl FnMut() -> Option<T>) -> Option<T> {
+pub fn poll_briefly<T>(attempt: impl FnMut() -> Option<T>) -> Option<T> {
     poll_for(POLL, attempt)
 }
 

@@ -15,12 +15,11 @@ use executor_runtime::{
     config,
     protocol::DEFAULT_MAX_MESSAGE_SIZE,
     remote,
-    server::{
-        DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS,
-        DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_MAX_SESSIONS,
-        DEFAULT_WARM_WORKERS, HandshakeLimits, Listen, Server, ServerConfig, WorkerConfig,
-        run_worker, sockets_passed,
-    },
+};
+use executor_server::{
+    DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS,
+    DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_MAX_SESSIONS, DEFAULT_WARM_WORKERS,
+    HandshakeLimits, Listen, Server, ServerConfig, WorkerConfig, run_worker, sockets_passed,
 };
 use tracing_subscriber::EnvFilter;
 

@@ -10,7 +10,7 @@ use std::{
     sync::atomic::{AtomicBool, Ordering},
 };
 
-use super::ServerError;
+use crate::ServerError;
 
 /// The first descriptor passed (SD_LISTEN_FDS_START).
 const FIRST_FD: RawFd = 3;
@@ -29,7 +29,7 @@ pub fn sockets_passed() -> bool {
 /// Owns the passed sockets (see the module's description); each must be a
 /// listening TCP socket. They are made close-on-exec, so that workers do not
 /// inherit them.
-pub(super) fn take_passed_sockets() -> Result<Vec<TcpListener>, ServerError> {
+pub(crate) fn take_passed_sockets() -> Result<Vec<TcpListener>, ServerError> {
     let bad = |reason: String| ServerError::Activation(reason);
     if !sockets_passed() {
         return Err(bad(

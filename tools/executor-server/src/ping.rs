@@ -10,14 +10,14 @@ use std::{
     os::fd::AsRawFd,
 };
 
-use crate::protocol::{self, LENGTH_PREFIX_SIZE, Response};
+use executor_runtime::protocol::{self, LENGTH_PREFIX_SIZE, Response};
 
 /// A `Ping` request's whole frame: a payload of one byte, its variant.
 const PING_FRAME: [u8; 5] = [0, 0, 0, 1, 6];
 
 /// What came after the pings.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum AfterPings {
+pub(crate) enum AfterPings {
     /// Another request, not read yet: the worker's to serve.
     Request,
     /// The client left (or its link died) without asking for more.
@@ -26,7 +26,7 @@ pub(super) enum AfterPings {
 
 /// Answers `Ping`s with `pong()` until the client sends something else or
 /// leaves.
-pub(super) fn answer_pings(stream: &TcpStream, pong: impl Fn() -> Response) -> AfterPings {
+pub(crate) fn answer_pings(stream: &TcpStream, pong: impl Fn() -> Response) -> AfterPings {
     loop {
         let mut head = [0; PING_FRAME.len()];
         // The length prefix first: a whole frame may be shorter than a
@@ -91,7 +91,7 @@ mod tests {
     use std::{net::TcpListener, thread, time::Duration};
 
     use super::*;
-    use crate::protocol::Request;
+    use executor_runtime::protocol::Request;
 
     fn pong() -> Response {
         Response::Pong {

@@ -23,7 +23,7 @@ const LOCK_PREFIX: &str = "executor-server-";
 const LOCK_SUFFIX: &str = ".lock";
 
 /// This server's lock file in the work directory, locked while it runs.
-pub(super) struct WorkDirClaim {
+pub(crate) struct WorkDirClaim {
     path: PathBuf,
     session_dir_prefix: String,
     _locked: File,
@@ -75,7 +75,7 @@ impl WorkDirClaim {
 
 /// Removes from `work_dir` the session directories and lock files of servers
 /// that are gone; returns how many session directories were removed.
-pub(super) fn remove_stale_sessions(work_dir: &Path) -> io::Result<usize> {
+pub(crate) fn remove_stale_sessions(work_dir: &Path) -> io::Result<usize> {
     let mut removed = 0;
     for entry in std::fs::read_dir(work_dir)? {
         let name = entry?.file_name();

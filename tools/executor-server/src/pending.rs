@@ -63,7 +63,7 @@ impl Default for HandshakeLimits {
 
 /// How far a pending connection's handshake has got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Progress {
+pub(crate) enum Progress {
     /// Reading, or about to read, what the client has sent.
     Reading,
     /// Everything the client sent is read, and the `Hello` is incomplete.
@@ -74,7 +74,7 @@ pub(super) enum Progress {
 }
 
 /// The connections in their handshake, oldest first.
-pub(super) struct PendingHandshakes {
+pub(crate) struct PendingHandshakes {
     limits: HandshakeLimits,
     state: Mutex<State>,
     /// Signalled when a connection stops counting or starts waiting for its
@@ -209,7 +209,7 @@ impl PendingHandshakes {
 }
 
 /// One connection counted as pending; it stops being counted when dropped.
-pub(super) struct Pending {
+pub(crate) struct Pending {
     registry: Arc<PendingHandshakes>,
     id: u64,
 }

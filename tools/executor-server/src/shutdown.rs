@@ -13,12 +13,12 @@ use std::{
     sync::{Arc, Mutex, PoisonError},
 };
 
-use super::work_dir::WorkDirClaim;
-use crate::remote::signal_name;
+use crate::work_dir::WorkDirClaim;
+use executor_runtime::remote::signal_name;
 
 /// The sessions being served, by session id.
 #[derive(Default)]
-pub(super) struct LiveSessions {
+pub(crate) struct LiveSessions {
     sessions: Mutex<HashMap<u64, LiveSession>>,
 }
 
@@ -83,7 +83,7 @@ impl LiveSessions {
 /// Kills the process group of `leader`, a worker (which leads a group of its
 /// own) not reaped yet: the worker and every process its kernels started
 /// that did not leave the group.
-pub(super) fn kill_process_group(leader: u32) {
+pub(crate) fn kill_process_group(leader: u32) {
     let Ok(group) = libc::pid_t::try_from(leader) else {
         return;
     };
@@ -96,7 +96,7 @@ pub(super) fn kill_process_group(leader: u32) {
 /// starts later) and starts a thread that waits for them, then cleans up and
 /// exits. Blocking them everywhere makes that thread the only one that ever
 /// sees them, so the cleanup runs in ordinary code, not in a signal handler.
-pub(super) fn exit_cleanly_on_termination(
+pub(crate) fn exit_cleanly_on_termination(
     sessions: Arc<LiveSessions>,
     claim: Arc<WorkDirClaim>,
 ) -> io::Result<()> {

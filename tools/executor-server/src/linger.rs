@@ -13,7 +13,7 @@ const LINGER_BYTES: usize = 16 * 1024 * 1024;
 
 /// Ends our side of the connection, then reads and discards what the client
 /// still sends, for a bounded time and amount, until it closes too.
-pub(super) fn close_gracefully(stream: &TcpStream) {
+pub(crate) fn close_gracefully(stream: &TcpStream) {
     let _ = stream.shutdown(Shutdown::Write);
     let deadline = Instant::now() + LINGER_TIME;
     let mut discarded = 0;

@@ -2,10 +2,10 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
-use super::ServerError;
+use crate::ServerError;
 
 /// Resolves `host:port` to the addresses to bind.
-pub(super) fn resolve(address: &str) -> Result<Vec<SocketAddr>, ServerError> {
+pub(crate) fn resolve(address: &str) -> Result<Vec<SocketAddr>, ServerError> {
     let bad = |reason: String| ServerError::BadListenAddress {
         address: address.to_owned(),
         reason,

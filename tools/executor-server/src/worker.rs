@@ -5,7 +5,7 @@
 //! comes), and serves that session's requests. Before running any client
 //! symbol it records which in the status table it shares with the
 //! supervisor, so that a crash can be reported. Between requests it polls its
-//! socket for a moment before it blocks on it (`crate::polling`).
+//! socket for a moment before it blocks on it (`executor_runtime::polling`).
 
 use std::{
     collections::{HashMap, HashSet},
@@ -19,7 +19,7 @@ use std::{
     time::Instant,
 };
 
-use super::{
+use crate::{
     ServerError, handover,
     linger::close_gracefully,
     request_stream::RequestStream,
@@ -27,7 +27,7 @@ use super::{
 };
 use executor_abi::call_buffer::Layout;
 
-use crate::{
+use executor_runtime::{
     error::{Result, RuntimeError},
     executor::{BinaryFormat, Executor},
     local::{LocalExecutor, ObjectBytes},

@@ -8,17 +8,17 @@ use std::{
     time::{Duration, Instant},
 };
 
-use super::{
+use crate::{
     pending::{Pending, Progress},
     request_stream::receive,
     token::tokens_match,
 };
-use crate::protocol::{
+use executor_runtime::protocol::{
     self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError,
 };
 
 /// What to do with a new connection.
-pub(super) enum Admission {
+pub(crate) enum Admission {
     Admit,
     /// Answer `Refused` with this reason, then close.
     Refuse(String),
@@ -29,7 +29,7 @@ pub(super) enum Admission {
 /// Reads the client's `Hello`, which must have arrived whole by `deadline`,
 /// and checks it against `expected_token`. While the read waits for bytes
 /// the client has not sent, `pending` says so.
-pub(super) fn read_hello(
+pub(crate) fn read_hello(
     stream: &TcpStream,
     expected_token: Option<&str>,
     deadline: Instant,
@@ -117,7 +117,7 @@ impl UntilDeadline<'_> {
     }
 }
 
-pub(super) fn welcome(
+pub(crate) fn welcome(
     stream: &TcpStream,
     max_message_size: u32,
     deadline: Instant,
@@ -131,7 +131,7 @@ pub(super) fn welcome(
 
 /// Best effort: the connection is closed right after, whether or not the
 /// client reads this.
-pub(super) fn refuse(stream: &TcpStream, reason: String, deadline: Instant) {
+pub(crate) fn refuse(stream: &TcpStream, reason: String, deadline: Instant) {
     let _ = write_reply(stream, &HelloReply::Refused { reason }, deadline);
 }
 

@@ -40,7 +40,7 @@ impl Read for RequestStream {
 /// `TcpStream::read` does (the socket's read timeout included). Other threads
 /// reading the same socket are not affected, as they would be by switching
 /// the socket to non-blocking mode.
-pub(super) fn receive(stream: &TcpStream, buffer: &mut [u8], dont_wait: bool) -> io::Result<usize> {
+pub(crate) fn receive(stream: &TcpStream, buffer: &mut [u8], dont_wait: bool) -> io::Result<usize> {
     let flags = if dont_wait { libc::MSG_DONTWAIT } else { 0 };
     // SAFETY: `stream` owns an open socket, and `recv` writes at most
     // `buffer.len()` bytes into `buffer`.

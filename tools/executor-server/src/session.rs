@@ -11,9 +11,9 @@ use std::{
 
 use tempfile::TempDir;
 
-use crate::dead_peer;
+use executor_runtime::dead_peer;
 
-use super::{
+use crate::{
     Accepting,
     handshake::{self, Admission},
     pending::Pending,
@@ -22,7 +22,7 @@ use super::{
 
 /// Serves the connection `stream`, accepted at `accepted`, which counts as
 /// `pending` until its handshake ends.
-pub(super) fn serve(
+pub(crate) fn serve(
     id: u64,
     stream: &TcpStream,
     peer: SocketAddr,

@@ -27,7 +27,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use super::{
+use crate::{
     Settings, handover,
     linger::close_gracefully,
     ping::{self, AfterPings},
@@ -35,7 +35,7 @@ use super::{
     status::{RunningSymbols, StatusTable},
     warm_pool::WarmPool,
 };
-use crate::{
+use executor_runtime::{
     protocol::{self, Response},
     remote::signal_name,
 };
@@ -54,7 +54,7 @@ const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(50);
 /// Serves the session `id` on `stream` in a worker process, a warm one of
 /// `pool` if one is waiting, and returns once the worker and every process
 /// its kernels started have ended and the connection is closed.
-pub(super) fn run(
+pub(crate) fn run(
     id: u64,
     stream: &TcpStream,
     directory: &Path,
@@ -118,7 +118,7 @@ fn start_session(
 }
 
 /// A worker process that has not been given a session yet.
-pub(super) struct SpawnedWorker {
+pub(crate) struct SpawnedWorker {
     child: Child,
     status: StatusTable,
     /// The server's end of the worker's control channel.
@@ -128,7 +128,7 @@ pub(super) struct SpawnedWorker {
 impl SpawnedWorker {
     /// Starts a worker, which initialises its executor and then waits for a
     /// session on its control channel.
-    pub(super) fn spawn(settings: &Settings) -> io::Result<Self> {
+    pub(crate) fn spawn(settings: &Settings) -> io::Result<Self> {
         let (status, status_for_worker) = StatusTable::create()?;
         let (control, control_for_worker) = handover::channel()?;
         // Both are close-on-exec and numbered from 3 up, so they can neither
@@ -152,7 +152,7 @@ impl SpawnedWorker {
         }
         // Kernels run in the worker: a token the server was given in its
         // environment (as a client's, say) is not theirs to read.
-        command.env_remove(crate::remote::TOKEN_ENV);
+        command.env_remove(executor_runtime::remote::TOKEN_ENV);
         // What kernels print goes to the server's log stream, keeping stdout
         // to the one "listening on" line.
         let stderr = File::from(io::stderr().as_fd().try_clone_to_owned()?);
@@ -172,11 +172,11 @@ impl SpawnedWorker {
     }
 
     /// Whether the worker is still there to take a session.
-    pub(super) fn is_alive(&mut self) -> bool {
+    pub(crate) fn is_alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
 
-    pub(super) fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 

@@ -27,7 +27,7 @@ struct OneDescriptor([u8; 64]);
 
 /// The server's end and the worker's end of a new control channel, both
 /// close-on-exec.
-pub(super) fn channel() -> io::Result<(OwnedFd, OwnedFd)> {
+pub(crate) fn channel() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut ends: [RawFd; 2] = [-1; 2];
     // SAFETY: socketpair writes two new descriptors into the array it is given.
     let made = unsafe {
@@ -47,7 +47,7 @@ pub(super) fn channel() -> io::Result<(OwnedFd, OwnedFd)> {
 
 /// Sends the session on `connection`, whose private directory is
 /// `directory`, to the worker at the other end of `control`.
-pub(super) fn send_session(
+pub(crate) fn send_session(
     control: BorrowedFd<'_>,
     connection: BorrowedFd<'_>,
     directory: &Path,
@@ -100,7 +100,7 @@ pub(super) fn send_session(
 /// Waits for the server to send this worker its session: the connection and
 /// the session's directory. `None` when the server closed the channel
 /// without sending one.
-pub(super) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<(OwnedFd, PathBuf)>> {
+pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<(OwnedFd, PathBuf)>> {
     let mut directory = vec![0u8; MAX_DIRECTORY_LEN];
     let mut space = OneDescriptor([0; 64]);
     let mut payload = libc::iovec {

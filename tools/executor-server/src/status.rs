@@ -143,7 +143,7 @@ impl Drop for Table {
 }
 
 /// The supervisor's side: creates the table for one worker and reads it.
-pub(super) struct StatusTable {
+pub(crate) struct StatusTable {
     table: Table,
 }
 
@@ -191,7 +191,7 @@ impl StatusTable {
 }
 
 /// The worker's side: records what it runs.
-pub(super) struct Announcer {
+pub(crate) struct Announcer {
     table: Table,
     /// The slot of each symbol in the table, running or not (Fx hashing:
     /// looked up at every launch, with names from the session's own client).
@@ -207,7 +207,7 @@ pub(super) struct Announcer {
 
 /// One run in progress, to be finished with [`Announcer::finished`].
 #[must_use]
-pub(super) struct Running(Option<usize>);
+pub(crate) struct Running(Option<usize>);
 
 impl Announcer {
     /// Maps the table the supervisor passed (the descriptor can be closed
@@ -306,7 +306,7 @@ impl Announcer {
 
 /// The supervisor's view of what its worker runs.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct RunningSymbols {
+pub(crate) struct RunningSymbols {
     /// In the order they started.
     symbols: Vec<String>,
     /// Runs of symbols the table had no room for.

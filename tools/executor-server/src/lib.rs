@@ -8,7 +8,7 @@
 //! the handshake, creates the session's private directory, hands the session
 //! to a worker (a warm one, started before, `warm_pool.rs`) and supervises it
 //! (`supervisor.rs`); the worker serves the requests with a
-//! [`crate::local::LocalExecutor`] (`worker.rs`).
+//! [`executor_runtime::local::LocalExecutor`] (`worker.rs`).
 
 mod activation;
 mod handover;
@@ -378,7 +378,7 @@ mod tests {
             listen: Listen::Addresses(vec!["0.0.0.0:0".to_owned()]),
             token_file: None,
             preload: Vec::new(),
-            max_message_size: crate::protocol::DEFAULT_MAX_MESSAGE_SIZE,
+            max_message_size: executor_runtime::protocol::DEFAULT_MAX_MESSAGE_SIZE,
             work_dir: std::env::temp_dir(),
             worker_program: PathBuf::from("/nonexistent"),
             handshake: HandshakeLimits::default(),

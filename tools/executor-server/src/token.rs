@@ -2,10 +2,10 @@
 
 use std::{os::unix::fs::PermissionsExt, path::Path};
 
-use super::ServerError;
-use crate::protocol::{self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, PROTOCOL_VERSION};
+use crate::ServerError;
+use executor_runtime::protocol::{self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, PROTOCOL_VERSION};
 
-pub(super) fn load(path: &Path) -> Result<String, ServerError> {
+pub(crate) fn load(path: &Path) -> Result<String, ServerError> {
     let refuse = |reason: String| ServerError::TokenFile {
         path: path.display().to_string(),
         reason,
@@ -40,7 +40,7 @@ pub(super) fn load(path: &Path) -> Result<String, ServerError> {
 /// Whether `given` is `expected`, taking the same time whatever their
 /// contents, so that timing does not tell an attacker how much of a guess was
 /// right. (It does depend on the expected token's length.)
-pub(super) fn tokens_match(given: &[u8], expected: &[u8]) -> bool {
+pub(crate) fn tokens_match(given: &[u8], expected: &[u8]) -> bool {
     let mut difference = given.len() ^ expected.len();
     for (index, expected_byte) in expected.iter().enumerate() {
         let given_byte = given.get(index).copied().unwrap_or(0);

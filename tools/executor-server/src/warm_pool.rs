@@ -15,7 +15,7 @@ use std::{
     time::Duration,
 };
 
-use super::{Settings, supervisor::SpawnedWorker};
+use crate::{Settings, supervisor::SpawnedWorker};
 
 /// How long after a worker is taken its replacement starts. A worker's
 /// start-up takes tens of milliseconds of CPU time; started at once, it would
@@ -29,7 +29,7 @@ const REFILL_DELAY: Duration = Duration::from_millis(50);
 /// started (out of processes or memory, say), instead of trying in a loop.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 
-pub(super) struct WarmPool {
+pub(crate) struct WarmPool {
     /// How many workers to keep waiting.
     size: usize,
     waiting: Mutex<VecDeque<SpawnedWorker>>,
@@ -40,7 +40,7 @@ pub(super) struct WarmPool {
 impl WarmPool {
     /// A pool of `size` workers, started at once in the background (none for
     /// a size of 0: every session then starts its own).
-    pub(super) fn start(size: usize, settings: Arc<Settings>) -> std::io::Result<Arc<Self>> {
+    pub(crate) fn start(size: usize, settings: Arc<Settings>) -> std::io::Result<Arc<Self>> {
         let pool = Arc::new(Self {
             size,
             waiting: Mutex::new(VecDeque::with_capacity(size)),
@@ -57,7 +57,7 @@ impl WarmPool {
 
     /// A waiting worker that is still alive, if there is one; its
     /// replacement is started in the background.
-    pub(super) fn take(&self) -> Option<SpawnedWorker> {
+    pub(crate) fn take(&self) -> Option<SpawnedWorker> {
         let mut waiting = self.waiting();
         let taken = std::iter::from_fn(|| waiting.pop_front()).find_map(|mut worker| {
             if worker.is_alive() {
