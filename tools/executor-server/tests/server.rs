@@ -855,6 +855,51 @@ fn a_burst_of_clients_far_beyond_the_handshake_caps_waits_and_is_never_refused()
 }
 
 #[test]
+fn a_hundred_clients_started_at_once_each_launch_a_thousand_times_and_lose_nothing() {
+    const CLIENTS: usize = 100;
+    const LAUNCHES: usize = 1000;
+    let scratch = tempfile::tempdir().unwrap();
+    let library = compile_kernels(scratch.path());
+    let server = Server::start(&[]);
+    let start = Arc::new(std::sync::Barrier::new(CLIENTS));
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|client| {
+            let (start, address) = (Arc::clone(&start), server.address.clone());
+            let object = library.to_str().unwrap().to_owned();
+            std::thread::spawn(move || -> Result<usize, RuntimeError> {
+                start.wait();
+                let session = RemoteExecutor::connect_with(&address, &ConnectOptions::default())?;
+                session.send_binary(&object, BinaryFormat::SharedLibrary)?;
+                let mut right = 0;
+                for launch in 0..LAUNCHES {
+                    let value = (client * LAUNCHES + launch) as f32;
+                    let sum = launch_1d(&session, "_mlir_ciface_add", &object, &[&[value], &[1.]])?;
+                    right += usize::from(sum == floats(&[value + 1.]));
+                }
+                session.close()?;
+                Ok(right)
+            })
+        })
+        .collect();
+    let mut right = 0;
+    let mut failed = Vec::new();
+    for client in clients {
+        match client.join().unwrap() {
+            Ok(count) => right += count,
+            Err(error) => failed.push(error.to_string()),
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} clients failed, first: {}",
+        failed.len(),
+        failed[0]
+    );
+    assert_eq!(right, CLIENTS * LAUNCHES);
+    server.assert_sessions_cleaned_up();
+}
+
+#[test]
 fn connections_stuck_in_their_handshake_cannot_keep_a_client_out() {
     // As in the report, but with 48 descriptors: 100 connections that never
     // finish their Hello would take all of them.
