@@ -34,7 +34,7 @@ use super::{
     executor_ops::{Borrowed, ExecutorOp},
     handle_types::HandleTypes,
     ir::{self, ElementSizeError},
-    llvm_builder::{Emitter, LlvmTypes, Prologue},
+    llvm_builder::{self, Emitter, LlvmTypes, Prologue, PrologueKey, PrologueSite},
     module_symbols::{self, ModuleSymbols, SiteDescription, SiteDescriptors},
 };
 use crate::{dialect::executor, ffi};
@@ -96,6 +96,7 @@ fn lower_module<'c>(
         symbol_tables: Vec::new(),
         current_symbols: 0,
         descriptors: HashMap::new(),
+        coroutine_begins: HashMap::new(),
         prologues: HashMap::new(),
         launch_frames: HashMap::new(),
         call_frames: HashMap::new(),
@@ -283,20 +284,17 @@ struct Lowering<'c, 'a> {
     current_symbols: usize,
     /// The LLVM struct type of a memref descriptor, per rank.
     descriptors: HashMap<usize, Type<'c>>,
-    /// The prologue of each allocation scope, by its entry block.
-    prologues: HashMap<BlockKey, Prologue<'c, 'a>>,
-    /// Stack slots of launches, shared by the launches of one scope with the
-    /// same descriptor types (a launch only uses them during its call).
-    launch_frames: HashMap<(BlockKey, Vec<Type<'c>>, Vec<Type<'c>>), LaunchFrame<'c, 'a>>,
-    /// The two result slots of calls (`out_buf`, `out_size`), per scope.
-    call_frames: HashMap<BlockKey, (Value<'c, 'a>, Value<'c, 'a>)>,
-}
-
-/// Identifies a block (its address) for the lifetime of the pass run.
-type BlockKey = usize;
-
-fn block_key(block: BlockRef<'_, '_>) -> BlockKey {
-    block.to_raw().ptr as BlockKey
+    /// The `coro.begin` of each allocation scope's entry block, if any, by
+    /// the block's address: looked for once per scope, not once per op.
+    coroutine_begins: HashMap<usize, Option<OperationRef<'c, 'a>>>,
+    /// The prologue of each allocation scope, by its site (one per scope;
+    /// two in a coroutine, [`PrologueSite`]).
+    prologues: HashMap<PrologueKey, Prologue<'c, 'a>>,
+    /// Stack slots of launches, shared by the launches of one prologue with
+    /// the same descriptor types (a launch only uses them during its call).
+    launch_frames: HashMap<(PrologueKey, Vec<Type<'c>>, Vec<Type<'c>>), LaunchFrame<'c, 'a>>,
+    /// The two result slots of calls (`out_buf`, `out_size`), per prologue.
+    call_frames: HashMap<PrologueKey, (Value<'c, 'a>, Value<'c, 'a>)>,
 }
 
 /// How a launch passes what its op fixes.
@@ -331,11 +329,16 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// Replaces `op` by its runtime calls.
     fn lower(&mut self, op: ExecutorOp<'c, 'a>) -> Result<(), String> {
         let operation = op.operation();
+        let scope = allocation_scope_entry(operation)?;
+        let begin = *self
+            .coroutine_begins
+            .entry(scope.to_raw().ptr as usize)
+            .or_insert_with(|| llvm_builder::coroutine_begin(scope));
         let at = Emitter::before(
             self.context,
             self.types,
             operation,
-            allocation_scope_entry(operation)?,
+            PrologueSite::of(scope, begin, operation),
         );
         self.enter_symbol_table(operation)?;
         let results = match op {
@@ -490,7 +493,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
             .iter()
             .map(|t| self.descriptor_type(*t))
             .collect();
-        let key = (block_key(at.scope), inputs, outputs);
+        let key = (at.prologue.key(), inputs, outputs);
         if let Some(frame) = self.launch_frames.get(&key) {
             return frame.clone();
         }
@@ -852,7 +855,7 @@ impl<'c, 'a> Lowering<'c, 'a> {
     /// The slots `call_wrapper` writes its result buffer and size to, in the
     /// scope of `at`.
     fn call_frame(&mut self, at: &Emitter<'c, 'a>) -> (Value<'c, 'a>, Value<'c, 'a>) {
-        let key = block_key(at.scope);
+        let key = at.prologue.key();
         if let Some(frame) = self.call_frames.get(&key) {
             return *frame;
         }
@@ -863,18 +866,17 @@ impl<'c, 'a> Lowering<'c, 'a> {
         frame
     }
 
-    /// The prologue of the allocation scope of `at`.
+    /// The prologue of the allocation scope of `at` that `at` uses.
     fn prologue(&mut self, at: &Emitter<'c, 'a>) -> &mut Prologue<'c, 'a> {
         let (context, types) = (self.context, self.types);
-        self.prologues
-            .entry(block_key(at.scope))
-            .or_insert_with(|| {
-                let scope = at
-                    .scope
-                    .parent_operation()
-                    .expect("an allocation scope's block has an op");
-                Prologue::new(context, types, scope, at.scope)
-            })
+        self.prologues.entry(at.prologue.key()).or_insert_with(|| {
+            let scope = at
+                .prologue
+                .block()
+                .parent_operation()
+                .expect("an allocation scope's block has an op");
+            Prologue::new(context, types, scope, at.prologue)
+        })
     }
 
     fn constant(

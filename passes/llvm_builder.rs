@@ -94,21 +94,21 @@ impl<'c> LlvmTypes<'c> {
 pub struct Emitter<'c, 'a> {
     context: &'c Context,
     types: LlvmTypes<'c>,
-    /// The entry block of the allocation scope around the anchor.
-    pub scope: BlockRef<'c, 'a>,
+    /// Where the prologue that the anchor's lowering uses goes.
+    pub prologue: PrologueSite<'c, 'a>,
     block: BlockRef<'c, 'a>,
     anchor: OperationRef<'c, 'a>,
     location: Location<'c>,
 }
 
 impl<'c, 'a> Emitter<'c, 'a> {
-    /// Builds right before `anchor`, whose allocation scope has the entry
-    /// block `scope`.
+    /// Builds right before `anchor`, whose lowering uses the prologue at
+    /// `prologue`.
     pub fn before(
         context: &'c Context,
         types: LlvmTypes<'c>,
         anchor: OperationRef<'c, 'a>,
-        scope: BlockRef<'c, 'a>,
+        prologue: PrologueSite<'c, 'a>,
     ) -> Self {
         let block = anchor
             .block()
@@ -116,7 +116,7 @@ impl<'c, 'a> Emitter<'c, 'a> {
         Self {
             context,
             types,
-            scope,
+            prologue,
             block,
             anchor,
             location: anchor.location(),
@@ -316,7 +316,7 @@ pub fn address_of_op<'c>(
 /// The op that begins the coroutine whose entry block is `block`, if it is
 /// one: `async.coro.begin` before the async dialect's lowering to LLVM,
 /// `llvm.intr.coro.begin` after it.
-fn coroutine_begin<'c, 'a>(block: BlockRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
+pub fn coroutine_begin<'c, 'a>(block: BlockRef<'c, 'a>) -> Option<OperationRef<'c, 'a>> {
     let coroutine_begin = [
         ods::r#async::CoroBeginOperation::name(),
         ods::llvm::CoroBeginOperation::name(),
@@ -331,11 +331,73 @@ fn coroutine_begin<'c, 'a>(block: BlockRef<'c, 'a>) -> Option<OperationRef<'c, '
     None
 }
 
+/// Whether `operation` runs before `begin`: it, or the op of `begin`'s block
+/// that holds it, comes first in that block. An op in another block of the
+/// region runs after it (the entry block dominates them).
+fn runs_before<'c, 'a>(operation: OperationRef<'c, 'a>, begin: OperationRef<'c, 'a>) -> bool {
+    let block = begin.block();
+    let mut current = operation;
+    loop {
+        if current.block() == block {
+            return current.is_before_in_block(begin);
+        }
+        match current.parent_operation() {
+            Some(parent) => current = parent,
+            None => return false,
+        }
+    }
+}
+
+/// Where a prologue goes in the entry block of an allocation scope: at its
+/// top, or right after the coroutine's `coro.begin` in a coroutine (an
+/// `async.execute` body that `async-to-async-runtime` outlined). There a
+/// stack slot becomes part of the coroutine's frame; an address of it
+/// stored before `coro.begin` would be the old one, stale once the coroutine
+/// resumes. What is defined after `coro.begin` does not dominate the ops
+/// before it, so those get a prologue of their own at the top of the block:
+/// they run on the caller's stack before the frame exists, and nothing after
+/// `coro.begin` uses their slots.
+#[derive(Clone, Copy)]
+pub struct PrologueSite<'c, 'a> {
+    block: BlockRef<'c, 'a>,
+    /// The `coro.begin` the prologue follows; none: the top of the block.
+    after: Option<OperationRef<'c, 'a>>,
+}
+
+/// Identifies a prologue site for the lifetime of the pass run.
+pub type PrologueKey = (usize, usize);
+
+impl<'c, 'a> PrologueSite<'c, 'a> {
+    /// The site of the prologue for the op `anchor` in the allocation scope
+    /// whose entry block is `block`, where [`coroutine_begin`] found `begin`.
+    pub fn of(
+        block: BlockRef<'c, 'a>,
+        begin: Option<OperationRef<'c, 'a>>,
+        anchor: OperationRef<'c, 'a>,
+    ) -> Self {
+        let after = begin.filter(|begin| !runs_before(anchor, *begin));
+        Self { block, after }
+    }
+
+    /// The entry block the prologue is in.
+    pub fn block(&self) -> BlockRef<'c, 'a> {
+        self.block
+    }
+
+    pub fn key(&self) -> PrologueKey {
+        (
+            self.block.to_raw().ptr as usize,
+            self.after.map_or(0, |begin| begin.to_raw().ptr as usize),
+        )
+    }
+}
+
 /// The prologue of an allocation scope (a function, or an op whose body runs
 /// in a frame of its own): the ops at the top of its entry block that every
 /// lowered op of the scope shares. Stack slots live here, so a launch in a loop
 /// does not grow the stack; so do the constants and global addresses, made
-/// once per scope rather than once per op.
+/// once per scope rather than once per op. A coroutine's entry block has two
+/// ([`PrologueSite`]).
 pub struct Prologue<'c, 'a> {
     context: &'c Context,
     types: LlvmTypes<'c>,
@@ -348,23 +410,19 @@ pub struct Prologue<'c, 'a> {
 }
 
 impl<'c, 'a> Prologue<'c, 'a> {
-    /// The prologue of the entry block `block` of the scope op `scope`: at
-    /// its top, or right after the coroutine's `coro.begin` in a coroutine
-    /// (an `async.execute` body that `async-to-async-runtime` outlined):
-    /// there a stack slot becomes part of the coroutine's frame, and an
-    /// address of it stored before `coro.begin` would be the old one.
+    /// The prologue at `site`, in the entry block of the scope op `scope`.
     pub fn new(
         context: &'c Context,
         types: LlvmTypes<'c>,
         scope: OperationRef<'c, 'a>,
-        block: BlockRef<'c, 'a>,
+        site: PrologueSite<'c, 'a>,
     ) -> Self {
         Self {
             context,
             types,
-            block,
+            block: site.block,
             location: scope.location(),
-            end: coroutine_begin(block),
+            end: site.after,
             constants: HashMap::new(),
             addresses: HashMap::new(),
             null: None,
