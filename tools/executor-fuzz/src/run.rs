@@ -220,8 +220,10 @@ pub fn normalize(text: &str) -> String {
     out
 }
 
-/// The first stack frame of a crash that is not the crash handler's or
-/// libc's own: the function name when the frame has one, else the binary.
+/// The first stack frame of a crash that is not the crash handler's, libc's
+/// or the C++ runtime's own (throwing, terminating: every uncaught exception
+/// goes through them, so they tell no two bugs apart): the function name when
+/// the frame has one, else the binary.
 fn crash_frame(stderr: &str) -> Option<String> {
     const HANDLER: &[&str] = &[
         "PrintStackTrace",
@@ -235,6 +237,13 @@ fn crash_frame(stderr: &str) -> Option<String> {
         "__restore_rt",
         "libLLVM.so",
         "gsignal",
+        "libstdc++.so",
+        "std::__throw_",
+        "__cxa_throw",
+        "__cxa_rethrow",
+        "std::terminate",
+        "__cxxabiv1::",
+        "__verbose_terminate_handler",
     ];
     let frames: Vec<(String, bool)> = stderr
         .lines()
@@ -295,6 +304,14 @@ fn frame_function(line: &str) -> Option<(String, bool)> {
     })
 }
 
+/// The type of the C++ exception that nobody caught, when that is what
+/// aborted the tool: libstdc++'s terminate handler names it.
+fn uncaught_exception(stderr: &str) -> Option<&str> {
+    const MARKER: &str = "terminate called after throwing an instance of '";
+    let rest = &stderr[stderr.find(MARKER)? + MARKER.len()..];
+    rest.find('\'').map(|end| &rest[..end])
+}
+
 fn signal_name(signal: i32) -> &'static str {
     match signal {
         4 => "SIGILL",
@@ -341,13 +358,18 @@ pub fn classify(run: &Run) -> Option<Signature> {
     }
     match run.exit {
         Exit::Signal(signal) => {
-            let frame = crash_frame(stderr).unwrap_or_default();
-            signature(
-                Kind::Crash,
-                format!("{} {frame}", signal_name(signal))
-                    .trim_end()
-                    .to_owned(),
-            )
+            // The signal, the uncaught exception if any, the frame.
+            let frame = crash_frame(stderr);
+            let words: Vec<&str> = [
+                Some(signal_name(signal)),
+                uncaught_exception(stderr),
+                frame.as_deref(),
+            ]
+            .into_iter()
+            .flatten()
+            .filter(|word| !word.is_empty())
+            .collect();
+            signature(Kind::Crash, words.join(" "))
         }
         Exit::Code(0 | 1) => None,
         Exit::Code(code) => signature(Kind::ExitCode, format!("exit code {code}")),
@@ -390,6 +412,8 @@ pub fn first_error(stderr: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     use super::*;
 
     fn scratch(name: &str) -> std::path::PathBuf {
@@ -399,12 +423,16 @@ mod tests {
         dir
     }
 
+    /// Runs `script` in a scratch directory of its own: the tests run at
+    /// once, and a run's stdout and stderr are files in that directory.
     fn sh(script: &str) -> Run {
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, Ordering::Relaxed);
         run(
             Path::new("/bin/sh"),
             &["-c", script],
             Duration::from_secs(5),
-            &scratch("sh"),
+            &scratch(&format!("sh-{call}")),
         )
         .unwrap()
     }
@@ -497,6 +525,39 @@ mod tests {
             Some("executor-opt")
         );
         assert_eq!(frame_function("0.\tProgram arguments: x"), None);
+    }
+
+    /// An uncaught exception: libstdc++'s frames between abort and the code
+    /// that threw (mlir-translate's stack without symbolization, shortened).
+    const UNCAUGHT_LENGTH_ERROR: &str = "terminate called after throwing an instance of 'std::length_error'\n  what():  cannot create std::vector larger than max_size()\nStack dump:\n0  libLLVM.so.22.1 0x00007f18d4cb8786 llvm::sys::PrintStackTrace(llvm::raw_ostream&, int) + 54\n5  libc.so.6       0x00007f18cf859fb2 gsignal + 18\n6  libc.so.6       0x00007f18cf844472 abort + 211\n7  libstdc++.so.6  0x00007f18cfa9d919\n11 libstdc++.so.6  0x00007f18cfaa01e9 std::__throw_length_error(char const*) + 64\n12 mlir-translate  0x000056052c7eba82\n13 mlir-translate  0x000056052c7eabe1 mlir::LLVM::detail::getLLVMConstant(llvm::Type*, mlir::Attribute) + 2177\n";
+
+    #[test]
+    fn a_crash_by_an_uncaught_exception_names_it_and_the_code_that_threw() {
+        assert_eq!(
+            crash_frame(UNCAUGHT_LENGTH_ERROR).as_deref(),
+            Some("mlir::LLVM::detail::getLLVMConstant(llvm::Type*, mlir::Attribute)")
+        );
+        assert_eq!(
+            uncaught_exception(UNCAUGHT_LENGTH_ERROR),
+            Some("std::length_error")
+        );
+        let aborted = sh(&format!(
+            "printf '%s' \"{UNCAUGHT_LENGTH_ERROR}\" >&2; kill -ABRT $$"
+        ));
+        assert_eq!(
+            classify(&aborted),
+            Some(Signature {
+                kind: Kind::Crash,
+                text: "SIGABRT std::length_error mlir::LLVM::detail::getLLVMConstant(llvm::Type*, mlir::Attribute)".into()
+            })
+        );
+        // Only the C++ runtime's frames: the signal and the exception.
+        let runtime_only = "terminate called after throwing an instance of 'std::bad_alloc'\n7  libstdc++.so.6  0x00007f18cfa9d919\n";
+        assert_eq!(crash_frame(runtime_only), None);
+        let aborted = sh(&format!(
+            "printf '%s' \"{runtime_only}\" >&2; kill -ABRT $$"
+        ));
+        assert_eq!(classify(&aborted).unwrap().text, "SIGABRT std::bad_alloc");
     }
 
     #[test]
