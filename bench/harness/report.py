@@ -39,7 +39,7 @@ CRITERION_DESCRIPTIONS = {
         "(`protocol::read_request`, the input's bytes straight into the buffer of the previous launch), against "
         "the same copy",
     "call_buffers":
-        "`executor.call`'s argument buffer of two 1 KiB buffers packed and unpacked (`packed.rs`), against a copy "
+        "`executor.call`'s argument buffer of two 1 KiB buffers packed and unpacked (`buffers/src/packed.rs`), against a copy "
         "of its bytes",
     "descriptor":
         "a memref's elements gathered into a dense buffer (`Descriptor::to_dense`, contiguous and strided) and a "

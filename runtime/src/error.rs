@@ -57,6 +57,8 @@ pub enum RuntimeError {
     LinkFailed { symbol: String, reason: String },
     #[error("{0}")]
     BadArguments(String),
+    #[error(transparent)]
+    MalformedCallBuffer(#[from] executor_buffers::packed::MalformedCallBuffer),
     /// A wrapper function (Catalyst's layout) returned an error message.
     #[error("the called function reported: {0}")]
     CallFailed(String),

@@ -12,10 +12,12 @@ mod deadline;
 pub mod error;
 pub mod executor;
 pub mod local;
-pub mod memref;
 mod object_names;
-pub mod packed;
 pub mod polling;
 pub mod protocol;
 pub mod remote;
 mod sessions;
+
+// The buffers a launch or call moves (the executor-buffers crate), as the
+// runtime's own modules too.
+pub use executor_buffers::{memref, packed};

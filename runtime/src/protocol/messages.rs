@@ -60,7 +60,7 @@ pub enum Request {
     SendBinary {
         name: String,
         format: BinaryFormat,
-        #[serde(with = "super::raw_bytes")]
+        #[serde(with = "executor_buffers::raw_bytes")]
         bytes: Vec<u8>,
     },
     /// Runs `entry` of `object` on copies of `inputs`. Answered by
@@ -81,7 +81,7 @@ pub enum Request {
     Call {
         symbol: String,
         layout: Layout,
-        #[serde(with = "super::raw_bytes")]
+        #[serde(with = "executor_buffers::raw_bytes")]
         arguments: Vec<u8>,
     },
     /// Waits for outstanding async launches and ends the session. Answered by
@@ -103,7 +103,7 @@ pub enum Response {
         outputs: Vec<DenseBuffer>,
     },
     Token(u64),
-    CallResult(#[serde(with = "super::raw_bytes")] Vec<u8>),
+    CallResult(#[serde(with = "executor_buffers::raw_bytes")] Vec<u8>),
     /// The request failed; the session goes on.
     Failed {
         message: String,

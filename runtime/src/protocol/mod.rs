@@ -17,15 +17,13 @@
 //! - `launched_frame`: the launch's response written straight from the
 //!   kernel's output descriptors, byte for byte what `framing` would make of it;
 //! - `varint`: postcard's integers, for those two;
-//! - `token_file`: the shared secret's file, as both ends read it;
-//! - `raw_bytes`: byte vectors encoded in one copy.
+//! - `token_file`: the shared secret's file, as both ends read it.
 
 mod error;
 mod framing;
 mod launch_codec;
 mod launched_frame;
 mod messages;
-pub(crate) mod raw_bytes;
 #[cfg(test)]
 mod test_fixtures;
 mod token_file;

@@ -43,17 +43,16 @@ impl<'de> de::Visitor<'de> for BytesVisitor {
 mod tests {
     use serde::Serialize;
 
-    use crate::protocol::Response;
-
     #[test]
     fn raw_bytes_are_encoded_like_a_sequence_of_u8() {
         // The bytes helper is an optimization, not a format change.
         #[derive(Serialize)]
+        struct AsBytes(#[serde(with = "super")] Vec<u8>);
+        #[derive(Serialize)]
         struct AsSequence(Vec<u8>);
         let bytes = vec![9u8; 300];
-        let as_bytes = postcard::to_stdvec(&Response::CallResult(bytes.clone())).unwrap();
-        let mut as_sequence = postcard::to_stdvec(&3u32).unwrap();
-        as_sequence.extend(postcard::to_stdvec(&AsSequence(bytes)).unwrap());
+        let as_bytes = postcard::to_stdvec(&AsBytes(bytes.clone())).unwrap();
+        let as_sequence = postcard::to_stdvec(&AsSequence(bytes)).unwrap();
         assert_eq!(as_bytes, as_sequence);
     }
 }

@@ -8,10 +8,16 @@ use executor_abi::call_buffer::{
     OUT_RECORDS, RECORD_ELEMENT_SIZE, RECORD_RANK, WORD,
 };
 
-use crate::{
-    error::{Result, RuntimeError},
-    memref::DenseBuffer,
-};
+use thiserror::Error;
+
+use crate::memref::DenseBuffer;
+
+/// A call buffer whose bytes do not hold what its header says.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("malformed call buffer: {0}")]
+pub struct MalformedCallBuffer(String);
+
+type Result<T> = std::result::Result<T, MalformedCallBuffer>;
 
 /// The buffers of one `executor.call`: inputs first, then output buffers.
 #[derive(Debug, PartialEq, Eq)]
@@ -130,8 +136,8 @@ fn push_record(bytes: &mut Vec<u8>, buffer: &DenseBuffer) {
     bytes.resize(end as usize, 0);
 }
 
-fn bad(message: String) -> RuntimeError {
-    RuntimeError::BadArguments(format!("malformed call buffer: {message}"))
+fn bad(message: String) -> MalformedCallBuffer {
+    MalformedCallBuffer(message)
 }
 
 struct Reader<'b> {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub struct DenseBuffer {
     pub element_size: u64,
     pub sizes: Vec<i64>,
-    #[serde(with = "crate::protocol::raw_bytes")]
+    #[serde(with = "crate::raw_bytes")]
     pub data: Vec<u8>,
 }
 
@@ -95,13 +95,23 @@ impl Descriptor {
     }
 
     fn word(&self, index: usize) -> i64 {
-        debug_assert!(index < descriptor::words(self.rank));
+        // Checked in release builds too: `size(dim)` and `copy_from` reach
+        // here with indices from safe code.
+        assert!(
+            index < descriptor::words(self.rank),
+            "word {index} of a rank-{} descriptor",
+            self.rank
+        );
         // SAFETY: `from_raw`'s contract: the descriptor has `words(rank)` words.
         unsafe { self.address.add(index).read_unaligned() }
     }
 
     fn set_word(&self, index: usize, value: i64) {
-        debug_assert!(index < descriptor::words(self.rank));
+        assert!(
+            index < descriptor::words(self.rank),
+            "word {index} of a rank-{} descriptor",
+            self.rank
+        );
         // SAFETY: as in `word`; the descriptor is writable.
         unsafe { self.address.add(index).write_unaligned(value) }
     }
@@ -474,5 +484,14 @@ mod tests {
         assert_eq!(DenseBuffer::expected_len(4, &[2, 3]), Some(24));
         assert_eq!(DenseBuffer::expected_len(8, &[i64::MAX, 2]), None);
         assert_eq!(DenseBuffer::expected_len(4, &[-1]), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "word 5 of a rank-1 descriptor")]
+    fn a_size_past_the_rank_is_refused_not_read() {
+        let mut owned = OwnedDescriptor::empty(1, 4);
+        // Rank 1: allocated, aligned, offset, one size, one stride; size(2)
+        // would be the word after them.
+        owned.descriptor().size(2);
     }
 }
