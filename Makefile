@@ -109,7 +109,8 @@ bench: build
 # FUZZ_SECONDS in all, from FUZZ_SEED. Findings, minimized, go to
 # target/fuzz/findings/, the summary to target/fuzz/summary.txt; it fails when a
 # finding is not in tools/executor-fuzz/known-findings.txt. The libFuzzer target
-# is built on stable Rust with SanitizerCoverage, in a target directory of its own.
+# is built on stable Rust with SanitizerCoverage, in a target directory of its
+# own, from its lock file as committed (--locked: the build never rewrites it).
 FUZZ_SECONDS ?= 600
 FUZZ_SEED ?= 1
 HOST_TRIPLE := $(shell rustc -vV | sed -n 's/^host: //p')
@@ -118,7 +119,7 @@ LIBFUZZER_RUSTFLAGS := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-le
   -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks
 LIBFUZZER_DIR := target/fuzz/libfuzzer-build
 fuzz: build
-	RUSTFLAGS='$(LIBFUZZER_RUSTFLAGS)' $(CARGO) build --release \
+	RUSTFLAGS='$(LIBFUZZER_RUSTFLAGS)' $(CARGO) build --release --locked \
 	  --manifest-path tools/executor-fuzz/libfuzzer/Cargo.toml \
 	  --target $(HOST_TRIPLE) --target-dir $(LIBFUZZER_DIR)
 	$(BIN)/executor-fuzz all --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) --llvm-bin $(LLVM_BIN) \

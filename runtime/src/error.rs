@@ -114,3 +114,9 @@ pub enum RuntimeError {
 }
 
 pub type Result<T> = std::result::Result<T, RuntimeError>;
+
+impl From<executor_protocol::ProtocolError> for RuntimeError {
+    fn from(error: executor_protocol::ProtocolError) -> Self {
+        RuntimeError::Protocol(error.to_string())
+    }
+}

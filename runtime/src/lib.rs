@@ -14,10 +14,10 @@ pub mod executor;
 pub mod local;
 mod object_names;
 pub mod polling;
-pub mod protocol;
 pub mod remote;
 mod sessions;
 
-// The buffers a launch or call moves (the executor-buffers crate), as the
-// runtime's own modules too.
+// The buffers a launch or call moves and the wire protocol (crates of their
+// own, which the runtime builds on), as the runtime's own modules too.
 pub use executor_buffers::{memref, packed};
+pub use executor_protocol as protocol;

@@ -21,16 +21,16 @@ use std::{
     time::{Duration, Instant},
 };
 
+use executor_abi::BinaryFormat;
 use executor_abi::call_buffer::Layout;
-use executor_runtime::{
-    executor::BinaryFormat,
+use executor_buffers::{
     memref::{DenseBuffer, DenseView},
     packed::{self, CallArguments},
-    protocol::{
-        DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame,
-        OutputShape, PROTOCOL_VERSION, ProtocolError, Request, Response, encode_frame,
-        read_message, read_request,
-    },
+};
+use executor_protocol::{
+    DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame,
+    OutputShape, PROTOCOL_VERSION, ProtocolError, Request, Response, encode_frame, read_message,
+    read_request,
 };
 use serde::{Serialize, de::DeserializeOwned};
 

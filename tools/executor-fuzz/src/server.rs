@@ -26,12 +26,10 @@ use std::{
 };
 
 use executor_abi::call_buffer::Layout;
-use executor_runtime::{
-    packed::{self, CallArguments},
-    protocol::{
-        DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame,
-        PROTOCOL_VERSION, Request, Response, decode_payload, encode_frame,
-    },
+use executor_buffers::packed::{self, CallArguments};
+use executor_protocol::{
+    DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame,
+    PROTOCOL_VERSION, Request, Response, decode_payload, encode_frame,
 };
 
 use crate::{

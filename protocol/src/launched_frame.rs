@@ -4,7 +4,7 @@
 //! elements are copied once on each side (into the frame, which the worker
 //! reuses from one launch to the next; out of the payload, into the buffer
 //! the client's descriptor gets), instead of going through a
-//! [`DenseBuffer`](crate::memref::DenseBuffer) that postcard copies again.
+//! [`DenseBuffer`](executor_buffers::memref::DenseBuffer) that postcard copies again.
 //! The bytes are exactly what [`encode_frame`](super::encode_frame) makes of
 //! the same response and [`decode_payload`](super::decode_payload) reads,
 //! which the tests check.
@@ -14,7 +14,7 @@ use super::{
     framing::LENGTH_PREFIX_SIZE,
     varint::{push_varint, take_varint, unzigzag, varint_len, zigzag},
 };
-use crate::memref::{Descriptor, dense_len};
+use executor_buffers::memref::{Descriptor, dense_len};
 
 /// The variant index of `Response::Launched` on the wire.
 const LAUNCHED_VARIANT: u64 = 1;
@@ -161,10 +161,9 @@ fn release(outputs: &[Descriptor]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        memref::{DenseBuffer, OwnedDescriptor},
-        protocol::{Response, encode_frame, test_fixtures::dense},
-    };
+    use executor_buffers::memref::{DenseBuffer, OwnedDescriptor};
+
+    use crate::{Response, encode_frame, test_fixtures::dense};
 
     fn owned(buffers: &[DenseBuffer]) -> Vec<OwnedDescriptor> {
         buffers

@@ -4,8 +4,6 @@ use std::io;
 
 use thiserror::Error;
 
-use crate::error::RuntimeError;
-
 #[derive(Debug, Error)]
 pub enum ProtocolError {
     #[error("the connection was closed")]
@@ -24,10 +22,4 @@ pub enum ProtocolError {
     OverLimit(String),
     #[error(transparent)]
     Io(#[from] io::Error),
-}
-
-impl From<ProtocolError> for RuntimeError {
-    fn from(error: ProtocolError) -> Self {
-        RuntimeError::Protocol(error.to_string())
-    }
 }

@@ -157,7 +157,7 @@ mod tests {
     use serde::Serialize;
 
     use super::*;
-    use crate::protocol::{
+    use crate::{
         Hello, HelloReply, PROTOCOL_VERSION, Request, Response,
         test_fixtures::{PrefixOnly, dense, frame_of, sample_requests},
     };

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use executor_abi::call_buffer::Layout;
 
-use crate::{executor::BinaryFormat, memref::DenseBuffer};
+use executor_abi::BinaryFormat;
+use executor_buffers::memref::DenseBuffer;
 
 /// The version this build speaks. Bump it on any change to [`Request`] or
 /// [`Response`]; [`Hello`] and [`HelloReply`] never change, so that peers of
@@ -126,7 +127,7 @@ pub enum Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::test_fixtures::sample_requests;
+    use crate::test_fixtures::sample_requests;
 
     #[test]
     fn the_handshake_encoding_is_frozen() {

@@ -1,5 +1,5 @@
-//! The wire protocol between a [`RemoteExecutor`](crate::remote::RemoteExecutor)
-//! and `executor-server` (docs/protocol.md has the full description).
+//! The wire protocol between the runtime's remote executor and
+//! `executor-server` (docs/protocol.md has the full description).
 //!
 //! Every message is a frame: a `u32` big-endian length, then that many bytes of
 //! a postcard-encoded message. The length is checked against a limit before
@@ -8,7 +8,7 @@
 //!
 //! A connection starts with a handshake ([`Hello`], answered by a
 //! [`HelloReply`]), then carries [`Request`]s, each answered by exactly one
-//! [`Response`], mirroring the [`Executor`](crate::executor::Executor) trait.
+//! [`Response`], mirroring the runtime's `Executor` trait.
 //!
 //! - `messages`: the messages, which are the schema;
 //! - `framing`: frames and their limits, for every message;

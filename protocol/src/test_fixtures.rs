@@ -6,7 +6,8 @@ use std::io::{self, BufRead, Read};
 use executor_abi::call_buffer::Layout;
 
 use super::{OutputShape, Request};
-use crate::{executor::BinaryFormat, memref::DenseBuffer};
+use executor_abi::BinaryFormat;
+use executor_buffers::memref::DenseBuffer;
 
 /// A buffer of `sizes` with `element_size`-byte elements, its bytes counting up.
 pub fn dense(sizes: Vec<i64>, element_size: u64) -> DenseBuffer {

@@ -13,7 +13,7 @@ use super::{
     },
     varint::{decode_varint, over_long_varint, push_varint, unzigzag, zigzag},
 };
-use crate::memref::{DenseBuffer, DenseView};
+use executor_buffers::memref::{DenseBuffer, DenseView};
 
 /// The variant index of [`Request::Launch`] on the wire.
 const LAUNCH_VARIANT: u32 = 1;
@@ -77,7 +77,7 @@ impl ShapeBudget {
 /// A [`Request::Launch`] as one frame, written without copying its inputs'
 /// bytes: the bytes postcard encodes around the inputs' data, and the data
 /// itself, sent with vectored writes from where it is (a memref's own buffer,
-/// see [`crate::memref::Descriptor::dense_view`]). On the wire it is exactly
+/// see `Descriptor::dense_view` (executor_buffers)). On the wire it is exactly
 /// the frame [`encode_frame`](super::encode_frame) makes of the same request.
 pub struct LaunchFrame<'a> {
     /// The length prefix and every byte of the payload but the inputs' data.
@@ -444,7 +444,7 @@ fn push_bytes(bytes: &mut Vec<u8>, data: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{
+    use crate::{
         DEFAULT_MAX_MESSAGE_SIZE, encode_frame, read_message,
         test_fixtures::{PrefixOnly, dense, frame_of, sample_requests},
     };
