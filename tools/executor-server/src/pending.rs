@@ -312,83 +312,76 @@ mod tests {
         assert!(registry.state().connections.is_empty());
     }
 
+    /// A connection pending under caps of one, and a second one of the same
+    /// peer being added on another thread (its result: whether it got room).
+    struct SecondAtACapOfOne {
+        first: Arc<TcpStream>,
+        first_pending: Pending,
+        adding: std::thread::JoinHandle<bool>,
+        _clients: [TcpStream; 2],
+    }
+
+    fn second_at_a_cap_of_one(limits: HandshakeLimits) -> SecondAtACapOfOne {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let registry = PendingHandshakes::new(limits);
+        let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
+        let (first, first_client) = connection(&listener);
+        let first_pending = registry.add(peer, Arc::clone(&first)).unwrap();
+        let (second, second_client) = connection(&listener);
+        let adding = std::thread::spawn(move || registry.add(peer, second).is_some());
+        SecondAtACapOfOne {
+            first,
+            first_pending,
+            adding,
+            _clients: [first_client, second_client],
+        }
+    }
+
     #[test]
     fn a_connection_at_a_cap_waits_for_one_that_has_not_read_all_its_client_sent() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let registry = PendingHandshakes::new(limits(1, 1));
-        let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
-        let (first, _first_client) = connection(&listener);
-        let first_pending = registry.add(peer, Arc::clone(&first)).unwrap();
-        let (second, _second_client) = connection(&listener);
-        let adding = {
-            let registry = Arc::clone(&registry);
-            std::thread::spawn(move || registry.add(peer, second).is_some())
-        };
+        let cap = second_at_a_cap_of_one(limits(1, 1));
         std::thread::sleep(Duration::from_millis(200));
-        assert!(!adding.is_finished(), "the second waits for room");
+        assert!(!cap.adding.is_finished(), "the second waits for room");
         // The first completes its handshake: the second gets its place, and
         // the first was never shed.
-        assert!(first_pending.finish());
-        assert!(adding.join().unwrap());
-        assert!(!evicted(&first));
+        assert!(cap.first_pending.finish());
+        assert!(cap.adding.join().unwrap());
+        assert!(!evicted(&cap.first));
     }
 
     #[test]
     fn a_connection_at_a_cap_is_let_in_as_soon_as_the_oldest_waits_for_the_rest_of_its_hello() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let registry = PendingHandshakes::new(limits(1, 1));
-        let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
-        let (first, _first_client) = connection(&listener);
-        let first_pending = registry.add(peer, Arc::clone(&first)).unwrap();
-        let (second, _second_client) = connection(&listener);
-        let adding = {
-            let registry = Arc::clone(&registry);
-            std::thread::spawn(move || registry.add(peer, second).is_some())
-        };
-        first_pending.set_progress(PART_OF_A_HELLO);
-        assert!(adding.join().unwrap());
-        assert!(evicted(&first));
-        assert!(!first_pending.finish(), "the first was shed");
+        let cap = second_at_a_cap_of_one(limits(1, 1));
+        cap.first_pending.set_progress(PART_OF_A_HELLO);
+        assert!(cap.adding.join().unwrap());
+        assert!(evicted(&cap.first));
+        assert!(!cap.first_pending.finish(), "the first was shed");
     }
 
     #[test]
     fn a_silent_connection_is_shed_only_once_its_silence_has_lasted() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let registry = PendingHandshakes::new(HandshakeLimits {
+        let cap = second_at_a_cap_of_one(HandshakeLimits {
             silence_allowed: Duration::from_millis(300),
             ..limits(1, 1)
         });
-        let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
-        let (first, _first_client) = connection(&listener);
-        let first_pending = registry.add(peer, Arc::clone(&first)).unwrap();
-        first_pending.set_progress(Progress::WaitingForClient {
+        cap.first_pending.set_progress(Progress::WaitingForClient {
             received_part: false,
         });
-        let (second, _second_client) = connection(&listener);
-        let adding = {
-            let registry = Arc::clone(&registry);
-            std::thread::spawn(move || registry.add(peer, second).is_some())
-        };
         std::thread::sleep(Duration::from_millis(100));
-        assert!(!evicted(&first), "silent for less than allowed");
-        assert!(adding.join().unwrap());
-        assert!(evicted(&first), "silent for longer than allowed");
-        assert!(!first_pending.finish());
+        assert!(!evicted(&cap.first), "silent for less than allowed");
+        assert!(cap.adding.join().unwrap());
+        assert!(evicted(&cap.first), "silent for longer than allowed");
+        assert!(!cap.first_pending.finish());
     }
 
     #[test]
     fn a_connection_finds_no_room_within_the_handshake_timeout() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let registry = PendingHandshakes::new(HandshakeLimits {
+        let cap = second_at_a_cap_of_one(HandshakeLimits {
             timeout: Duration::from_millis(50),
             ..limits(1, 1)
         });
-        let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
-        let (first, _first_client) = connection(&listener);
-        let _first_pending = registry.add(peer, Arc::clone(&first)).unwrap();
-        let (second, _second_client) = connection(&listener);
-        assert!(registry.add(peer, second).is_none());
-        assert!(!evicted(&first));
+        assert!(!cap.adding.join().unwrap());
+        assert!(!evicted(&cap.first));
     }
 
     #[test]
