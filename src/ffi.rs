@@ -205,9 +205,8 @@ impl Dominance {
     pub fn new(root: OperationRef<'_, '_>) -> Self {
         // SAFETY: the root is live; the C++ side allocates the analysis, which
         // `Drop` frees.
-        Self {
-            raw: unsafe { executorDominanceCreate(root.to_raw()) },
-        }
+        let raw = unsafe { executorDominanceCreate(root.to_raw()) };
+        Self { raw }
     }
 
     /// Whether `a` properly dominates `b`: every path to `b` runs `a` first

@@ -454,9 +454,9 @@ impl Launch {
             // is cached below stale.
             let generation = fast_launch::generation();
             let session = call.session(self.session)?;
+            let description = &self.description;
             // SAFETY: the strings, arrays and descriptors are what `text` and
             // `descriptors` require (the contract).
-            let description = &self.description;
             let (entry, object, inputs, outputs) = unsafe {
                 (
                     text(description.entry_symbol, "the entry symbol")?,

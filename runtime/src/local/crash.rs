@@ -399,10 +399,11 @@ mod tests {
     /// The symbol this thread's record says is running, if any.
     fn running() -> Option<String> {
         let (symbol, len) = KERNEL_THREAD.with(|thread| thread.running.get());
-        // SAFETY: a symbol the guard recorded, whose text outlives its kernel,
-        // which is still running when this is called.
         (!symbol.is_null()).then(|| {
-            String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(symbol, len) }).into()
+            // SAFETY: a symbol the guard recorded, whose text outlives its
+            // kernel, which is still running when this is called.
+            let text = unsafe { std::slice::from_raw_parts(symbol, len) };
+            String::from_utf8_lossy(text).into()
         })
     }
 

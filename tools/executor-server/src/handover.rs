@@ -162,10 +162,8 @@ fn received_descriptor(message: &libc::msghdr) -> Option<OwnedFd> {
             )
         };
         // SAFETY: CMSG_LEN only computes a size.
-        if level == libc::SOL_SOCKET
-            && kind == libc::SCM_RIGHTS
-            && len == unsafe { libc::CMSG_LEN(size_of::<RawFd>() as u32) } as _
-        {
+        let one_descriptor = unsafe { libc::CMSG_LEN(size_of::<RawFd>() as u32) };
+        if level == libc::SOL_SOCKET && kind == libc::SCM_RIGHTS && len == one_descriptor as _ {
             // SAFETY: an SCM_RIGHTS header of one descriptor's length holds
             // one descriptor, which the kernel installed in this process for
             // it alone to own.

@@ -29,10 +29,8 @@ fn a_server_whose_stderr_is_closed_still_stops_on_sigterm() {
     drop(server.stderr.take());
 
     // SAFETY: kill takes a process id and a signal number.
-    assert_eq!(
-        unsafe { libc::kill(server.id() as libc::pid_t, libc::SIGTERM) },
-        0
-    );
+    let signalled = unsafe { libc::kill(server.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(signalled, 0);
     let deadline = Instant::now() + Duration::from_secs(10);
     let status = loop {
         if let Some(status) = server.try_wait().unwrap() {

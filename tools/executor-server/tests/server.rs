@@ -1037,10 +1037,8 @@ fn a_warm_worker_that_died_while_waiting_is_not_given_a_session() {
     let server = Server::start(&["--warm-workers", "1"]);
     let warm = server.wait_for_workers(1);
     // SAFETY: kill takes a process id and a signal number.
-    assert_eq!(
-        unsafe { libc::kill(warm[0] as libc::pid_t, libc::SIGKILL) },
-        0
-    );
+    let killed = unsafe { libc::kill(warm[0] as libc::pid_t, libc::SIGKILL) };
+    assert_eq!(killed, 0);
     // Dead (a zombie, not reaped yet) before the session comes: a worker
     // that dies during the handover itself is reported as a crash instead.
     let deadline = Instant::now() + Duration::from_secs(10);
