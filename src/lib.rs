@@ -3,6 +3,5 @@
 
 pub mod dialect;
 pub mod ffi;
-#[path = "../passes/mod.rs"]
 pub mod passes;
 pub mod registration;
