@@ -478,12 +478,12 @@ impl Launch {
             call.symbol = Some(entry.into());
             let _deadline = call.deadline(&session)?;
             session.executor.launch(entry, object, &inputs, &outputs)?;
-            if session.executor.as_local().is_none() {
+            if session.local().is_none() {
                 // SAFETY: the output ranks were read from the description
                 // above, whose sizes are what the contract says.
                 unsafe { check_received_results(&session, description, &outputs) }?;
             }
-            if let Some(local) = session.executor.as_local()
+            if let Some(local) = session.local()
                 && session.launch_timeout.is_none()
                 && fast_launch::qualifies(entry, description.num_inputs, description.num_outputs)
                 && let Ok(address) = local.entry_address(entry, object)

@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::executor::BinaryFormat;
+use executor_abi::BinaryFormat;
 
 #[derive(Debug, Error)]
 pub enum RuntimeError {

@@ -5,7 +5,6 @@ use executor_abi::call_buffer::Layout;
 
 use crate::{
     error::{Result, RuntimeError},
-    local::LocalExecutor,
     memref::Descriptor,
 };
 
@@ -17,8 +16,10 @@ pub fn binary_format(format: u32) -> Result<BinaryFormat> {
 }
 
 /// One session's executor. Calls on one session come from one host thread at
-/// a time, but async launches run on the executor's own threads.
-pub trait Executor: Send + Sync {
+/// a time, but async launches run on the executor's own threads. (`Any`, so
+/// that the session table can tell the embedded one, whose launches may take
+/// a shorter path: `sessions::Session::local`.)
+pub trait Executor: Send + Sync + std::any::Any {
     /// Loads the binary at `path` into the session; a path already loaded is
     /// not loaded again.
     fn send_binary(&self, path: &str, format: BinaryFormat) -> Result<()>;
@@ -53,11 +54,5 @@ pub trait Executor: Send + Sync {
     /// new session. A session in use on another thread has not ended.
     fn has_ended(&self) -> bool {
         false
-    }
-
-    /// The embedded executor behind this session, if it is one (whose
-    /// launches may take `local::fast_launch` and `local::launch_site`).
-    fn as_local(&self) -> Option<&LocalExecutor> {
-        None
     }
 }

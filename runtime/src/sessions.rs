@@ -28,6 +28,15 @@ pub struct Session {
     pub launch_timeout: Option<LaunchTimeout>,
 }
 
+impl Session {
+    /// The embedded executor behind this session, if it is one (whose
+    /// launches may take `local::fast_launch` and `local::launch_site`).
+    pub fn local(&self) -> Option<&LocalExecutor> {
+        let executor: &dyn std::any::Any = self.executor.as_ref();
+        executor.downcast_ref()
+    }
+}
+
 /// An async launch in flight.
 struct AsyncLaunch {
     session: i64,

@@ -329,10 +329,6 @@ impl Executor for LocalExecutor {
         }
     }
 
-    fn as_local(&self) -> Option<&LocalExecutor> {
-        Some(self)
-    }
-
     fn close(&self) -> Result<()> {
         let launches: Vec<background::Pending> = self
             .launches()
