@@ -17,13 +17,18 @@
 //! - `launched_frame`: the launch's response written straight from the
 //!   kernel's output descriptors, byte for byte what `framing` would make of it;
 //! - `varint`: postcard's integers, for those two;
-//! - `token_file`: the shared secret's file, as both ends read it.
+//! - `token_file`: the shared secret's file, as both ends read it;
+//! - `dead_peer`: TCP keepalive and user timeout, so that both ends see a
+//!   peer whose link or host is gone;
+//! - `signal`: the names of the signals a `Crashed` reply carries.
 
+pub mod dead_peer;
 mod error;
 mod framing;
 mod launch_codec;
 mod launched_frame;
 mod messages;
+mod signal;
 #[cfg(test)]
 mod test_fixtures;
 mod token_file;
@@ -39,4 +44,5 @@ pub use launch_codec::{
 };
 pub use launched_frame::{fill_from_launched, write_launched_frame};
 pub use messages::{Hello, HelloReply, OutputShape, PROTOCOL_VERSION, Request, Response};
+pub use signal::signal_name;
 pub use token_file::read_token_file;

@@ -7,7 +7,6 @@
 pub mod abi;
 pub mod address;
 pub mod config;
-pub mod dead_peer;
 mod deadline;
 pub mod error;
 pub mod executor;

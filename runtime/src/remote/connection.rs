@@ -8,14 +8,14 @@ use std::{
     time::Duration,
 };
 
-use super::{options::ConnectOptions, signal::signal_name};
+use super::options::ConnectOptions;
 use crate::{
-    dead_peer,
     error::{Result, RuntimeError},
     memref::{DenseView, Descriptor},
     protocol::{
         self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame, OutputShape,
-        PROTOCOL_VERSION, ProtocolError, READ_BUFFER_SIZE, Request, Response,
+        PROTOCOL_VERSION, ProtocolError, READ_BUFFER_SIZE, Request, Response, dead_peer,
+        signal_name,
     },
 };
 

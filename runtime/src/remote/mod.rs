@@ -16,7 +16,6 @@ mod connection;
 #[cfg(test)]
 pub(crate) mod fake_server;
 mod options;
-mod signal;
 
 use std::{
     collections::HashSet,
@@ -28,7 +27,6 @@ pub use options::{
     ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT,
     TOKEN_ENV, TOKEN_FILE_ENV,
 };
-pub use signal::signal_name;
 
 use executor_abi::call_buffer::Layout;
 

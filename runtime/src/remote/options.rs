@@ -23,7 +23,7 @@ pub struct ConnectOptions {
     /// hanging.
     pub handshake_timeout: Duration,
     /// How long the server's host may stay silent before the connection is
-    /// given up (`crate::dead_peer`): a reply may take as long as its kernel
+    /// given up (`executor_protocol::dead_peer`): a reply may take as long as its kernel
     /// runs, but a link or host that is gone fails every wait by then.
     pub dead_link_timeout: Duration,
 }

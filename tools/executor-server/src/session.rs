@@ -11,7 +11,7 @@ use std::{
 
 use tempfile::TempDir;
 
-use executor_runtime::dead_peer;
+use executor_protocol::dead_peer;
 
 use crate::{
     Accepting,

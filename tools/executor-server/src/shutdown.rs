@@ -14,7 +14,7 @@ use std::{
 };
 
 use crate::work_dir::WorkDirClaim;
-use executor_runtime::remote::signal_name;
+use executor_protocol::signal_name;
 
 /// The sessions being served, by session id.
 #[derive(Default)]

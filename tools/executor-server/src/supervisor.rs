@@ -35,10 +35,7 @@ use crate::{
     status::{RunningSymbols, StatusTable},
     warm_pool::WarmPool,
 };
-use executor_runtime::{
-    protocol::{self, Response},
-    remote::signal_name,
-};
+use executor_protocol::{self as protocol, Response, signal_name};
 
 /// How long a worker may go on after its client disconnected (it notices on
 /// its next read, unless a kernel keeps it busy) before it is killed.
