@@ -478,12 +478,13 @@ impl Launch {
             call.symbol = Some(entry.into());
             let _deadline = call.deadline(&session)?;
             session.executor.launch(entry, object, &inputs, &outputs)?;
-            if session.local().is_none() {
+            let local = session.local();
+            if local.is_none() {
                 // SAFETY: the output ranks were read from the description
                 // above, whose sizes are what the contract says.
                 unsafe { check_received_results(&session, description, &outputs) }?;
             }
-            if let Some(local) = session.local()
+            if let Some(local) = local
                 && session.launch_timeout.is_none()
                 && fast_launch::qualifies(entry, description.num_inputs, description.num_outputs)
                 && let Ok(address) = local.entry_address(entry, object)
@@ -540,10 +541,10 @@ unsafe fn check_received_results(
             // (the caller's contract), and the lowered code has not seen it.
             unsafe { output.free_filled() };
         }
-        RuntimeError::Protocol(format!(
-            "the executor at {} sent a reply that does not fit the request: {what}",
-            session.address
-        ))
+        RuntimeError::UnfitReply {
+            address: session.address.to_string(),
+            what,
+        }
     })
 }
 

@@ -109,6 +109,13 @@ pub enum RuntimeError {
     Unreachable { address: String, reason: String },
     #[error("executor protocol error: {0}")]
     Protocol(String),
+    /// A reply that does not fit the request it answers (`what` says how),
+    /// refused before any of it is used.
+    #[error(
+        "executor protocol error: the executor at {address} sent a reply that does not fit the \
+         request: {what}"
+    )]
+    UnfitReply { address: String, what: String },
     #[error("the executor reported: {0}")]
     Remote(String),
 }

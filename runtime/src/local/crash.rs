@@ -129,26 +129,54 @@ pub fn guard_load<T>(path: &str, load: impl FnOnce() -> T) -> T {
     if !REPORTING.load(Ordering::Acquire) {
         return load();
     }
-    LOADING
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .push(path.to_owned());
-    let result = KERNEL_THREAD.with(|thread| {
+    KERNEL_THREAD.with(|thread| {
         if !thread.prepared.get() {
             prepare_thread(thread);
         }
+        let _under_way = LoadUnderWay::start(thread, path);
+        load()
+    })
+}
+
+/// A load [`guard_load`] watches, from its start until dropped (also when
+/// the load panics): this thread's record names the file, and so does the
+/// process's list.
+struct LoadUnderWay<'t> {
+    thread: &'t KernelThread,
+    path: String,
+    previous: (*const u8, usize),
+    was_loading: bool,
+}
+
+impl<'t> LoadUnderWay<'t> {
+    fn start(thread: &'t KernelThread, path: &str) -> Self {
+        LOADING
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(path.to_owned());
+        // The record points at this guard's own copy of the path, which
+        // lives until the record is restored.
+        let path = path.to_owned();
         let previous = thread.running.replace((path.as_ptr(), path.len()));
         let was_loading = thread.loading.replace(true);
-        let result = load();
-        thread.loading.set(was_loading);
-        thread.running.set(previous);
-        result
-    });
-    let mut loading = LOADING.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(index) = loading.iter().position(|file| file == path) {
-        loading.remove(index);
+        Self {
+            thread,
+            path,
+            previous,
+            was_loading,
+        }
     }
-    result
+}
+
+impl Drop for LoadUnderWay<'_> {
+    fn drop(&mut self) {
+        self.thread.loading.set(self.was_loading);
+        self.thread.running.set(self.previous);
+        let mut loading = LOADING.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(index) = loading.iter().position(|file| *file == self.path) {
+            loading.remove(index);
+        }
+    }
 }
 
 /// The files being loaded now: when the process exits meanwhile, the

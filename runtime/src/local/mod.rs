@@ -198,7 +198,7 @@ impl LocalExecutor {
                     match missing {
                         Missing::Undefined => {
                             missing_entry(entry, &format!("'{object}'"), |kernel| {
-                                jit.lookup(index, kernel).is_ok()
+                                crash::guard_load(object, || jit.lookup(index, kernel)).is_ok()
                             })
                         }
                         Missing::Unlinkable(reason) => RuntimeError::LinkFailed {

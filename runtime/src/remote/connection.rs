@@ -223,10 +223,10 @@ impl Connection {
     /// Ends the session over a reply that does not fit its request
     /// (`what` says how), before any of it is used.
     pub fn reject_reply(&mut self, what: String) -> RuntimeError {
-        let error = RuntimeError::Protocol(format!(
-            "the executor at {} sent a reply that does not fit the request: {what}",
-            self.address
-        ));
+        let error = RuntimeError::UnfitReply {
+            address: self.address.clone(),
+            what,
+        };
         self.end(error.to_string());
         error
     }
