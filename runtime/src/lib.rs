@@ -4,8 +4,8 @@
 //! (`local`), and the client of a remote executor (whose server is the
 //! `executor-server` package).
 
-pub mod abi;
 pub mod address;
+pub mod c_api;
 pub mod config;
 mod deadline;
 pub mod error;

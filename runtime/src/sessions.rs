@@ -1,11 +1,16 @@
 //! The process-wide table of open sessions and of async launches in flight,
-//! behind the integer handles the C ABI hands out.
+//! behind the integer handles the C ABI hands out, and its generation: the
+//! epoch under which launch sites cache what they resolved.
+//!
+//! Session handles are never reused, and an object's code stays where it is
+//! while its session is open: so a cached entry is good until a session
+//! closes.
 
 use std::{
     collections::HashMap,
     sync::{
         Arc, Mutex, MutexGuard, Once, PoisonError,
-        atomic::{AtomicBool, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
         mpsc,
     },
     time::Duration,
@@ -30,7 +35,7 @@ pub struct Session {
 
 impl Session {
     /// The embedded executor behind this session, if it is one (whose
-    /// launches may take `local::fast_launch` and `local::launch_site`).
+    /// launches may take the fast path of the C entry points).
     pub fn local(&self) -> Option<&LocalExecutor> {
         let executor: &dyn std::any::Any = self.executor.as_ref();
         executor.downcast_ref()
@@ -57,6 +62,33 @@ struct Table {
 }
 
 static TABLE: Mutex<Option<Table>> = Mutex::new(None);
+
+/// The generation of the session table, the epoch of every cached launch
+/// site: bumped whenever a session leaves the table, so that a site cached
+/// under an older value is stale. It starts at 1, so that an empty launch site (all zeros) is stale.
+static GENERATION: AtomicU64 = AtomicU64::new(1);
+
+/// Makes every cached site, of every thread and every launch site, stale.
+pub fn invalidate_cached_sites() {
+    GENERATION.fetch_add(1, Ordering::AcqRel);
+}
+
+/// The current generation. A launch reads it before it looks its session up,
+/// and caches what it resolves under that value: a session closed after that
+/// makes the entry stale at once.
+#[inline]
+pub fn generation() -> u64 {
+    GENERATION.load(Ordering::Acquire)
+}
+
+/// Serializes the unit tests that bump the generation or depend on it not
+/// moving.
+#[cfg(test)]
+pub fn generation_test_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 fn table() -> MutexGuard<'static, Option<Table>> {
     TABLE.lock().unwrap_or_else(PoisonError::into_inner)
@@ -145,7 +177,7 @@ pub fn remove(handle: i64) -> Result<(Arc<Session>, Vec<String>)> {
             !of_session
         });
         unawaited.sort_unstable();
-        crate::local::fast_launch::invalidate();
+        invalidate_cached_sites();
         Ok((
             session,
             unawaited.into_iter().map(|(_, entry)| entry).collect(),
@@ -217,7 +249,7 @@ extern "C" fn close_open_sessions() {
     // A panic must not unwind into libc's exit.
     let _ = std::panic::catch_unwind(|| {
         let open: Vec<Arc<Session>> = with_table(|table| {
-            crate::local::fast_launch::invalidate();
+            invalidate_cached_sites();
             table.launches.clear();
             table.by_address.clear();
             table.sessions.drain().map(|(_, session)| session).collect()

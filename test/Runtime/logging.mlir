@@ -1,13 +1,13 @@
 // EXECUTOR_LOG=debug logs every runtime call with its address, symbol or path,
 // and time (in microseconds, to one decimal): every launch of a launch site,
 // not only the first, also when the filter names the target the lines are
-// logged under (executor_runtime::abi) rather than a level alone.
+// logged under (executor_runtime::calls) rather than a level alone.
 
 // RUN: mlir-opt %S/Inputs/kernels.mlir --pass-pipeline=%kernel_pipeline | mlir-translate --mlir-to-llvmir \
 // RUN:   | llc -filetype=obj -relocation-model=pic -o %t.kernels.o
 // RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %s | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t.ll.mlir
 // RUN: env EXECUTOR_LOG=debug %run_host %t.ll.mlir 2>&1 | FileCheck %s
-// RUN: env EXECUTOR_LOG=executor_runtime::abi=debug %run_host %t.ll.mlir 2>&1 | FileCheck %s
+// RUN: env EXECUTOR_LOG=executor_runtime::calls=debug %run_host %t.ll.mlir 2>&1 | FileCheck %s
 // RUN: %run_host %t.ll.mlir 2>&1 | FileCheck %s --check-prefix=QUIET --allow-empty
 
 // CHECK: DEBUG {{.*}}executor call function="__catalyst__executor__open" address="local" symbol="" path="" elapsed_us={{[0-9]+\.[0-9]}}{{$}}

@@ -4,10 +4,9 @@
 
 mod background;
 pub(crate) mod crash;
-pub mod fast_launch;
+pub(crate) mod direct_call;
 mod invoke;
 mod jit;
-pub mod launch_site;
 mod library;
 mod object_bytes;
 mod split_object;

@@ -14,7 +14,7 @@ use std::{
 };
 
 use executor_abi::functions;
-use executor_runtime::abi;
+use executor_runtime::c_api;
 use melior::{
     Context, StringRef,
     ir::{Location, Module},
@@ -182,39 +182,39 @@ fn runtime_symbols() -> [(&'static str, *mut c_void); functions::RUNTIME.len()] 
     [
         (
             functions::OPEN.name,
-            abi::__catalyst__executor__open as *mut c_void,
+            c_api::__catalyst__executor__open as *mut c_void,
         ),
         (
             functions::SEND_BINARY.name,
-            abi::__catalyst__executor__send_binary as *mut c_void,
+            c_api::__catalyst__executor__send_binary as *mut c_void,
         ),
         (
             functions::LAUNCH.name,
-            abi::__catalyst__executor__launch as *mut c_void,
+            c_api::__catalyst__executor__launch as *mut c_void,
         ),
         (
             functions::LAUNCH_AT_SITE.name,
-            abi::__executor__launch_at_site as *mut c_void,
+            c_api::__executor__launch_at_site as *mut c_void,
         ),
         (
             functions::LAUNCH_ASYNC.name,
-            abi::__catalyst__executor__launch_async as *mut c_void,
+            c_api::__catalyst__executor__launch_async as *mut c_void,
         ),
         (
             functions::AWAIT.name,
-            abi::__catalyst__executor__await as *mut c_void,
+            c_api::__catalyst__executor__await as *mut c_void,
         ),
         (
             functions::CALL_WRAPPER.name,
-            abi::__catalyst__executor__call_wrapper as *mut c_void,
+            c_api::__catalyst__executor__call_wrapper as *mut c_void,
         ),
         (
             functions::FREE_RESULT.name,
-            abi::__catalyst__executor__free_result as *mut c_void,
+            c_api::__catalyst__executor__free_result as *mut c_void,
         ),
         (
             functions::CLOSE.name,
-            abi::__catalyst__executor__close as *mut c_void,
+            c_api::__catalyst__executor__close as *mut c_void,
         ),
     ]
 }

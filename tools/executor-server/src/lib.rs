@@ -20,6 +20,7 @@ mod ping;
 mod request_stream;
 mod session;
 mod shutdown;
+mod spawn;
 mod status;
 mod supervisor;
 mod token;

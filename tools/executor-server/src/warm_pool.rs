@@ -15,7 +15,7 @@ use std::{
     time::Duration,
 };
 
-use crate::{Settings, supervisor::SpawnedWorker};
+use crate::{Settings, spawn::SpawnedWorker};
 
 /// How long after a worker is taken its replacement starts. A worker's
 /// start-up takes tens of milliseconds of CPU time; started at once, it would

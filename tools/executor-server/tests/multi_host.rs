@@ -27,12 +27,12 @@ use std::{
 
 use common::{SERVER, Server, compile_kernels};
 use executor_runtime::{
-    abi::{
+    address::Address,
+    c_api::{
         __catalyst__executor__await, __catalyst__executor__close, __catalyst__executor__launch,
         __catalyst__executor__launch_async, __catalyst__executor__open,
         __catalyst__executor__send_binary,
     },
-    address::Address,
     config::ClientConfig,
     error::RuntimeError,
     executor::{BinaryFormat, Executor},

@@ -12,7 +12,7 @@ use std::{
 };
 
 use common::{SERVER, Server, compile_kernels};
-use executor_runtime::abi::{
+use executor_runtime::c_api::{
     __catalyst__executor__await, __catalyst__executor__close, __catalyst__executor__launch_async,
     __catalyst__executor__open, __catalyst__executor__send_binary,
 };

@@ -12,7 +12,7 @@
 //! after reading the other words read one fill's words. A fill that finds
 //! another under way gives up: the next launch fills the site again.
 //!
-//! An entry cached under an older generation (`fast_launch::generation`,
+//! An entry cached under an older generation ([`sessions::generation`],
 //! which every session close bumps) is stale: session handles are never
 //! reused, and an object's code stays where it is while its session is open.
 
@@ -27,7 +27,7 @@ use executor_abi::{
     launch_site::{self, field},
 };
 
-use super::fast_launch;
+use crate::sessions;
 
 /// A launch site, as `executor_abi::launch_site` lays it out.
 #[repr(C)]
@@ -116,6 +116,24 @@ pub struct Fill {
 }
 
 impl Description {
+    /// The description of a launch of `entry` in `object` with `num_inputs`
+    /// inputs and no result (the fast path reads no ranks or sizes of
+    /// inputs), for tests.
+    #[cfg(test)]
+    pub fn without_results(entry: *const c_char, object: *const c_char, num_inputs: usize) -> Self {
+        Self {
+            entry_symbol: entry,
+            object,
+            num_inputs,
+            input_ranks: std::ptr::null(),
+            input_elem_sizes: std::ptr::null(),
+            num_outputs: 0,
+            output_ranks: std::ptr::null(),
+            output_elem_sizes: std::ptr::null(),
+            output_sizes: std::ptr::null(),
+        }
+    }
+
     /// The results' static sizes, `output_ranks[i]` of them for output `i`
     /// ([`launch_site::DYNAMIC_SIZE`] where dynamic); None without them.
     ///
@@ -202,7 +220,7 @@ impl LaunchSite {
         if before & 1 != 0 {
             return None;
         }
-        let matches = cache.generation.load(Ordering::Relaxed) == fast_launch::generation()
+        let matches = cache.generation.load(Ordering::Relaxed) == sessions::generation()
             && cache.session.load(Ordering::Relaxed) == session;
         let resolved = Resolved {
             address: cache.address.load(Ordering::Relaxed),
@@ -287,27 +305,27 @@ mod tests {
 
     #[test]
     fn a_filled_site_holds_its_entry_for_its_session_until_a_session_closes() {
-        let _generation = fast_launch::generation_test_lock();
+        let _generation = sessions::generation_test_lock();
         let site = empty_site();
         assert_eq!(site.lookup(0), None, "empty");
         site.fill(&Fill {
-            generation: fast_launch::generation(),
+            generation: sessions::generation(),
             session: 3,
             resolved: resolved(0x1234),
         });
         assert_eq!(site.lookup(3), Some(resolved(0x1234)));
         assert_eq!(site.lookup(4), None, "another session");
-        fast_launch::invalidate();
+        sessions::invalidate_cached_sites();
         assert_eq!(site.lookup(3), None, "a session closed");
     }
 
     #[test]
     fn a_fill_of_an_older_generation_is_never_current() {
-        let _generation = fast_launch::generation_test_lock();
+        let _generation = sessions::generation_test_lock();
         let site = empty_site();
         // Resolved before a close that happened before the fill.
-        let generation = fast_launch::generation();
-        fast_launch::invalidate();
+        let generation = sessions::generation();
+        sessions::invalidate_cached_sites();
         site.fill(&Fill {
             generation,
             session: 3,
@@ -318,10 +336,10 @@ mod tests {
 
     #[test]
     fn a_site_being_filled_is_neither_read_nor_filled_again() {
-        let _generation = fast_launch::generation_test_lock();
+        let _generation = sessions::generation_test_lock();
         let site = empty_site();
         let fill = Fill {
-            generation: fast_launch::generation(),
+            generation: sessions::generation(),
             session: 3,
             resolved: resolved(1),
         };

@@ -1,0 +1,368 @@
+//! The synchronous launch entry points, read top-down: the hit path of a
+//! launch site, then the general path, which checks everything, runs the
+//! launch on its session's executor and fills the caches.
+
+use std::ffi::{c_char, c_void};
+
+use super::{
+    arguments::{descriptors, text},
+    fast_path,
+    report::Call,
+    site_cache::{self, Description, Fill, LaunchSite, Resolved},
+    thread_cache,
+};
+use crate::{
+    error::{Result, RuntimeError},
+    memref::Descriptor,
+    sessions::{self, Session},
+};
+
+/// What `executor.launch` lowers to under Catalyst's entry convention (and
+/// Catalyst's own lowering); see include/executor_runtime.h.
+///
+/// # Safety
+///
+/// - `entry_symbol` and `object` must each be null (reported as an error) or
+///   point at a NUL-terminated string.
+/// - For inputs and outputs alike, when the count is above 0, each of the
+///   three arrays must be null (reported) or hold that many entries.
+/// - Every descriptor pointer must be null (reported) or point at a
+///   descriptor of the rank its `*_ranks` entry gives (`3 + 2 * rank` 8-byte
+///   words), writable for the outputs, whose elements are of the size its
+///   `*_elem_sizes` entry gives. An input's buffer must hold every element its
+///   sizes and strides reach; an output's fields are overwritten unread.
+/// - All of it must stay valid, and untouched by other threads, for the whole
+///   call.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __catalyst__executor__launch(
+    session: i64,
+    entry_symbol: *const c_char,
+    object: *const c_char,
+    num_inputs: usize,
+    input_descs: *const *mut c_void,
+    input_ranks: *const usize,
+    input_elem_sizes: *const usize,
+    num_outputs: usize,
+    output_descs: *const *mut c_void,
+    output_ranks: *const usize,
+    output_elem_sizes: *const usize,
+) {
+    let launch = Launch {
+        session,
+        description: Description {
+            entry_symbol,
+            object,
+            num_inputs,
+            input_ranks,
+            input_elem_sizes,
+            num_outputs,
+            output_ranks,
+            output_elem_sizes,
+            // Catalyst's lowering passes no static sizes to hold results to.
+            output_sizes: std::ptr::null(),
+        },
+        input_descs,
+        output_descs,
+    };
+    // SAFETY: the arguments are what the contract says.
+    unsafe { launch.run_without_site() }
+}
+
+/// What `executor.launch` lowers to under the default entry convention; see
+/// include/executor_runtime.h. Its failures are reported as those of
+/// `__catalyst__executor__launch`, which it is with the arguments the site
+/// fixes, and a cache.
+///
+/// # Safety
+///
+/// - `site` must be null (reported as an error) or point at a launch site
+///   (`executor_abi::launch_site`): writable, aligned, its cache zeroed before
+///   its first launch, its description unchanged from then on (the lowering
+///   emits one per kernel, object and argument signature of a module;
+///   launches of it from several threads are fine).
+/// - The site's description and the two arrays are what
+///   `__catalyst__executor__launch`'s contract says of the same arguments.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __executor__launch_at_site(
+    site: *mut LaunchSite,
+    session: i64,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+) {
+    // The hit path; everything else is the general path's.
+    // SAFETY: `site` is null or a launch site (the contract).
+    if let Some(site) = unsafe { LaunchSite::from_ptr(site) }
+        && let Some(resolved) = site.lookup(session)
+        // SAFETY: the entry resolved for this session and this site's entry
+        // and object in the current generation, the entry read as UTF-8, for
+        // a description that qualified then (the general path fills a site
+        // only then) and is the same now; the description and arrays are
+        // what `__catalyst__executor__launch`'s contract says (the contract).
+        && unsafe {
+            fast_path::run_qualified(
+                resolved.address,
+                resolved.entry_len,
+                &site.description,
+                input_descs,
+                output_descs,
+            )
+        }
+    {
+        return;
+    }
+    // SAFETY: the contract.
+    unsafe { launch_at_site_general(site, session, input_descs, output_descs) }
+}
+
+/// The general path of `__executor__launch_at_site`: a function of its own,
+/// so that the hit path before it saves few registers and keeps a small
+/// frame.
+///
+/// # Safety
+///
+/// As `__executor__launch_at_site`'s contract.
+#[cold]
+#[inline(never)]
+unsafe fn launch_at_site_general(
+    site: *mut LaunchSite,
+    session: i64,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+) {
+    // SAFETY: `site` is null or a launch site (the contract).
+    let Some(site) = (unsafe { LaunchSite::from_ptr(site) }) else {
+        Call::new("__executor__launch_at_site").run(|_| -> Result<()> {
+            Err(RuntimeError::BadArguments("a null launch site".into()))
+        });
+        return;
+    };
+    let launch = Launch {
+        session,
+        description: site.description,
+        input_descs,
+        output_descs,
+    };
+    // SAFETY: the site fills from the general path; the rest is what
+    // `__catalyst__executor__launch`'s contract says (the contract).
+    unsafe { launch.run_general(Some(site)) }
+}
+
+/// The arguments of a launch, as `__catalyst__executor__launch` takes them.
+struct Launch {
+    session: i64,
+    description: Description,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+}
+
+impl Launch {
+    /// Runs the launch from this thread's cache of the sites it ran, or else
+    /// on the general path.
+    ///
+    /// # Safety
+    ///
+    /// The arguments are what `__catalyst__executor__launch`'s contract says.
+    unsafe fn run_without_site(&self) {
+        // SAFETY: per the contract.
+        let done = unsafe {
+            thread_cache::run(
+                self.session,
+                &self.description,
+                self.input_descs,
+                self.output_descs,
+            )
+        };
+        if !done {
+            // SAFETY: per the contract.
+            unsafe { self.run_general(None) }
+        }
+    }
+
+    /// The general path: checks everything, runs the launch, then caches the
+    /// resolved entry (in `site`, or else in this thread's cache) when the
+    /// next launch of the site may skip all of this. Reports a failure and
+    /// exits.
+    ///
+    /// # Safety
+    ///
+    /// The arguments are what `__catalyst__executor__launch`'s contract says.
+    unsafe fn run_general(&self, site: Option<&LaunchSite>) {
+        Call::new("__catalyst__executor__launch").run(|call| {
+            // Before the session is looked up: a close from now on makes what
+            // is cached below stale.
+            let generation = sessions::generation();
+            let session = call.session(self.session)?;
+            let description = &self.description;
+            // SAFETY: the strings, arrays and descriptors are what `text` and
+            // `descriptors` require (the contract).
+            let (entry, object, inputs, outputs) = unsafe {
+                (
+                    text(description.entry_symbol, "the entry symbol")?,
+                    text(description.object, "the object")?,
+                    descriptors(
+                        description.num_inputs,
+                        self.input_descs,
+                        description.input_ranks,
+                        description.input_elem_sizes,
+                    )?,
+                    descriptors(
+                        description.num_outputs,
+                        self.output_descs,
+                        description.output_ranks,
+                        description.output_elem_sizes,
+                    )?,
+                )
+            };
+            call.symbol = Some(entry.into());
+            let _deadline = call.deadline(&session)?;
+            session.executor.launch(entry, object, &inputs, &outputs)?;
+            let local = session.local();
+            if local.is_none() {
+                // SAFETY: the output ranks were read from the description
+                // above, whose sizes are what the contract says.
+                unsafe { check_received_results(&session, description, &outputs) }?;
+            }
+            if let Some(local) = local
+                && session.launch_timeout.is_none()
+                && fast_path::qualifies(entry, description.num_inputs, description.num_outputs)
+                && let Ok(address) = local.entry_address(entry, object)
+            {
+                match site {
+                    Some(site) => site.fill(&Fill {
+                        generation,
+                        session: self.session,
+                        resolved: Resolved {
+                            address,
+                            entry_len: entry.len(),
+                        },
+                    }),
+                    // SAFETY: both were read above as NUL-terminated UTF-8.
+                    None => unsafe {
+                        thread_cache::remember(
+                            generation,
+                            self.session,
+                            description.entry_symbol,
+                            description.object,
+                            address,
+                        )
+                    },
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Holds the results a server sent to the static sizes of their types,
+/// before the lowered code reads any of them: a shorter one would be read
+/// past its end. Frees them if they do not fit.
+///
+/// # Safety
+///
+/// `description.output_sizes` is null or holds the sizes of `outputs`'
+/// types (the launch site's contract), and `outputs` were filled by the
+/// remote executor.
+unsafe fn check_received_results(
+    session: &Session,
+    description: &Description,
+    outputs: &[Descriptor],
+) -> Result<()> {
+    let ranks: Vec<usize> = outputs.iter().map(Descriptor::rank).collect();
+    // SAFETY: the caller's contract.
+    let Some(static_sizes) = (unsafe { description.static_output_sizes(&ranks) }) else {
+        return Ok(());
+    };
+    let sizes: Vec<Vec<i64>> = outputs.iter().map(Descriptor::sizes).collect();
+    site_cache::check_static_sizes(static_sizes, &sizes).map_err(|what| {
+        for output in outputs {
+            // SAFETY: the remote executor malloc'ed each result's buffer
+            // (the caller's contract), and the lowered code has not seen it.
+            unsafe { output.free_filled() };
+        }
+        RuntimeError::UnfitReply {
+            address: session.address.to_string(),
+            what,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{ffi::CString, process::Command, ptr::null};
+
+    use super::*;
+    use crate::{
+        c_api::__catalyst__executor__open, memref::DenseBuffer, protocol::Response,
+        remote::fake_server::serve,
+    };
+
+    /// Set in the copy of the test binary that runs a test's program, which
+    /// ends its process.
+    const CHILD: &str = "EXECUTOR_RUNTIME_TEST_CHILD";
+
+    /// Runs the test `name` of this binary again in a process of its own,
+    /// with [`CHILD`] set; returns its exit code and stderr.
+    fn run_in_child(name: &str) -> (Option<i32>, String) {
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", name, "--nocapture", "--test-threads=1"])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+
+    #[test]
+    fn a_result_a_server_sends_smaller_than_its_static_type_ends_the_program() {
+        if std::env::var_os(CHILD).is_none() {
+            let (code, stderr) = run_in_child(
+                "c_api::launch::tests::a_result_a_server_sends_smaller_than_its_static_type_ends_the_program",
+            );
+            assert_eq!(code, Some(1), "{stderr}");
+            assert!(
+                stderr.contains(
+                    "symbol _mlir_ciface_k): executor protocol error: the executor at 127.0.0.1:"
+                ) && stderr.contains(
+                    "sent a reply that does not fit the request: result 0 has sizes [2], where \
+                     its type's are [4]"
+                ),
+                "{stderr}"
+            );
+            return;
+        }
+        // A well-formed Launched reply of 2 elements for a memref<4xf32>.
+        let short = DenseBuffer {
+            element_size: 4,
+            sizes: vec![2],
+            data: vec![0; 8],
+        };
+        let (address, _server) = serve(vec![Response::Launched {
+            outputs: vec![short],
+        }]);
+        let address = CString::new(address).unwrap();
+        // SAFETY: a NUL-terminated address.
+        let session = unsafe { __catalyst__executor__open(address.as_ptr()) };
+        let (ranks, elem_sizes, static_sizes) = ([1usize], [4usize], [4i64]);
+        let mut site = LaunchSite::unfilled(Description {
+            entry_symbol: c"_mlir_ciface_k".as_ptr(),
+            object: c"k.o".as_ptr(),
+            num_inputs: 0,
+            input_ranks: null(),
+            input_elem_sizes: null(),
+            num_outputs: 1,
+            output_ranks: ranks.as_ptr(),
+            output_elem_sizes: elem_sizes.as_ptr(),
+            output_sizes: static_sizes.as_ptr(),
+        });
+        // An uninitialized rank-1 descriptor: 5 words.
+        let mut result = [0i64; 5];
+        let outputs = [result.as_mut_ptr().cast::<c_void>()];
+        // SAFETY: the site describes one rank-1 result of 4-byte elements
+        // and static size 4; `outputs` points at a slot for its descriptor.
+        unsafe { __executor__launch_at_site(&mut site, session, null(), outputs.as_ptr()) };
+        eprintln!("the launch returned");
+    }
+}
