@@ -1,6 +1,6 @@
 //! The plugin finds the libMLIR.so it shares with mlir-opt in LLVM 22's lib
 //! directory (already loaded by mlir-opt; the rpath serves other hosts). Built
-//! for a Catalyst host (`EXECUTOR_MLIR_HOST=catalyst`, see the root build.rs)
+//! for a Catalyst host (`EXECUTOR_MLIR_HOST=catalyst`, see build_script/main.rs)
 //! it links no libMLIR and registers the out-of-process passes
 //! (`cfg(catalyst_host)`).
 

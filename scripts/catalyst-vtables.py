@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares the C++ virtual tables of the `catalyst` binary (LLVM 22.0.0git
 8f264586) with those of Debian's libMLIR.so (22.1.8), the evidence behind the
-header copies of build/catalyst.rs (docs/catalyst.md).
+header copies of build_script/catalyst.rs (docs/catalyst.md).
 
 Every `vtable for X` both binaries define is read entry by entry (libMLIR.so's
 through its relocations) and each entry named by the function it points to.

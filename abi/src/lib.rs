@@ -1,7 +1,7 @@
 //! The executor runtime ABI, defined once for every side of it.
 //!
 //! `convert-executor-to-llvm` emits calls, launch-site caches and memory layouts from these
-//! definitions (and `send_binary`'s formats, which the verifier checks), the runtime decodes with them, `build.rs` generates the pass
+//! definitions (and `send_binary`'s formats, which the verifier checks), the runtime decodes with them, `build_script/main.rs` generates the pass
 //! option's C++ values from [`EntryConvention`], and this crate's tests check
 //! `include/executor_runtime.h` and `docs/runtime-abi.md` against them. A
 //! change here reaches every user, or fails a test that names the stale copy.

@@ -13,7 +13,8 @@
 //! and is killed (docs/protocol.md).
 
 use std::{
-    sync::{Condvar, Mutex, MutexGuard, OnceLock, PoisonError},
+    io,
+    sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError},
     time::{Duration, Instant},
 };
 
@@ -90,20 +91,19 @@ impl Watched {
 /// Starts the watchdog thread the first time; its error every time, if it
 /// could not be started.
 fn start_watchdog() -> Result<()> {
-    static STARTED: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    static STARTED: OnceLock<std::result::Result<(), Arc<io::Error>>> = OnceLock::new();
     STARTED
         .get_or_init(|| {
             std::thread::Builder::new()
                 .name("executor:deadlines".to_owned())
                 .spawn(watch)
                 .map(drop)
-                .map_err(|error| error.to_string())
+                .map_err(Arc::new)
         })
         .clone()
-        .map_err(|error| {
-            RuntimeError::BadArguments(format!(
-                "cannot start the thread that watches launch deadlines: {error}"
-            ))
+        .map_err(|source| RuntimeError::NoThread {
+            purpose: "the thread that watches launch deadlines".to_owned(),
+            source,
         })
 }
 

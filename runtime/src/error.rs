@@ -1,6 +1,8 @@
 //! The runtime's errors. At the C ABI each one becomes a single line naming the
 //! function, the address and the symbol or path, and the program exits non-zero.
 
+use std::{io, sync::Arc};
+
 use thiserror::Error;
 
 use executor_abi::BinaryFormat;
@@ -17,8 +19,12 @@ pub enum RuntimeError {
         "unknown binary format {0}: 0 is a relocatable object file, 1 an asset, 2 a shared library"
     )]
     UnknownFormat(u32),
-    #[error("cannot read '{path}': {reason}")]
-    Unreadable { path: String, reason: String },
+    #[error("cannot read '{path}': {source}")]
+    Unreadable {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
     /// `path` is the binary's name in the program (`executor.send_binary`'s
     /// path), wherever an executor stored its bytes.
     #[error("cannot load {format} '{path}': {reason}")]
@@ -57,6 +63,16 @@ pub enum RuntimeError {
     LinkFailed { symbol: String, reason: String },
     #[error("{0}")]
     BadArguments(String),
+    /// A thread the runtime needs (`purpose` says for what) cannot be
+    /// started: the process is out of threads or memory.
+    #[error("cannot start {purpose}: {source}")]
+    NoThread {
+        purpose: String,
+        #[source]
+        source: Arc<io::Error>,
+    },
+    #[error("out of memory for {bytes} result bytes")]
+    OutOfMemory { bytes: usize },
     #[error(transparent)]
     MalformedCallBuffer(#[from] executor_buffers::packed::MalformedCallBuffer),
     /// A wrapper function (Catalyst's layout) returned an error message.
@@ -107,8 +123,13 @@ pub enum RuntimeError {
     TooManyAsyncLaunches { entry: String, limit: usize },
     #[error("cannot reach executor at {address}: {reason}")]
     Unreachable { address: String, reason: String },
+    /// The executor broke the protocol: a reply of the wrong kind or
+    /// version.
     #[error("executor protocol error: {0}")]
     Protocol(String),
+    /// A frame could not be read or written.
+    #[error("executor protocol error: {0}")]
+    Frame(#[from] executor_protocol::ProtocolError),
     /// A reply that does not fit the request it answers (`what` says how),
     /// refused before any of it is used.
     #[error(
@@ -121,9 +142,3 @@ pub enum RuntimeError {
 }
 
 pub type Result<T> = std::result::Result<T, RuntimeError>;
-
-impl From<executor_protocol::ProtocolError> for RuntimeError {
-    fn from(error: executor_protocol::ProtocolError) -> Self {
-        RuntimeError::Protocol(error.to_string())
-    }
-}

@@ -4,7 +4,6 @@
 //! (`local`), and the client of a remote executor (whose server is the
 //! `executor-server` package).
 
-pub mod address;
 pub mod c_api;
 pub mod config;
 mod deadline;
@@ -16,7 +15,9 @@ pub mod polling;
 pub mod remote;
 mod sessions;
 
-// The buffers a launch or call moves and the wire protocol (crates of their
-// own, which the runtime builds on), as the runtime's own modules too.
+// Executor addresses, the buffers a launch or call moves and the wire
+// protocol (crates of their own, which the runtime builds on), as the
+// runtime's own modules too.
+pub use executor_abi::address;
 pub use executor_buffers::{memref, packed};
 pub use executor_protocol as protocol;

@@ -109,7 +109,7 @@ impl Table {
 /// open there: `open` is idempotent per address, unless that session has
 /// ended (its server restarted, say), when a new one is opened.
 pub fn open(address: &str) -> Result<i64> {
-    let address = crate::address::parse(address)?;
+    let address = config::parse_address(address)?;
     close_all_at_exit();
     let current = with_table(|table| {
         let handle = *table.by_address.get(&address)?;
@@ -280,9 +280,10 @@ fn close_within(session: Arc<Session>, timeout: Duration) {
         });
     let outcome = match closing {
         Ok(_) => finished.recv_timeout(timeout),
-        Err(error) => Ok(Err(RuntimeError::BadArguments(format!(
-            "cannot start a thread to close it: {error}"
-        )))),
+        Err(error) => Ok(Err(RuntimeError::NoThread {
+            purpose: "a thread to close it".to_owned(),
+            source: Arc::new(error),
+        })),
     };
     match outcome {
         Ok(Ok(())) => {}

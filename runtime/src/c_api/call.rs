@@ -50,10 +50,9 @@ pub unsafe extern "C" fn __catalyst__executor__call_wrapper(
         // with __catalyst__executor__free_result.
         let buffer = unsafe { libc::malloc(outputs.len().max(1)) }.cast::<u8>();
         if buffer.is_null() {
-            return Err(RuntimeError::BadArguments(format!(
-                "out of memory for {} result bytes",
-                outputs.len()
-            )));
+            return Err(RuntimeError::OutOfMemory {
+                bytes: outputs.len(),
+            });
         }
         // SAFETY: the buffer has room for the outputs; the out-pointers, not
         // null, are writable (the contract).

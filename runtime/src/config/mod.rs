@@ -35,6 +35,13 @@ pub struct LaunchTimeout {
     pub origin: String,
 }
 
+/// The address `text` names, or the error that lists the accepted forms.
+/// (Their syntax is executor_abi's, which the compiler's session analysis
+/// parses them with too.)
+pub fn parse_address(text: &str) -> Result<Address> {
+    Address::parse(text).ok_or_else(|| RuntimeError::InvalidAddress(text.to_owned()))
+}
+
 /// Everything the runtime needs to know about one address.
 #[derive(Clone, Debug)]
 pub struct AddressSettings {
@@ -174,6 +181,17 @@ fn parse_timeout(value: Option<OsString>) -> std::result::Result<Option<Duration
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rejected_address_names_the_accepted_forms() {
+        // Which forms are rejected is executor_abi::address's to test; here,
+        // what the error says.
+        let error = parse_address("localhost").unwrap_err().to_string();
+        assert!(
+            error.contains("'local', 'local:<name>' or '<host>:<port>'"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn the_timeout_is_a_positive_number_of_milliseconds() {

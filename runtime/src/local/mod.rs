@@ -15,7 +15,7 @@ use std::{
     collections::HashMap,
     path::Path,
     sync::{
-        Mutex, MutexGuard, PoisonError,
+        Arc, Mutex, MutexGuard, PoisonError,
         atomic::{AtomicU64, Ordering},
     },
 };
@@ -98,7 +98,7 @@ impl LocalExecutor {
             BinaryFormat::RelocatableObject => {
                 let bytes = MappedFile::open(file).map_err(|error| RuntimeError::Unreadable {
                     path: name.to_owned(),
-                    reason: error.to_string(),
+                    source: error,
                 })?;
                 drop(loaded);
                 return self.load_object(name, bytes);
@@ -301,8 +301,9 @@ impl Executor for LocalExecutor {
                 entry: entry.to_owned(),
                 limit: self.running_launches.limit(),
             })?
-            .map_err(|error| {
-                RuntimeError::BadArguments(format!("cannot start a thread for '{entry}': {error}"))
+            .map_err(|error| RuntimeError::NoThread {
+                purpose: format!("a thread for '{entry}'"),
+                source: Arc::new(error),
             })?;
         self.launches().insert(token, pending);
         Ok(token)

@@ -83,7 +83,7 @@ pub fn check(address: &str, options: &ConnectOptions) -> Result<Health> {
 
 impl RemoteExecutor {
     /// Connects to the executor-server at `address` (`host:port`, as
-    /// [`crate::address::Address`] displays it).
+    /// [`executor_abi::address::Address`] displays it).
     pub fn connect_with(address: &str, options: &ConnectOptions) -> Result<Self> {
         let connection = Connection::open(address, options)?;
         tracing::debug!(address, "connected to executor-server");
@@ -113,7 +113,7 @@ impl Executor for RemoteExecutor {
         }
         let bytes = std::fs::read(path).map_err(|error| RuntimeError::Unreadable {
             path: path.to_owned(),
-            reason: error.to_string(),
+            source: error,
         })?;
         let request = Request::SendBinary {
             name: name.to_string(),

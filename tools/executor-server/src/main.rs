@@ -10,12 +10,7 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, parser::ValueSource};
-use executor_runtime::{
-    address::{self, Address},
-    config,
-    protocol::DEFAULT_MAX_MESSAGE_SIZE,
-    remote,
-};
+use executor_runtime::{address::Address, config, protocol::DEFAULT_MAX_MESSAGE_SIZE, remote};
 use executor_server::{
     DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS,
     DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_MAX_SESSIONS, DEFAULT_WARM_WORKERS,
@@ -212,7 +207,7 @@ fn worker_program() -> Result<PathBuf> {
 
 /// `--check ADDRESS`: one line saying how the server there is doing.
 fn check(address: &str) -> Result<()> {
-    let parsed = address::parse(address)?;
+    let parsed = config::parse_address(address)?;
     if !matches!(parsed, Address::Remote { .. }) {
         bail!("--check takes a HOST:PORT address, not '{address}'");
     }

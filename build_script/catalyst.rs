@@ -39,7 +39,7 @@ const OP_ASM_PRINTER: &[Edit] = &[
     Edit {
         from: "  virtual void printOptionalLocationSpecifier(Location loc) = 0;\n",
         to: "  virtual void printOptionalLocationSpecifier(Location loc) = 0;\n\n  \
-             // As in Catalyst's LLVM (build/catalyst.rs moved them here from AsmPrinter).\n  \
+             // As in Catalyst's LLVM (build_script/catalyst.rs moved them here from AsmPrinter).\n  \
              virtual void printNewline() = 0;\n  \
              virtual void increaseIndent() = 0;\n  \
              virtual void decreaseIndent() = 0;\n",
@@ -60,7 +60,7 @@ const SUBCOMMAND: &[Edit] = &[
     },
     Edit {
         from: "  DenseMap<StringRef, Option *> OptionsMap;\n",
-        to: "  StringMap<Option *> OptionsMap; // As in Catalyst's LLVM (build/catalyst.rs).\n",
+        to: "  StringMap<Option *> OptionsMap; // As in Catalyst's LLVM (build_script/catalyst.rs).\n",
     },
 ];
 
@@ -95,7 +95,7 @@ fn adjusted_copy(
     for edit in edits {
         if text.matches(edit.from).count() != 1 {
             return Err(format!(
-                "{} does not have `{}` exactly once: its Catalyst copy (build/catalyst.rs) \
+                "{} does not have `{}` exactly once: its Catalyst copy (build_script/catalyst.rs) \
                  needs to be redone for this LLVM",
                 original.display(),
                 edit.from.trim()
