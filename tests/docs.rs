@@ -6,8 +6,9 @@
 //!   heading of that file;
 //! - every `make <target>` in code names a target of the Makefile;
 //! - in fenced `sh` blocks, every repository path exists and every `--flag`
-//!   given to executor-opt, executor-run or executor-server is in that
-//!   binary's `--help` (`cargo build --release` first, as for tests/lit.rs).
+//!   given to executor-opt, executor-run, executor-server or executor-ssh is
+//!   in that tool's `--help` (`cargo build --release` first, as for
+//!   tests/lit.rs).
 
 use std::{
     collections::BTreeSet,
@@ -183,9 +184,7 @@ fn make_targets_exist() {
     let targets: BTreeSet<&str> = makefile
         .lines()
         .filter_map(|line| line.split_once(':').map(|(name, _)| name))
-        .filter(|name| {
-            !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '-')
-        })
+        .filter(|name| !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
         .collect();
     let mut missing = Vec::new();
     for page in manual_pages() {
@@ -216,11 +215,20 @@ fn make_targets_exist() {
     );
 }
 
-/// The tools whose flags the `sh` blocks are checked against.
-const TOOLS: [&str; 3] = ["executor-opt", "executor-run", "executor-server"];
+/// The tools whose flags the `sh` blocks are checked against, and where each is.
+const TOOLS: [(&str, &str); 4] = [
+    ("executor-opt", "target/release/executor-opt"),
+    ("executor-run", "target/release/executor-run"),
+    ("executor-server", "target/release/executor-server"),
+    ("executor-ssh", "scripts/executor-ssh"),
+];
 
 fn help(tool: &str) -> String {
-    let binary = project_bin().join(tool);
+    // target/release is this build's, wherever CARGO_TARGET_DIR puts it.
+    let binary = match tool.strip_prefix("target/release/") {
+        Some(name) => project_bin().join(name),
+        None => root().join(tool),
+    };
     let output = Command::new(&binary)
         .arg("--help")
         .output()
@@ -263,7 +271,10 @@ fn commands(block: &str) -> Vec<String> {
 
 #[test]
 fn sh_blocks_name_real_paths_and_flags() {
-    let helps: Vec<(&str, String)> = TOOLS.iter().map(|tool| (*tool, help(tool))).collect();
+    let helps: Vec<(&str, String)> = TOOLS
+        .iter()
+        .map(|(name, path)| (*name, help(path)))
+        .collect();
     let mut wrong = Vec::new();
     for page in manual_pages() {
         for (info, body) in split_fences(&read(&page)).blocks {
@@ -276,30 +287,43 @@ fn sh_blocks_name_real_paths_and_flags() {
                     .map(|word| word.trim_start_matches('$').trim_matches(['\'', '"']))
                     .collect();
                 for word in &words {
-                    let repository_path = ["scripts/", "examples/", "td/", "docs/", "test/", "bench/"]
-                        .iter()
-                        .any(|prefix| word.starts_with(prefix));
+                    let repository_path =
+                        ["scripts/", "examples/", "td/", "docs/", "test/", "bench/"]
+                            .iter()
+                            .any(|prefix| word.starts_with(prefix));
                     if repository_path && !root().join(word).exists() {
                         wrong.push(format!("{}: {word} does not exist", page.display()));
                     }
                 }
-                let Some(at) = words
-                    .iter()
-                    .position(|word| TOOLS.iter().any(|tool| word.ends_with(&format!("/{tool}"))))
-                else {
-                    continue;
-                };
-                let tool = words[at].rsplit('/').next().expect("a tool name");
-                let help = &helps.iter().find(|(name, _)| *name == tool).expect("a tool").1;
-                for word in &words[at + 1..] {
-                    let Some(flag) = word.strip_prefix("--") else { continue };
-                    let flag = flag.split('=').next().expect("a flag name");
-                    if !flag.is_empty() && !offers_flag(help, flag) {
-                        wrong.push(format!("{}: {tool} has no --{flag}", page.display()));
+                // Each tool's flags run up to the next tool or a bare `--`
+                // (after which executor-ssh's command begins).
+                let mut tool = None;
+                for word in &words {
+                    if let Some((name, _)) = TOOLS
+                        .iter()
+                        .find(|(name, _)| word.ends_with(&format!("/{name}")))
+                    {
+                        tool = Some(*name);
+                    } else if *word == "--" {
+                        tool = None;
+                    } else if let (Some(name), Some(flag)) = (tool, word.strip_prefix("--")) {
+                        let flag = flag.split('=').next().expect("a flag name");
+                        let help = &helps
+                            .iter()
+                            .find(|(tool, _)| *tool == name)
+                            .expect("a tool")
+                            .1;
+                        if !offers_flag(help, flag) {
+                            wrong.push(format!("{}: {name} has no --{flag}", page.display()));
+                        }
                     }
                 }
             }
         }
     }
-    assert!(wrong.is_empty(), "sh blocks that do not run as written:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "sh blocks that do not run as written:\n{}",
+        wrong.join("\n")
+    );
 }
