@@ -30,7 +30,7 @@ RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,$(LLVM_LIB)/libmlir_c_runner_utils.
 CATALYST_PLUGIN_BUILD := EXECUTOR_MLIR_HOST=catalyst $(CARGO) build --release -p executor_plugin --target-dir target/catalyst/build \
 	&& ln -sfn ../../../release/executor-opt target/catalyst/build/release/executor-opt
 
-.PHONY: all deps build test lint demo bench catalyst fuzz install uninstall clean
+.PHONY: all deps build test lint docs demo bench catalyst fuzz install uninstall clean
 
 all: build
 
@@ -59,6 +59,16 @@ catalyst: build
 lint: deps
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --all-targets --workspace -- -D warnings
+
+# The dialect and pass reference, generated from td/ by mlir-tblgen into
+# $(DIALECT_DOCS) (committed; tests/docs.rs fails when they differ from what
+# td/ generates, running this target into a directory of its own).
+DIALECT_DOCS ?= docs/dialect
+TBLGEN := $(LLVM_BIN)/mlir-tblgen -I $(LLVM_PREFIX)/include -I td
+docs:
+	@mkdir -p $(DIALECT_DOCS)
+	$(TBLGEN) -gen-dialect-doc -dialect=executor td/ExecutorOps.td -o $(DIALECT_DOCS)/executor.md
+	$(TBLGEN) -gen-pass-doc td/ExecutorPasses.td -o $(DIALECT_DOCS)/passes.md
 
 # Round-trips and verifies every example (custom form, generic form re-parsed,
 # bytecode re-parsed: all three prints must agree) and shows the runtime calls
@@ -103,7 +113,7 @@ bench: build
 	$(CARGO) build --release -p executor-runtime --example tcp_echo_rtt
 	@python=$$(bash bench/deps.sh) && $$python bench/run.py$(if $(BEFORE), --before '$(BEFORE)')
 
-# The fuzzers (tools/executor-fuzz, README "Fuzzing"): the compiler fuzzer on
+# The fuzzers (tools/executor-fuzz, docs/fuzzing.md): the compiler fuzzer on
 # mutants of the .mlir corpus, the protocol decoders in process (seeded, and
 # coverage-guided by libFuzzer) and a real executor-server on 127.0.0.1, for
 # FUZZ_SECONDS in all, from FUZZ_SEED. Findings, minimized, go to
@@ -132,7 +142,7 @@ fuzz: build
 # documents to share/doc/executor-mlir/, and the systemd units of
 # executor-server (dist/systemd/, their paths set to PREFIX's) to
 # $(SYSTEMD_UNIT_DIR); it makes $(SYSCONFDIR)/executor-server (mode 0700), where
-# the service's token goes, but no token. README "Running executors on other hosts";
+# the service's token goes, but no token. docs/deploying.md;
 # test/Deploy/install.test lists what it installs.
 PREFIX ?= /usr/local
 BINDIR := $(PREFIX)/bin

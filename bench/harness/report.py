@@ -375,10 +375,9 @@ def run_time(context: dict) -> list:
     add(f"Placement matters on this machine. The TCP echo round trip takes {fmt(echo_free)} us when its two "
         f"threads may run on different CPUs and {fmt(echo_pinned)} us when both are pinned to one; MLIR's "
         f"`async.execute` + `async.await` {fmt(free['async_upstream_ns']['median'] / 1000)} us and "
-        f"{fmt(pinned['async_upstream_ns']['median'] / 1000)} us. Free, a wake-up often lands on the other "
-        f"CPU, and on this virtual machine ({machine['cpu']}) waking an idle virtual CPU most likely goes "
-        "through the hypervisor (an idle virtual CPU is halted, and waking it takes an inter-processor interrupt that the hypervisor delivers), which adds a cost that is the same for this project and its baseline and varies from "
-        "run to run (the spread in the free rows below). Pinned, every wake-up is a context switch on one "
+        f"{fmt(pinned['async_upstream_ns']['median'] / 1000)} us. Free, the numbers also include waking an idle "
+        f"virtual CPU of this virtual machine ({machine['cpu']}), for this project and its baseline alike. "
+        "Pinned, every wake-up is a context switch on one "
         "CPU, and the numbers measure the software path: the system calls and switches each side makes.")
     add("")
     add("| measurement | placement | unit | min | median | max | samples |")
@@ -726,19 +725,6 @@ def async_notes(context: dict) -> list:
         add("")
         lines += profile_table(top["rows"])
         add("")
-    per_thread = [f"`{call}`" for call in found["thread_calls"]]
-    if not found["thread_per_launch"]:
-        add("**What would close it:** the handoff measured above is the floor on this machine: wake a "
-            "parked worker with one futex and let the awaiting thread spin briefly before it sleeps, so "
-            "that an empty entry completes without two context switches.")
-    else:
-        add("**What would close it:** run async launches on a pool of worker threads started with the "
-            "session (or on first use) in `LocalExecutor::launch_async`, with the token awaiting a "
-            "completion flag and condition variable instead of `JoinHandle::join`; `close` then waits for "
-            "the pool's outstanding work. That removes the thread's creation and exit from every launch"
-            + (f" (the {', '.join(per_thread)} above)" if per_thread else "")
-            + " and brings the cost to a handoff, as measured above.")
-    add("")
     return lines
 
 
@@ -786,10 +772,7 @@ def remote_notes(context: dict) -> list:
                 "worker, and crash attribution is a few stores into memory shared with it, "
                 "`tools/executor-server/src/status.rs`).")
         add("")
-        if found["status_pipe"]:
-            add("**What would close it:** take the status pipe off the launch path (a table in memory "
-                "shared with the supervisor, read only after the worker died).")
-        elif found["same_as_echo"] and found["missed_where"] == ["free"]:
+        if found["same_as_echo"] and found["missed_where"] == ["free"]:
             add(f"Pinned to one CPU, where the numbers measure the software path, the launch meets the target "
                 f"({ratio(pinned['rtt_ratio']['echo_1k'])} with a result, "
                 f"{ratio(pinned['rtt_ratio']['sink_1k'])} without). Free, the ratio depends on where the "
@@ -805,24 +788,6 @@ def remote_notes(context: dict) -> list:
                 + (" The spread of the baseline's own runs is wider than the gap between the medians."
                    if found["echo_spread_wider_than_gap"] else ""))
             add("")
-            two_processes = free["rtt_us"]["echo_1k"]["median"] / free["tcp_echo_processes_us"]["median"]
-            add("**What would close it:** nothing is left in the request path to remove: the launch makes the "
-                f"same system calls as the echo, costs {ratio(pinned['rtt_ratio']['echo_1k'])} of it pinned (the "
-                f"software path) and {ratio(two_processes)} the echo between two processes free. "
-                + ("What remains is that its two ends are two processes (the session's worker is a process of "
-                   "its own so that a crashing kernel ends only its session), and free, on this virtual "
-                   "machine, a round trip between two processes costs more than one between two threads of a "
-                   f"process (the two echo rows: {fmt(free['tcp_echo_processes_us']['median'])} against "
-                   f"{fmt(free['tcp_echo_us']['median'])} us). " if found["processes_cost_more"] else
-                   "What remains is the wake-ups themselves. ")
-                + "Closing it would take giving up the worker process, or spinning on the socket before "
-                "sleeping on both ends (as `launch_async`'s threads do between entries), which burns a CPU on "
-                "the client for every request to a remote executor, where a real network round trip is longer "
-                "than any useful spin. Neither is done.")
-        else:
-            add("**What would close it:** the system calls above against the echo's, and the user-space "
-                "work around them (encoding, decoding, the call itself) in the worker and the client.")
-        add("")
     return lines
 
 
@@ -860,10 +825,6 @@ def bulk_notes(context: dict) -> list:
                "one byte at a time" if found["bytewise_serialization"] else "")
             + ".")
         add("")
-    add("**What would close it:** the bytes are already copied once per side (the client writes the "
-        "frame with vectored writes from the memref's own buffer, the worker reads each input into the buffer "
-        "of the previous launch); the profiles above show what is left on each side against the copy's.")
-    add("")
     return lines
 
 
@@ -968,19 +929,6 @@ def local_launch_notes(context: dict) -> list:
         add(f"| {fmt(rest)} | the rest | the lowered host loop and the kernel (JIT'd code, which perf does not "
             "name), and the start-up's other symbols |")
         add("")
-    add("A launch from the cache is one call into the runtime (`__executor__launch_at_site`: the site's "
-        "sequence lock, generation and session compared, the logging level checked), the crash guard's record "
-        "of the running kernel in a thread-local (a call to `__tls_get_addr`: the runtime is a shared library "
-        "that `mlir-runner` loads with `dlopen`, so its thread-locals are of the general-dynamic model), the "
-        "call through the entry's address, and the kernel's C interface.")
-    add("")
-    add("**What would close it:** taking the runtime call and the thread-local off the cached path. The "
-        "lowering can emit the site's check at the call site and call the cached entry itself, calling the "
-        "runtime only to fill the site; the crash report would then name the kernel from the faulting address "
-        "(the handler maps the faulting instruction, or the return addresses on the faulting stack, to the "
-        "JIT's symbols) instead of from a record written by every launch, and each thread would get its "
-        "alternate signal stack when it first fills a site instead of at its first launch.")
-    add("")
     return lines
 
 
@@ -1003,12 +951,6 @@ def first_launch_notes(context: dict) -> list:
         for event in profile["timeline"]:
             add(f"| {event['ms']:.3f} | {event['pid']} | `{event['call'].replace('|', '/')}` |")
         add("")
-    add("**What would close it:** the worker's start-up is off the path (it waits, warm, before the session "
-        "comes); what is left is the open's connect and handshake (a thread per connection), the "
-        "hand-over to the worker, and the worker's first link in a JIT that has linked nothing yet. "
-        "Warming the JIT by linking a small object while the worker waits, and a thread kept ready for the "
-        "next connection's handshake, would take those one-time costs off the path too.")
-    add("")
     return lines
 
 
@@ -1020,10 +962,6 @@ def local_first_launch_notes(context: dict) -> list:
         + both(fs, lambda r: ", ".join(f"{step} {fmt(r['kinds']['local'][step]['median'])} / "
                                    f"{fmt(r['kinds']['local_dlopen'][step]['median'])} us"
                                    for step in ("open", "send_binary", "launch"))) + ".")
-    add("")
-    add("**What would close it:** `send_binary` of the first object creates the session's JIT (an ORC "
-        "execution session, its linking layer and a generator for the process's symbols); the first launch "
-        "links the object, which a shared library does not need.")
     add("")
     return lines
 
@@ -1050,14 +988,6 @@ def big_object_notes(context: dict) -> list:
         add("")
     tables = profile.get("tables")
     faults = profile.get("page_faults", {})
-    add("`dlopen` maps the library's file and relocates the few places a shared library needs relocated; "
-        "every page of code stays in the page cache until it runs, and its internal calls were resolved by "
-        "the static linker. The executor maps the object's file too and links only the empty kernel's piece "
-        "(its sections, a few hundred bytes), but `send_binary` first reads, in one pass each, what any piece "
-        "may need and what decides that the object can be split at all: every section header, the whole "
-        "symbol table (which symbols each section defines) and every `.eh_frame` entry with its relocation "
-        "(which section each describes), and indexes them in new memory.")
-    add("")
     if tables:
         read = tables["section_headers"] + tables["symbol_table"] + tables["unwind"]
         add(f"With function sections these tables are most of the object: of its {fmt(tables['file'] / (1 << 20))} MiB, "
@@ -1072,12 +1002,4 @@ def big_object_notes(context: dict) -> list:
             "(`perf stat -e page-faults`, one run each), the file's pages mapped up to 16 at a time, the "
             "indexes' one at a time.")
         add("")
-    add("**What would close it:** not reading the tables up front. Deciding piece by piece: searching the section headers, symbols and unwind "
-        "entries when a lookup first reaches a section instead of indexing them all, and defining a linked "
-        "section's other symbols (globals, and the aliases of locals) only when something looks them up. "
-        "What makes an object unsplittable (initializers, thread-local data, COMDAT groups) would then be "
-        "found by the piece that reaches it, too late to link the object whole, so the splitter would have "
-        "to carry those itself. Or shipping such a program's kernels as a shared library, which "
-        "`send_binary` already takes (`format = 2`).")
-    add("")
     return lines
