@@ -10,8 +10,7 @@ report is written from).
 
     bench/run.py                # what `make bench` runs (after bench/deps.sh)
     bench/run.py --quick        # fewer and smaller runs, to try the script out
-    bench/run.py --report-only  # no measuring: the report, plots (and, after a
-                                # full run, the README paragraph) again from
+    bench/run.py --report-only  # no measuring: the report and plots again from
                                 # target/bench/results.json
     bench/run.py --before REV   # also REV's binaries against this tree's
                                 # (`make bench BEFORE=REV`; with or without --quick)
@@ -42,7 +41,7 @@ perf and strace for the profiles (skipped, and said so, when they fail).
 
 The work is in bench/harness/ (see its __init__.py): measure and profiles run
 things, summary and verdicts are pure functions over what they recorded,
-plots, report and readme write the results.
+plots and report write the results.
 """
 import argparse
 import json
@@ -50,7 +49,7 @@ import os
 import time
 from pathlib import Path
 
-from harness import measure, profiles, readme, report, revision, session_passes, summary, verdicts
+from harness import measure, profiles, report, revision, session_passes, summary, verdicts
 from harness.plots import plot
 from harness.common import (
     ASYNC_RUNTIME, CURRENT, DOC, EXECUTOR_OPT, EXECUTOR_SERVER, GNU_TIME, MLIR_OPT, MLIR_RUNNER, PLACEMENTS, PLOTS,
@@ -59,8 +58,7 @@ from harness.common import (
 
 
 def write_results(context: dict) -> None:
-    """Writes the report (and the README paragraph after a full run) from a
-    run's context, after judging it."""
+    """Writes the report from a run's context, after judging it."""
     context.update(verdicts.judge(context["compile"], context["runtime"], context["profiles"],
                                   context["other_load"]))
     if "sessions" in context:
@@ -68,10 +66,6 @@ def write_results(context: dict) -> None:
     if "before_after" in context:
         context["before_after_verdicts"] = verdicts.before_after(context["before_after"]["summary"])
     report.write_report(context)
-    if not context["config"].quick:
-        # The README says how long `make bench` takes: without --before's measurements.
-        readme.update_readme({**context, "elapsed_min": context["elapsed_min"]
-                              - context.get("before_after", {}).get("elapsed_min", 0.0)})
 
 
 def log_before_after(context: dict) -> None:
@@ -161,7 +155,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
     recorded = {
         "machine": machine, "config": config.to_json(), "compile_raw": compile_raw, "compile": compile_summary,
         "runtime_raw": runtime_raw, "runtime": runtime_summary, "criterion": criterion, "profiles": profiled,
-        "verdicts": context["verdicts"], "headline": context["headline"], "findings": context["findings"],
+        "verdicts": context["verdicts"], "findings": context["findings"],
         "other_load": context["other_load"], "sessions_raw": sessions_raw, "sessions": context["sessions"],
         "plots": {name: str(path.relative_to(ROOT)) for name, path in plots.items()},
         "elapsed_min": context["elapsed_min"], "elapsed_s": time.time() - started,
@@ -215,8 +209,7 @@ def report_only() -> None:
     if "before_after" in recorded:
         context["before_after"] = recorded["before_after"]
     write_results(context)
-    log(f"wrote {DOC.relative_to(ROOT)} and {PLOTS.relative_to(ROOT)}/*.png"
-        + ("" if config.quick else " and the README's paragraph"))
+    log(f"wrote {DOC.relative_to(ROOT)} and {PLOTS.relative_to(ROOT)}/*.png")
     for name, met in context["verdicts"].items():
         changed = "" if recorded["verdicts"].get(name) == met else " (the run recorded otherwise)"
         log(f"target {name}: {'met' if met else 'missed'}{changed}")

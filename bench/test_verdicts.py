@@ -61,7 +61,6 @@ def placement(async_ratio=0.5, echo=1.0, sink=1.0, bulk=1.0) -> dict:
         "rtt_ratio": {"echo_1k": echo, "sink_1k": sink, "nothing": 0.9},
         "bulk_ratio": bulk,
         "tcp_echo_us": {"min": 20.0, "median": 25.0, "max": 30.0},
-        "tcp_echo_processes_us": {"median": 25.0},
         "rtt_us": {"echo_1k": {"median": 30.0}},
         "copy_s": {"median": 0.02},
     }
@@ -210,16 +209,11 @@ class RuntimeTargets(unittest.TestCase):
         verdict = self.judge(local_ns=above(TARGET_LOCAL_NS), free=placement(bulk=below(TARGET_BULK)))
         self.assertEqual(verdicts.missed(verdict), ["local", "bulk"])
 
-    def test_headline_quotes_the_worse_round_trip(self):
-        headline = verdicts.headline(compile_summary(), runtime_summary(free=placement(echo=1.2, sink=1.4)))
-        self.assertEqual(headline["rtt_ratio_free"], 1.4)
-
 
 class Findings(unittest.TestCase):
     def test_a_thread_per_launch_from_every_launch_on(self):
         every = verdicts.async_findings({"syscalls": {"clone3": verdicts.EVERY_TIME, "futex": 3.0, "mmap": 1.0}})
         self.assertTrue(every["thread_per_launch"])
-        self.assertEqual(every["thread_calls"], ["clone3", "mmap"])
         some = verdicts.async_findings({"syscalls": {"clone3": below(verdicts.EVERY_TIME)}})
         self.assertFalse(some["thread_per_launch"])
         self.assertFalse(verdicts.async_findings({})["thread_per_launch"])
@@ -241,13 +235,6 @@ class Findings(unittest.TestCase):
     def test_missed_where_names_the_placements(self):
         rs = runtime_summary(free=placement(echo=above(TARGET_RTT)), pinned=placement(sink=TARGET_RTT))
         self.assertEqual(self.remote({}, {}, {}, rs)["missed_where"], ["free"])
-
-    def test_processes_cost_more_past_the_factor(self):
-        free = placement()
-        free["tcp_echo_processes_us"]["median"] = verdicts.PROCESSES_COST_MORE * free["tcp_echo_us"]["median"]
-        self.assertFalse(self.remote({}, {}, {}, runtime_summary(free=free))["processes_cost_more"])
-        free["tcp_echo_processes_us"]["median"] = above(free["tcp_echo_processes_us"]["median"])
-        self.assertTrue(self.remote({}, {}, {}, runtime_summary(free=free))["processes_cost_more"])
 
     def test_faster_than_echo_below_one(self):
         self.assertFalse(self.remote({}, {}, {}, runtime_summary(free=placement(echo=1.0)))["faster_than_echo_free"])

@@ -12,8 +12,7 @@
   than the --before revision's (pure functions);
 - plots: the PNG plots (matplotlib, imported only there);
 - text: number formatting for the report;
-- report: docs/performance.md, rendered from the summaries and the verdicts;
-- readme: the README's paragraph between its bench markers.
+- report: docs/performance.md, rendered from the summaries and the verdicts.
 
 Only `plots` needs anything beyond the standard library.
 """

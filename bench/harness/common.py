@@ -18,7 +18,6 @@ WORK = ROOT / "target" / "bench"
 RESULTS = WORK / "results.json"
 DOC = ROOT / "docs" / "performance.md"
 PLOTS = ROOT / "docs" / "performance"
-README = ROOT / "README.md"
 
 EXECUTOR_OPT = BIN / "executor-opt"
 EXECUTOR_SERVER = BIN / "executor-server"

@@ -164,23 +164,6 @@ def verdicts(summary: dict) -> dict:
     }
 
 
-def claims(summary: dict) -> dict:
-    """What the README says of each target (readme.py)."""
-    entry = summary["compile"][-1]
-    largest = entry["ops"]
-    return {
-        "sessions_per_op": f"`executor-verify-sessions` and `executor-optimize` cost "
-                           f"{ratio(entry['ratio']['verify-sessions'])} and {ratio(entry['ratio']['optimize'])} "
-                           f"upstream `--convert-func-to-llvm` per op at {largest:,} ops (at most 1.0x)",
-        "sessions_scaling": f"`executor-verify-sessions` and `executor-optimize` take "
-                            f"{ratio(summary['growth'].get('verify-sessions', 0.0))} and "
-                            f"{ratio(summary['growth'].get('optimize', 0.0))} the time for 10x the ops (at most 11x)",
-        "reuse_sessions": f"`executor-optimize{{reuse-sessions=true}}` makes a {summary['reuse']['iterations']:,}-"
-                          f"iteration open/send/launch/close loop against a server {ratio(summary['reuse']['speedup'])} "
-                          "faster (at least 10x)",
-    }
-
-
 def report_section(summary: dict, judged: dict) -> list:
     """The report's section on the session passes."""
     lines = ["## Session passes", ""]

@@ -1,4 +1,4 @@
-"""Formatting numbers and verdicts for the report and the README."""
+"""Formatting numbers and verdicts for the report."""
 import math
 
 

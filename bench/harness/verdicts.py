@@ -1,9 +1,9 @@
 """Verdicts: the performance targets, whether a run met them, the other
 findings the report's text depends on, and (with --before REV) whether each
 figure is no worse than REV's. Pure functions over the summaries of
-summary.py (and the profiles of profiles.py); no prose here, report.py and
-readme.py say what these decide. Standard library only (bench/test_verdicts.py
-imports this module without the benchmark's virtualenv)."""
+summary.py (and the profiles of profiles.py); no prose here, report.py says
+what these decide. Standard library only (bench/test_verdicts.py imports this
+module without the benchmark's virtualenv)."""
 from .common import PLACEMENTS
 
 # The performance targets.
@@ -26,9 +26,6 @@ RTT_KINDS = ("echo_1k", "sink_1k")
 OTHER_LOAD_NOTED = 0.25
 # System calls per operation from which a call counts as made every time.
 EVERY_TIME = 0.9
-# A two-process echo that costs this much more than the threads' echo makes the
-# process boundary the remaining gap.
-PROCESSES_COST_MORE = 1.2
 
 
 def largest_and_middle(cs: dict):
@@ -101,43 +98,14 @@ def compile_missed(verdict: dict) -> bool:
     return not verdict["per_op"] or not verdict["scaling"]
 
 
-def headline(cs: dict, rs: dict) -> dict:
-    """The numbers the README quotes."""
-    targets = compile_targets(cs)
-    largest, middle = largest_and_middle(cs)
-    fs = rs["first_launch"]
-    # The per-op target holds at every size, measured both ways: the README
-    # quotes the worst of those figures.
-    worst = max([(ratio, size, "whole process minus parse+print") for size, ratio in targets["per_op_ratios"].items()]
-                + [(ratio, size, "pass alone") for size, ratio in targets["pass_ratios"].items()])
-    return {
-        "per_op_ratio": targets["per_op_ratios"][largest], "pass_ratio": targets["pass_ratios"][largest],
-        "per_op_worst": {"ratio": worst[0], "size": worst[1], "measured": worst[2]},
-        "largest": largest, "middle": middle, "scaling_pass": targets["scaling_pass"],
-        "scaling_process": targets["scaling_process"], "memory_ratio": targets["memory_ratios"][largest],
-        "local_ns": rs["local_ns"]["median"],
-        **{f"{name}_{placement}": value for placement in PLACEMENTS for name, value in [
-            ("async_ratio", rs[placement]["async_ratio"]),
-            ("rtt_ratio", max(rs[placement]["rtt_ratio"]["echo_1k"], rs[placement]["rtt_ratio"]["sink_1k"])),
-            ("bulk_ratio", rs[placement]["bulk_ratio"]),
-            ("first_launch_us", first_launch_us(fs, placement)),
-            ("cold_first_launch_us", first_launch_us(fs, placement, "cold")),
-            ("local_first_launch_us", first_launch_us(fs, placement, "local")),
-            ("local_first_launch_ratio", fs[placement]["local_over_dlopen"])]},
-        "big_object_ratio": fs["big_object"]["ratio"], "big_object_kernels": fs["big_object"]["kernels"],
-    }
-
-
 def async_findings(async_profile: dict) -> dict:
-    """What the strace count of launch_async + await shows: whether every
-    launch starts a thread, and the calls beyond futex and rt_sigprocmask
-    (those that come with a thread of its own)."""
+    """What the strace count of launch_async + await shows: the threads each
+    launch starts, and whether every launch starts one."""
     syscalls = async_profile.get("syscalls", {})
     threads_per_launch = syscalls.get("clone3", 0.0) + syscalls.get("clone", 0.0)
     return {
         "threads_per_launch": threads_per_launch,
         "thread_per_launch": threads_per_launch >= EVERY_TIME,
-        "thread_calls": [call for call in syscalls if call not in ("futex", "rt_sigprocmask")],
     }
 
 
@@ -159,8 +127,6 @@ def remote_findings(rs: dict, remote_profile: dict) -> dict:
         "missed_where": [placement for placement in PLACEMENTS if not rtt_met_in(rs[placement])],
         "echo_spread_wider_than_gap": free["tcp_echo_us"]["max"] - free["tcp_echo_us"]["min"]
         > free["rtt_us"]["echo_1k"]["median"] - free["tcp_echo_us"]["median"],
-        "processes_cost_more": free["tcp_echo_processes_us"]["median"]
-        > PROCESSES_COST_MORE * free["tcp_echo_us"]["median"],
         # Free, the launch with a result is faster than the threads' echo.
         "faster_than_echo_free": free["rtt_ratio"]["echo_1k"] < 1.0,
     }
@@ -192,8 +158,8 @@ def findings(rs: dict, profiles: dict, other_load: dict) -> dict:
 
 
 def judge(cs: dict, rs: dict, profiles: dict, other_load: dict) -> dict:
-    """All of the above for one run: what the report and the README are written from."""
-    return {"targets": compile_targets(cs), "verdicts": verdicts(cs, rs), "headline": headline(cs, rs),
+    """All of the above for one run: what the report is written from."""
+    return {"targets": compile_targets(cs), "verdicts": verdicts(cs, rs),
             "findings": findings(rs, profiles, other_load)}
 
 
