@@ -191,7 +191,7 @@ def summary(context: dict) -> list:
         "both ways. See [Run time](#run-time) for why both.")
     add("")
     if missed(verdicts):
-        add("Missed targets have a profile and a closing note under "
+        add("Missed targets have their profile figures under "
             "[Where the time goes](#where-the-time-goes).")
         add("")
     if "before_after" in context:
@@ -612,7 +612,7 @@ def subsection(title: str):
 
 
 def where_the_time_goes(context: dict) -> list:
-    """Profiles and closing notes of the missed targets."""
+    """The profile figures of the missed targets."""
     verdicts = context["verdicts"]
     lines = []
     add = lines.append
@@ -990,7 +990,7 @@ def big_object_notes(context: dict) -> list:
     faults = profile.get("page_faults", {})
     if tables:
         read = tables["section_headers"] + tables["symbol_table"] + tables["unwind"]
-        add(f"With function sections these tables are most of the object: of its {fmt(tables['file'] / (1 << 20))} MiB, "
+        add(f"With function sections, the section headers, symbol table and unwind tables are most of the object: of its {fmt(tables['file'] / (1 << 20))} MiB, "
             f"{fmt(tables['section_headers'] / (1 << 20))} MiB of section headers ({tables['sections']:,} sections), "
             f"{fmt(tables['symbol_table'] / (1 << 20))} MiB of symbol table ({tables['symbols']:,} symbols) and "
             f"{fmt(tables['unwind'] / (1 << 20))} MiB of `.eh_frame` and its relocations: {fmt(read / (1 << 20))} MiB read before "
