@@ -10,8 +10,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::{
-    mlir::{self, StmtKind, Token, TokenKind},
-    rng::Rng,
+    compiler::mlir::{self, StmtKind, Token, TokenKind},
+    shared::rng::Rng,
 };
 
 /// A mutant and the names of the mutations that made it.

@@ -13,6 +13,8 @@
 //! (`packed`), which the server decodes from a `Call` request, are fuzzed
 //! the same way.
 
+pub mod alloc;
+
 use std::{
     borrow::Cow,
     cell::{Cell, RefCell},
@@ -35,11 +37,10 @@ use executor_protocol::{
 use serde::{Serialize, de::DeserializeOwned};
 
 use crate::{
-    alloc,
-    findings::{Finding, Findings, excerpt, hex},
-    minimize::{self, Budget},
-    rng::Rng,
-    run::{Kind, Signature, normalize},
+    shared::findings::{Finding, Findings, excerpt, hex},
+    shared::minimize::{self, Budget},
+    shared::rng::Rng,
+    shared::signature::{Kind, Signature, normalize},
 };
 
 /// What a frame is decoded as.

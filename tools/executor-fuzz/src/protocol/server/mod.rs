@@ -33,11 +33,11 @@ use executor_protocol::{
 };
 
 use crate::{
-    decoder::{self, Decoder},
-    findings::{Finding, Findings, excerpt},
-    minimize::{self, Budget},
-    rng::Rng,
-    run::{Kind, Signature, normalize},
+    protocol::decoder::{self, Decoder},
+    shared::findings::{Finding, Findings, excerpt},
+    shared::minimize::{self, Budget},
+    shared::rng::Rng,
+    shared::signature::{Kind, Signature, normalize},
 };
 
 /// The token of the server under fuzz.
@@ -326,7 +326,7 @@ fn converse(address: SocketAddr, chunks: &[Vec<u8>], log: &mut Conversation) -> 
                 Err(error) => {
                     return Err(found(
                         "the reply to a Hello is not a HelloReply",
-                        format!("{error}: {}", crate::findings::hex(&reply)),
+                        format!("{error}: {}", crate::shared::findings::hex(&reply)),
                     ));
                 }
             },
@@ -353,7 +353,7 @@ fn converse(address: SocketAddr, chunks: &[Vec<u8>], log: &mut Conversation) -> 
                 Err(error) => {
                     return Err(found(
                         "the reply to a request is not a Response",
-                        format!("{error}: {}", crate::findings::hex(&reply)),
+                        format!("{error}: {}", crate::shared::findings::hex(&reply)),
                     ));
                 }
             },

@@ -13,6 +13,12 @@
 //! Only findings confirmed on a single input are reported (or, when none
 //! reproduces alone, the whole batch).
 
+pub mod corpus;
+pub mod minimize;
+pub mod mlir;
+pub mod mutate;
+pub mod run;
+
 use std::{
     collections::{BTreeMap, BTreeSet, HashSet},
     ffi::OsString,
@@ -22,15 +28,16 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::{
-    corpus::Seed,
+use crate::shared::{
     findings::{Finding, Findings, excerpt},
-    minimize::{self, Budget},
-    mlir::{self, TokenKind},
-    mutate::{self, Mutant},
+    minimize::Budget,
     rng::Rng,
-    run::{self, Kind, Run, Signature, classify, normalize},
+    signature::{Kind, Signature, normalize},
 };
+use corpus::Seed;
+use mlir::TokenKind;
+use mutate::Mutant;
+use run::{Run, classify};
 
 /// The pass alone.
 pub const PASS: &str = "builtin.module(convert-executor-to-llvm)";
