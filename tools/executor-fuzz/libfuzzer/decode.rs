@@ -1,6 +1,6 @@
 //! libFuzzer target: the first byte picks the decoder (a request, a
 //! response, a Hello, a call buffer, ...), the rest is its input, checked by
-//! `executor_fuzz::decoder::check` with every oracle of the seeded decoder
+//! `executor_fuzz::protocol::decoder::check` with every oracle of the seeded decoder
 //! fuzzer. A finding that is not in known-findings.txt is a crash for
 //! libFuzzer (it saves the input and stops); known ones are skipped so that
 //! the search goes on past them.
@@ -10,13 +10,12 @@
 use std::sync::LazyLock;
 
 use executor_fuzz::{
-    alloc::TrackingAllocator,
-    decoder::{self, Decoder},
-    findings::{Finding, Known},
+    protocol::decoder::{self, Decoder, alloc::TrackingAllocator},
+    shared::findings::{Finding, Known},
 };
 use libfuzzer_sys::fuzz_target;
 
-// The allocation oracle (src/alloc.rs).
+// The allocation oracle (src/protocol/decoder/alloc.rs).
 #[global_allocator]
 static ALLOCATOR: TrackingAllocator = TrackingAllocator;
 

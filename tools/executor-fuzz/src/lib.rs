@@ -1,4 +1,4 @@
-//! Seeded mutation fuzzers of this project (`make fuzz`, README "Fuzzing"):
+//! Seeded mutation fuzzers of this project (`make fuzz`, docs/fuzzing.md):
 //!
 //! - [`compiler`]: mutants of the project's `.mlir` corpus through
 //!   `executor-opt`, `convert-executor-to-llvm`, the lowering pipeline,
@@ -8,17 +8,8 @@
 //!
 //! Each finding (a crash, panic, assertion, `LLVM ERROR`, hang, translate
 //! failure after a successful pipeline, ...) is minimized and written under
-//! `target/fuzz/findings/` ([`findings`]).
+//! `target/fuzz/findings/` ([`shared::findings`]).
 
-pub mod alloc;
 pub mod compiler;
-pub mod corpus;
-pub mod decoder;
-pub mod findings;
-pub mod libfuzzer;
-pub mod minimize;
-pub mod mlir;
-pub mod mutate;
-pub mod rng;
-pub mod run;
-pub mod server;
+pub mod protocol;
+pub mod shared;

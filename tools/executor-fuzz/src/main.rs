@@ -1,4 +1,4 @@
-//! executor-fuzz: `make fuzz`'s driver (README, "Fuzzing").
+//! executor-fuzz: `make fuzz`'s driver (docs/fuzzing.md).
 //!
 //! `executor-fuzz all --seconds N --seed S` splits the budget between the
 //! compiler fuzzer and the protocol fuzzers; `compiler` and `protocol` run
@@ -16,16 +16,18 @@ use std::{
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use executor_fuzz::{
-    alloc::TrackingAllocator,
-    compiler::{self, Tools},
-    corpus, decoder,
-    findings::{self, Findings, Known, hex},
-    libfuzzer,
-    minimize::Budget,
-    server,
+    compiler::{self, Tools, corpus},
+    protocol::{
+        decoder::{self, alloc::TrackingAllocator},
+        libfuzzer, server,
+    },
+    shared::{
+        findings::{self, Findings, Known, hex},
+        minimize::Budget,
+    },
 };
 
-// The decoder fuzzer's allocation oracle (src/alloc.rs).
+// The decoder fuzzer's allocation oracle (src/protocol/decoder/alloc.rs).
 #[global_allocator]
 static ALLOCATOR: TrackingAllocator = TrackingAllocator;
 

@@ -13,11 +13,8 @@ use std::{
 };
 
 use executor_fuzz::{
-    compiler::{Fuzzer, Options, Target, Tools},
-    corpus,
-    findings::Known,
-    minimize::Budget,
-    run::Kind,
+    compiler::{Fuzzer, Options, Target, Tools, corpus},
+    shared::{findings::Known, minimize::Budget, signature::Kind},
 };
 
 fn root() -> PathBuf {

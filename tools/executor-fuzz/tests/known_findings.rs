@@ -12,9 +12,11 @@ use std::{
 };
 
 use executor_fuzz::{
-    compiler::Target,
-    findings::{Finding, Known},
-    run::{self, Kind, Signature},
+    compiler::{Target, run},
+    shared::{
+        findings::{Finding, Known},
+        signature::{Kind, Signature},
+    },
 };
 
 fn root() -> PathBuf {

@@ -2,8 +2,8 @@
 //! number of inputs through the decoders in process, and of connections to a
 //! real executor-server on 127.0.0.1; each fails on any finding that is not
 //! in known-findings.txt. The planted failures are unit tests of
-//! src/decoder.rs (a panicking decoder) and src/server.rs (fake servers
-//! that answer garbage, hang up, or report a crash).
+//! src/protocol/decoder/ (a panicking decoder) and src/protocol/server/
+//! (fake servers that answer garbage, hang up, or report a crash).
 
 use std::{
     fs,
@@ -12,11 +12,17 @@ use std::{
 };
 
 use executor_fuzz::{
-    alloc::{self, TrackingAllocator},
-    decoder,
-    findings::{Findings, Known},
-    minimize::Budget,
-    server,
+    protocol::{
+        decoder::{
+            self,
+            alloc::{self, TrackingAllocator},
+        },
+        server,
+    },
+    shared::{
+        findings::{Findings, Known},
+        minimize::Budget,
+    },
 };
 
 // The allocation oracle of the decoder fuzzer.
@@ -38,7 +44,7 @@ fn assert_nothing_new(mut findings: Findings) {
                 "{}\n  origin: {}\n  input: {}\n{}",
                 f.summary(),
                 f.origin,
-                executor_fuzz::findings::hex(&f.input),
+                executor_fuzz::shared::findings::hex(&f.input),
                 f.detail
             )
         })

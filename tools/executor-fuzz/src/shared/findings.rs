@@ -11,7 +11,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use crate::run::{Kind, Signature};
+use crate::shared::signature::{Kind, Signature};
 
 #[derive(Clone, Debug)]
 pub struct Finding {

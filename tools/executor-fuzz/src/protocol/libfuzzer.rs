@@ -11,9 +11,9 @@ use std::{
 };
 
 use crate::{
-    decoder::{self, Decoder},
-    findings::{Finding, Findings, excerpt},
-    run::{Kind, Signature, normalize},
+    protocol::decoder::{self, Decoder},
+    shared::findings::{Finding, Findings, excerpt},
+    shared::signature::{Kind, Signature, normalize},
 };
 
 #[derive(Debug, Default)]

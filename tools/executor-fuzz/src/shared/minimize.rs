@@ -1,9 +1,9 @@
-//! Delta debugging (Zeller and Hildebrandt's ddmin, complement-first) of an
-//! input by lines and then by tokens, keeping whatever makes the same finding.
+//! Delta debugging (Zeller and Hildebrandt's ddmin, complement-first):
+//! the tester that spends a budget, and ddmin over any list of units, with
+//! its uses on bytes and on the chunks of a connection. The compiler's text,
+//! by lines and tokens, is `compiler::minimize`.
 
 use std::time::{Duration, Instant};
-
-use crate::mlir::{self, TokenKind};
 
 /// Limits of one minimization: each test runs tools, so they cost.
 #[derive(Clone, Copy, Debug)]
@@ -12,16 +12,16 @@ pub struct Budget {
     pub time: Duration,
 }
 
-struct Tester<'a, T> {
+pub(crate) struct Tester<'a, T> {
     still_fails: &'a mut dyn FnMut(&T) -> bool,
-    tests: usize,
+    pub(crate) tests: usize,
     budget: Budget,
     started: Instant,
 }
 
 impl<'a, T> Tester<'a, T> {
     /// A tester that has run nothing yet, its budget starting now.
-    fn new(still_fails: &'a mut dyn FnMut(&T) -> bool, budget: Budget) -> Self {
+    pub(crate) fn new(still_fails: &'a mut dyn FnMut(&T) -> bool, budget: Budget) -> Self {
         Self {
             still_fails,
             tests: 0,
@@ -34,7 +34,7 @@ impl<'a, T> Tester<'a, T> {
         self.tests >= self.budget.tests || self.started.elapsed() >= self.budget.time
     }
 
-    fn test(&mut self, candidate: &T) -> bool {
+    pub(crate) fn test(&mut self, candidate: &T) -> bool {
         if self.exhausted() {
             return false;
         }
@@ -45,7 +45,11 @@ impl<'a, T> Tester<'a, T> {
 
 /// ddmin over `units`, which `join` makes an input of: the smallest subset
 /// found, in order, that still fails.
-fn ddmin<U: Clone, T>(units: Vec<U>, join: impl Fn(&[U]) -> T, tester: &mut Tester<T>) -> Vec<U> {
+pub(crate) fn ddmin<U: Clone, T>(
+    units: Vec<U>,
+    join: impl Fn(&[U]) -> T,
+    tester: &mut Tester<T>,
+) -> Vec<U> {
     let mut units = units;
     let mut granularity = 2;
     while units.len() >= 2 && !tester.exhausted() {
@@ -76,83 +80,6 @@ fn ddmin<U: Clone, T>(units: Vec<U>, join: impl Fn(&[U]) -> T, tester: &mut Test
         }
     }
     units
-}
-
-fn concat(units: &[String]) -> String {
-    units.concat()
-}
-
-fn lines_of(text: &str) -> Vec<String> {
-    text.split_inclusive('\n').map(str::to_owned).collect()
-}
-
-/// Tokens with the whitespace before them (so that removing one keeps the
-/// rest readable); a string literal is one token.
-fn tokens_of(text: &str) -> Vec<String> {
-    let mut units: Vec<String> = Vec::new();
-    let mut pending = String::new();
-    for token in mlir::lex(text) {
-        let piece = token.text(text);
-        if matches!(token.kind, TokenKind::Space | TokenKind::Newline) {
-            pending.push_str(piece);
-        } else {
-            pending.push_str(piece);
-            units.push(std::mem::take(&mut pending));
-        }
-    }
-    if !pending.is_empty() {
-        match units.last_mut() {
-            Some(last) => last.push_str(&pending),
-            None => units.push(pending),
-        }
-    }
-    units
-}
-
-/// The outcome of a minimization.
-#[derive(Clone, Debug)]
-pub struct Minimized {
-    pub text: String,
-    pub tests: usize,
-    /// Whether the original input still failed when tested first; when not,
-    /// `text` is the original (a flaky finding).
-    pub reproduced: bool,
-}
-
-/// Minimizes `input` by lines, then by tokens: `still_fails` says whether a
-/// candidate makes the same finding.
-pub fn minimize(
-    input: &str,
-    budget: Budget,
-    still_fails: &mut dyn FnMut(&str) -> bool,
-) -> Minimized {
-    let mut adapter = |candidate: &String| still_fails(candidate);
-    let mut tester = Tester::new(&mut adapter, budget);
-    if !tester.test(&input.to_owned()) {
-        return Minimized {
-            text: input.to_owned(),
-            tests: tester.tests,
-            reproduced: false,
-        };
-    }
-    let by_lines = ddmin(lines_of(input), concat, &mut tester).concat();
-    let by_tokens = ddmin(tokens_of(&by_lines), concat, &mut tester).concat();
-    // Blank lines left by removed tokens.
-    let tidy: String = by_tokens
-        .lines()
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| format!("{}\n", line.trim_end()))
-        .collect();
-    let text = if tidy != by_tokens && tester.test(&tidy) {
-        tidy
-    } else {
-        by_tokens
-    };
-    Minimized {
-        text,
-        tests: tester.tests,
-        reproduced: true,
-    }
 }
 
 /// The outcome of minimizing bytes.
@@ -228,38 +155,14 @@ pub fn minimize_chunks(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn budget() -> Budget {
+    pub(crate) fn budget() -> Budget {
         Budget {
             tests: 10_000,
             time: Duration::from_secs(60),
         }
-    }
-
-    #[test]
-    fn keeps_only_what_the_failure_needs() {
-        let input = "func.func @f() {\n  %a = executor.open(\"\\ff\") : !executor.session\n  %b = arith.constant 1 : i32\n  return\n}\n";
-        let result = minimize(input, budget(), &mut |text: &str| {
-            text.contains("executor.open") && text.contains("\"\\ff\"")
-        });
-        assert!(result.reproduced);
-        // The parentheses go too: the predicate does not need them.
-        assert_eq!(
-            result.text.trim(),
-            "executor.open\"\\ff\"",
-            "{}",
-            result.text
-        );
-    }
-
-    #[test]
-    fn an_input_that_no_longer_fails_is_left_alone() {
-        let result = minimize("a\nb\n", budget(), &mut |_| false);
-        assert!(!result.reproduced);
-        assert_eq!(result.text, "a\nb\n");
-        assert_eq!(result.tests, 1);
     }
 
     #[test]
@@ -270,24 +173,5 @@ mod tests {
         });
         assert!(result.reproduced);
         assert_eq!(result.bytes, vec![7, 42]);
-    }
-
-    #[test]
-    fn the_budget_bounds_the_tests() {
-        let input: String = (0..200).map(|i| format!("line{i}\n")).collect();
-        let mut calls = 0;
-        let result = minimize(
-            &input,
-            Budget {
-                tests: 7,
-                time: Duration::from_secs(60),
-            },
-            &mut |text: &str| {
-                calls += 1;
-                text.contains("line150")
-            },
-        );
-        assert!(calls <= 7);
-        assert!(result.text.contains("line150"));
     }
 }
