@@ -28,7 +28,10 @@ use super::{
 };
 use crate::{
     ffi,
-    passes::{executor_ops::ExecutorOp, ir},
+    passes::{
+        executor_ops::{ExecutorOp, SessionEffect},
+        ir,
+    },
 };
 
 /// One analysis of a function in one calling context.
@@ -267,9 +270,9 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
     /// after it.
     fn transfer(&mut self, run: &mut Run, op: OperationRef<'c, 'a>, state: &mut State) -> bool {
         match self.program.kinds.of(op) {
-            Kind::Executor(_) => {
+            Kind::Executor(kind) => {
                 if let Some(executor_op) = ExecutorOp::of(op) {
-                    self.transfer_executor(run, &executor_op, state);
+                    self.transfer_executor(run, &executor_op, kind.session_effect(), state);
                 }
                 true
             }
@@ -286,74 +289,57 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
         }
     }
 
-    fn transfer_executor(&mut self, run: &mut Run, op: &ExecutorOp<'c, 'a>, state: &mut State) {
+    /// An executor op, by its effect on sessions and tokens: what it does
+    /// to the session it uses (or opens) and to the token it makes or
+    /// awaits.
+    fn transfer_executor(
+        &mut self,
+        run: &mut Run,
+        op: &ExecutorOp<'c, 'a>,
+        effect: SessionEffect,
+        state: &mut State,
+    ) {
         let program = self.program;
-        let Some(id) = program.id_in(run.function, op.operation()) else {
+        let operation = op.operation();
+        let Some(id) = program.id_in(run.function, operation) else {
             return;
         };
+        // The session it uses, or the token it awaits.
+        let handle = op
+            .handle_operand()
+            .map_or(Origin::UNKNOWN, |operand| run.origin(operand));
         let mut fact = Fact::default();
-        match op {
-            ExecutorOp::Open(_) => self.open(id, state, &mut fact),
-            ExecutorOp::SendBinary(send) => {
-                let session = run.origin(send.session());
-                fact.set_session(self.session_use(state, &session));
-                if let Some(path) = ffi::executor_path(send.operation()) {
+        if effect.uses_session() {
+            fact.set_session(self.session_use(state, &handle));
+        }
+        match effect {
+            SessionEffect::Opens => self.open(id, state, &mut fact),
+            SessionEffect::Uses => {}
+            SessionEffect::Loads => {
+                if let Some(path) = ffi::executor_path(operation) {
                     let path = self.path_id(ir::string_bytes(path));
-                    self.send(id, &session, path, state, &mut fact);
+                    self.send(id, &handle, path, state, &mut fact);
                 }
             }
-            ExecutorOp::Launch(launch) => {
-                let session = run.origin(launch.session());
-                fact.set_session(self.session_use(state, &session));
-                if let Some(object) = ffi::executor_path(launch.operation()) {
+            SessionEffect::Runs | SessionEffect::RunsAsync => {
+                if let Some(object) = ffi::executor_path(operation) {
                     let object = self.path_id(ir::string_bytes(object));
-                    fact.detail = Detail::Object(self.object_use(state, &session, object));
+                    fact.detail = Detail::Object(self.object_use(state, &handle, object));
+                }
+                if effect == SessionEffect::RunsAsync {
+                    launch_async(run, id, handle, state);
                 }
             }
-            ExecutorOp::LaunchAsync(launch) => {
-                let session = run.origin(launch.session());
-                fact.set_session(self.session_use(state, &session));
-                if let Some(object) = ffi::executor_path(launch.operation()) {
-                    let object = self.path_id(ir::string_bytes(object));
-                    fact.detail = Detail::Object(self.object_use(state, &session, object));
+            SessionEffect::Awaits => self.wait(id, &handle, state, &mut fact),
+            SessionEffect::Closes => match handle.candidates() {
+                None => {
+                    // It may be any session, the callers' included.
+                    havoc_all(state);
+                    fact.outstanding = true;
+                    run.closes_unknown = true;
                 }
-                // Launching again while the previous launch's token is still
-                // pending drops it, unless a loop carries it on.
-                if state.tokens.get(&id).is_some_and(is_lost) && !run.origins.carried.contains(&id)
-                {
-                    run.lost.insert(id);
-                }
-                state.tokens.insert(
-                    id,
-                    Token {
-                        status: token::PENDING,
-                        session,
-                        awaited_by: Ops::default(),
-                        ended_by: Ops::default(),
-                    },
-                );
-            }
-            ExecutorOp::Await(wait) => {
-                let tokens = run.origin(wait.token());
-                self.wait(id, &tokens, state, &mut fact);
-            }
-            ExecutorOp::Call(call) => {
-                let session = run.origin(call.session());
-                fact.set_session(self.session_use(state, &session));
-            }
-            ExecutorOp::Close(close) => {
-                let session = run.origin(close.session());
-                fact.set_session(self.session_use(state, &session));
-                match session.candidates() {
-                    None => {
-                        // It may be any session, the callers' included.
-                        havoc_all(state);
-                        fact.outstanding = true;
-                        run.closes_unknown = true;
-                    }
-                    Some(handles) => self.close(id, handles, state, &mut fact, &mut run.lost),
-                }
-            }
+                Some(handles) => self.close(id, handles, state, &mut fact, &mut run.lost),
+            },
         }
         run.record(id, fact);
     }
@@ -957,6 +943,24 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             }
         }
     }
+}
+
+/// `executor.launch_async` `id` on `session`: its token is pending.
+fn launch_async(run: &mut Run, id: OpId, session: Origin, state: &mut State) {
+    // Launching again while the previous launch's token is still pending
+    // drops it, unless a loop carries it on.
+    if state.tokens.get(&id).is_some_and(is_lost) && !run.origins.carried.contains(&id) {
+        run.lost.insert(id);
+    }
+    state.tokens.insert(
+        id,
+        Token {
+            status: token::PENDING,
+            session,
+            awaited_by: Ops::default(),
+            ended_by: Ops::default(),
+        },
+    );
 }
 
 /// A pending token nothing else may await: if dropped, its launch is lost.

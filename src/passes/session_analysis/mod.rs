@@ -58,7 +58,10 @@ use fast_hash::{FastMap, FastSet};
 use lattice::{AddressId, Origin, State};
 pub use lattice::{OpId, status as session_status, token as token_status};
 
-use super::ir::{self, with_context};
+use super::{
+    executor_ops::{ExecutorKind, SessionEffect},
+    ir::{self, with_context},
+};
 use crate::{dialect, ffi};
 
 /// How many calling contexts of one function are analysed before further
@@ -282,18 +285,6 @@ pub enum Kind {
     Other,
 }
 
-/// Which op of the executor dialect.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum ExecutorKind {
-    Open,
-    SendBinary,
-    Launch,
-    LaunchAsync,
-    Await,
-    Call,
-    Close,
-}
-
 /// The kind of an op, told by its name's interned identifier (a pointer
 /// comparison, not a string one: the analysis asks for every op).
 struct Kinds {
@@ -305,36 +296,10 @@ impl Kinds {
         // The names melior generates from each dialect's ODS definition.
         use melior::dialect::ods::{arith, func, scf};
 
-        use crate::dialect::executor;
+        let executor_ops = ExecutorKind::ALL
+            .iter()
+            .map(|kind| (kind.name(), Kind::Executor(*kind)));
         let named = [
-            (
-                executor::OpenOperation::name(),
-                Kind::Executor(ExecutorKind::Open),
-            ),
-            (
-                executor::SendBinaryOperation::name(),
-                Kind::Executor(ExecutorKind::SendBinary),
-            ),
-            (
-                executor::LaunchOperation::name(),
-                Kind::Executor(ExecutorKind::Launch),
-            ),
-            (
-                executor::LaunchAsyncOperation::name(),
-                Kind::Executor(ExecutorKind::LaunchAsync),
-            ),
-            (
-                executor::AwaitOperation::name(),
-                Kind::Executor(ExecutorKind::Await),
-            ),
-            (
-                executor::CallOperation::name(),
-                Kind::Executor(ExecutorKind::Call),
-            ),
-            (
-                executor::CloseOperation::name(),
-                Kind::Executor(ExecutorKind::Close),
-            ),
             (func::FuncOperation::name(), Kind::FuncFunc),
             (func::CallOperation::name(), Kind::FuncCall),
             (func::ReturnOperation::name(), Kind::FuncReturn),
@@ -348,8 +313,8 @@ impl Kinds {
             (arith::SelectOperation::name(), Kind::Select),
         ];
         Self {
-            by_name: named
-                .into_iter()
+            by_name: executor_ops
+                .chain(named)
                 .map(|(name, kind)| (identifier_key(Identifier::new(context, name)), kind))
                 .collect(),
         }
@@ -573,12 +538,10 @@ impl<'c, 'a> Program<'c, 'a> {
             Kind::Executor(executor_kind) => {
                 self.has_executor_ops = true;
                 uses_handles = true;
-                produces_handle = matches!(
-                    executor_kind,
-                    ExecutorKind::Open | ExecutorKind::LaunchAsync
-                );
+                let effect = executor_kind.session_effect();
+                produces_handle = effect.produces_handle();
                 let id = self.track(op, kind, function);
-                if executor_kind == ExecutorKind::Open
+                if effect == SessionEffect::Opens
                     && let Some(address) = ffi::executor_path(op)
                 {
                     let address = walk.addresses.id(&address_key(ir::string_bytes(address)));
@@ -594,7 +557,7 @@ impl<'c, 'a> Program<'c, 'a> {
             && kind != Kind::FuncFunc
         {
             let makes_handles = match kind {
-                // Of the executor ops, open and launch_async.
+                // Of the executor ops, those whose effect says so.
                 Kind::Executor(_) => produces_handle,
                 _ => op.results().any(|result| self.is_handle(result.r#type())),
             };
