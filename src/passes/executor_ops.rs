@@ -1,6 +1,8 @@
 //! The executor ops as the passes read them: each recognised by the name and
 //! read through the accessors that melior generates from `td/ExecutorOps.td`,
-//! the file the C++ classes are generated from too.
+//! the file the C++ classes are generated from too. Each is also classified
+//! by what it does to sessions and tokens ([`SessionEffect`]), which is how
+//! the session analysis follows it.
 
 use std::{mem::ManuallyDrop, ops::Deref};
 
