@@ -1,6 +1,8 @@
 //! The executor ops as the passes read them: each recognised by the name and
 //! read through the accessors that melior generates from `td/ExecutorOps.td`,
-//! the file the C++ classes are generated from too.
+//! the file the C++ classes are generated from too. Each is also classified
+//! by what it does to sessions and tokens ([`SessionEffect`]), which is how
+//! the session analysis follows it.
 
 use std::{mem::ManuallyDrop, ops::Deref};
 
@@ -61,11 +63,29 @@ impl<T> Deref for Borrowed<'_, '_, T> {
     }
 }
 
+/// The handle operand of `op` read through its generated accessor, if its
+/// line names one.
+macro_rules! handle_operand {
+    ($op:ident) => {{
+        let _ = $op;
+        None
+    }};
+    ($op:ident, $operand:ident) => {
+        Some($op.$operand().map(|value| $op.anchor(value)))
+    };
+}
+
 macro_rules! executor_ops {
-    ($($variant:ident($wrapper:ident)),* $(,)?) => {
+    ($($variant:ident($wrapper:ident): $effect:ident $(($operand:ident))?),* $(,)?) => {
         /// An op of the executor dialect, as its generated wrapper.
         pub enum ExecutorOp<'c, 'a> {
             $($variant(Borrowed<'c, 'a, executor::$wrapper<'c>>),)*
+        }
+
+        /// Which op of the executor dialect, without the op.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum ExecutorKind {
+            $($variant,)*
         }
 
         impl<'c, 'a> ExecutorOp<'c, 'a> {
@@ -90,16 +110,83 @@ macro_rules! executor_ops {
                     $(Self::$variant(op) => op.operation(),)*
                 }
             }
+
+            /// The operand its [`SessionEffect`] is about: the session it
+            /// uses, or the token it awaits. None for an op with neither
+            /// (`executor.open`).
+            pub fn handle_operand(&self) -> Option<Result<Value<'c, 'a>, melior::Error>> {
+                match self {
+                    $(Self::$variant(op) => handle_operand!(op $(, $operand)?),)*
+                }
+            }
+        }
+
+        impl ExecutorKind {
+            /// Every executor op.
+            pub const ALL: &[Self] = &[$(Self::$variant,)*];
+
+            /// The op's name (`executor.open`, ...).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Self::$variant => executor::$wrapper::name(),)*
+                }
+            }
+
+            /// What the op does to sessions and tokens.
+            pub fn session_effect(self) -> SessionEffect {
+                match self {
+                    $(Self::$variant => SessionEffect::$effect,)*
+                }
+            }
         }
     };
 }
 
+/// What an executor op does to sessions and async tokens: how the session
+/// analysis follows it. An op is classified once, by its line in the
+/// invocation below; an op that only uses its session needs no more.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SessionEffect {
+    /// Opens the session at its address, or gets the one open there; its
+    /// result is that session.
+    Opens,
+    /// Uses its session, and changes nothing of it the analysis follows.
+    Uses,
+    /// Uses its session to load the binary at its path into it.
+    Loads,
+    /// Uses its session to run a kernel of the object at its path, which
+    /// must be loaded in it.
+    Runs,
+    /// As [`Self::Runs`], without waiting: its result is a token for the
+    /// launch, which must be awaited.
+    RunsAsync,
+    /// Consumes its token: waits for the launch, after which the token is
+    /// spent.
+    Awaits,
+    /// Uses its session, then closes it, which ends its pending launches.
+    Closes,
+}
+
+impl SessionEffect {
+    /// Whether the op takes a session (its handle operand).
+    pub fn uses_session(self) -> bool {
+        !matches!(self, Self::Opens | Self::Awaits)
+    }
+
+    /// Whether the op's result is a session or a token.
+    pub fn produces_handle(self) -> bool {
+        matches!(self, Self::Opens | Self::RunsAsync)
+    }
+}
+
+// Each op: its variant, its generated wrapper, and its effect on sessions
+// and tokens with the accessor of the operand the effect is about.
 executor_ops! {
-    Open(OpenOperation),
-    SendBinary(SendBinaryOperation),
-    Launch(LaunchOperation),
-    LaunchAsync(LaunchAsyncOperation),
-    Await(AwaitOperation),
-    Call(CallOperation),
-    Close(CloseOperation),
+    Open(OpenOperation): Opens,
+    SendBinary(SendBinaryOperation): Loads(session),
+    Launch(LaunchOperation): Runs(session),
+    LaunchAsync(LaunchAsyncOperation): RunsAsync(session),
+    Await(AwaitOperation): Awaits(token),
+    Call(CallOperation): Uses(session),
+    Close(CloseOperation): Closes(session),
 }

@@ -25,9 +25,9 @@ use melior::{
 };
 
 use super::{
-    executor_ops::ExecutorOp,
+    executor_ops::{ExecutorKind, ExecutorOp},
     ir,
-    session_analysis::{self, ExecutorKind, Fact, Kind, OpId, SessionFacts, session_status::OPEN},
+    session_analysis::{self, Fact, Kind, OpId, SessionFacts, session_status::OPEN},
 };
 use crate::{dialect::executor, ffi};
 

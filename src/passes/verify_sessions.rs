@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use melior::ir::{OperationRef, operation::OperationLike};
 
 use super::{
-    executor_ops::ExecutorOp,
+    executor_ops::{ExecutorKind, ExecutorOp},
     ir,
-    session_analysis::{self, ExecutorKind, Fact, Kind, OpId, SessionFacts},
+    session_analysis::{self, Fact, Kind, OpId, SessionFacts},
 };
 use crate::ffi::{self, Severity};
 
