@@ -75,8 +75,29 @@ macro_rules! handle_operand {
     };
 }
 
+/// Whether a line of [`executor_ops!`] names an operand.
+macro_rules! names_operand {
+    () => {
+        false
+    };
+    ($operand:ident) => {
+        true
+    };
+}
+
 macro_rules! executor_ops {
     ($($variant:ident($wrapper:ident): $effect:ident $(($operand:ident))?),* $(,)?) => {
+        // A line names the operand its effect is about exactly when the
+        // effect is about one: without it the analysis would not follow the
+        // op's session.
+        $(const _: () = assert!(
+            SessionEffect::$effect.is_about_an_operand() == names_operand!($($operand)?),
+            concat!(
+                "executor_ops!: the line of ", stringify!($variant),
+                " must name the operand its effect is about (and only such a line)"
+            ),
+        );)*
+
         /// An op of the executor dialect, as its generated wrapper.
         pub enum ExecutorOp<'c, 'a> {
             $($variant(Borrowed<'c, 'a, executor::$wrapper<'c>>),)*
@@ -168,6 +189,12 @@ pub enum SessionEffect {
 }
 
 impl SessionEffect {
+    /// Whether the effect is about an operand of the op: the session it
+    /// uses, or the token it awaits.
+    pub const fn is_about_an_operand(self) -> bool {
+        !matches!(self, Self::Opens)
+    }
+
     /// Whether the op takes a session (its handle operand).
     pub fn uses_session(self) -> bool {
         !matches!(self, Self::Opens | Self::Awaits)

@@ -5,7 +5,7 @@ use executor_abi::{EntryConvention, call_buffer, descriptor, functions};
 use melior::ir::{Type, Value, ValueLike};
 
 use super::{
-    Lowering, generated,
+    lowering::{Lowering, generated},
     memrefs::{memref_element_size, memref_rank, static_shape, static_size_in_bytes},
 };
 use crate::{

@@ -5,7 +5,7 @@
 use executor_abi::functions::RuntimeFunction;
 use melior::ir::{BlockLike, OperationRef, Type, Value, attribute::StringAttribute};
 
-use super::{Lowering, memrefs::memref_rank, scopes::enclosing_symbol_table};
+use super::{lowering::Lowering, memrefs::memref_rank, scopes::enclosing_symbol_table};
 use crate::passes::{
     ir,
     llvm_builder::{Emitter, Prologue},

@@ -5,7 +5,7 @@ use executor_abi::{EntryConvention, functions, launch_site};
 use melior::ir::{Type, Value, ValueLike};
 
 use super::{
-    Lowering, generated,
+    lowering::{LaunchFrame, Lowering, generated},
     memrefs::{dim_sizes, memref_element_size, memref_rank},
 };
 use crate::{
@@ -28,16 +28,6 @@ enum FixedArguments<'c, 'a> {
         entry: Value<'c, 'a>,
         object: Value<'c, 'a>,
     },
-}
-
-/// The stack slots of a launch: one descriptor per input and per result, and
-/// an array of pointers to each group (null for an empty group).
-#[derive(Clone)]
-pub(super) struct LaunchFrame<'c, 'a> {
-    input_slots: Vec<Value<'c, 'a>>,
-    output_slots: Vec<Value<'c, 'a>>,
-    input_array: Value<'c, 'a>,
-    output_array: Value<'c, 'a>,
 }
 
 impl<'c, 'a> Lowering<'c, 'a> {

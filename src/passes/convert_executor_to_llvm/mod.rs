@@ -15,6 +15,7 @@
 //! and the lowerings, one function per op under a banner naming the runtime
 //! call it becomes, are in:
 //!
+//! - [`lowering`]: the state the lowerings share, on which they are methods.
 //! - [`checks`]: what must hold of an op before anything is changed.
 //! - [`sessions`]: `executor.open`, `executor.send_binary`, `executor.close`.
 //! - [`launches`]: `executor.launch`, `executor.launch_async`, `executor.await`.
@@ -27,6 +28,7 @@ mod calls;
 mod checks;
 mod emit;
 mod launches;
+mod lowering;
 mod memrefs;
 mod scopes;
 mod sessions;
@@ -36,19 +38,17 @@ use std::collections::HashMap;
 use executor_abi::EntryConvention;
 use melior::{
     Context,
-    ir::{OperationRef, Type, Value, operation::OperationLike},
+    ir::{OperationRef, operation::OperationLike},
 };
 
-use self::{checks::check, launches::LaunchFrame, scopes::allocation_scope_entry};
+pub use self::lowering::ARGUMENT;
+use self::{checks::check, lowering::Lowering, scopes::allocation_scope_entry};
 use super::{
     executor_ops::ExecutorOp,
     handle_types::HandleTypes,
     ir,
-    llvm_builder::{self, Emitter, LlvmTypes, Prologue, PrologueKey, PrologueSite},
-    module_symbols::ModuleSymbols,
+    llvm_builder::{self, Emitter, LlvmTypes, PrologueSite},
 };
-
-pub const ARGUMENT: &str = "convert-executor-to-llvm";
 
 /// Runs the pass on `module` with the entry convention whose discriminant is
 /// `entry_convention`; false once errors have been reported.
@@ -123,35 +123,6 @@ fn lower_module<'c>(
 //===----------------------------------------------------------------------===//
 // Phase 3: each executor op becomes runtime calls
 //===----------------------------------------------------------------------===//
-
-struct Lowering<'c, 'a> {
-    context: &'c Context,
-    convention: EntryConvention,
-    types: LlvmTypes<'c>,
-    /// The symbols of each symbol table that holds executor ops, by table op.
-    symbol_tables: Vec<(OperationRef<'c, 'a>, ModuleSymbols<'c, 'a>)>,
-    /// The index in `symbol_tables` of the op being lowered.
-    current_symbols: usize,
-    /// The LLVM struct type of a memref descriptor, per rank.
-    descriptors: HashMap<usize, Type<'c>>,
-    /// The `coro.begin` of each allocation scope's entry block, if any, by
-    /// the block's address: looked for once per scope, not once per op.
-    coroutine_begins: HashMap<usize, Option<OperationRef<'c, 'a>>>,
-    /// The prologue of each allocation scope, by its site (one per scope;
-    /// two in a coroutine, [`PrologueSite`]).
-    prologues: HashMap<PrologueKey, Prologue<'c, 'a>>,
-    /// Stack slots of launches, shared by the launches of one prologue with
-    /// the same descriptor types (a launch only uses them during its call).
-    launch_frames: HashMap<(PrologueKey, Vec<Type<'c>>, Vec<Type<'c>>), LaunchFrame<'c, 'a>>,
-    /// The two result slots of calls (`out_buf`, `out_size`), per prologue.
-    call_frames: HashMap<PrologueKey, (Value<'c, 'a>, Value<'c, 'a>)>,
-}
-
-/// What a generated accessor reports for IR the verifier accepted is a bug of
-/// this pass; it becomes an error at the op.
-fn generated<T>(result: Result<T, melior::Error>) -> Result<T, String> {
-    result.map_err(|error| format!("{ARGUMENT}: {error}"))
-}
 
 impl<'c, 'a> Lowering<'c, 'a> {
     /// Replaces `op` by its runtime calls.

@@ -3,7 +3,7 @@
 use executor_abi::functions;
 use melior::ir::Value;
 
-use super::{Lowering, generated};
+use super::lowering::{Lowering, generated};
 use crate::{
     dialect::executor,
     passes::{executor_ops::Borrowed, llvm_builder::Emitter},

@@ -14,7 +14,6 @@ use super::{
     lattice::{AddressId, OpId, Origin, State},
     origins::{self, OriginMap},
     program::{Interner, Kind, Program},
-    transfer::is_lost,
 };
 
 /// A calling context: what a function is analysed for.
@@ -268,7 +267,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
             let lost: BTreeSet<OpId> = state
                 .tokens
                 .iter()
-                .filter(|(op, token)| made_here(op) && is_lost(token))
+                .filter(|(op, token)| made_here(op) && token.is_lost())
                 .map(|(op, _)| *op)
                 .collect();
             if let Some(id) = program.id_in(key.function, terminator) {

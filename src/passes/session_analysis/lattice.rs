@@ -274,6 +274,12 @@ pub struct Token {
 }
 
 impl Token {
+    /// Pending, and nothing else may await it: if dropped, its launch is
+    /// lost.
+    pub fn is_lost(&self) -> bool {
+        self.status & token::PENDING != 0 && self.status & token::UNKNOWN == 0
+    }
+
     fn join(&mut self, other: &Self) {
         self.status |= other.status;
         if self.session != other.session {

@@ -360,7 +360,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
                 continue;
             };
             if strong && on.is_subset(&addresses) {
-                if is_lost(token) {
+                if token.is_lost() {
                     lost.insert(op);
                 }
                 token.status = (token.status & !token::PENDING) | token::ENDED;
@@ -376,7 +376,7 @@ impl<'c, 'a> Analyzer<'_, 'c, 'a> {
 fn launch_async(run: &mut Run, id: OpId, session: Origin, state: &mut State) {
     // Launching again while the previous launch's token is still pending
     // drops it, unless a loop carries it on.
-    if state.tokens.get(&id).is_some_and(is_lost) && !run.origins.carried.contains(&id) {
+    if state.tokens.get(&id).is_some_and(Token::is_lost) && !run.origins.carried.contains(&id) {
         run.lost.insert(id);
     }
     state.tokens.insert(
@@ -388,9 +388,4 @@ fn launch_async(run: &mut Run, id: OpId, session: Origin, state: &mut State) {
             ended_by: Ops::default(),
         },
     );
-}
-
-/// A pending token nothing else may await: if dropped, its launch is lost.
-pub(super) fn is_lost(token: &Token) -> bool {
-    token.status & token::PENDING != 0 && token.status & token::UNKNOWN == 0
 }

@@ -4,7 +4,25 @@
 
 use std::{fs, io, path::PathBuf};
 
-use super::{oracle::is_verifier_error, run, tools::MARKER};
+use super::{oracle::is_verifier_error, run, stats::Stats, tools::MARKER};
+use crate::shared::findings::Findings;
+
+/// An input of a batch.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub text: String,
+    pub origin: String,
+    pub mutations: Vec<&'static str>,
+}
+
+/// What one batch did.
+#[derive(Debug, Default)]
+pub(super) struct BatchOutcome {
+    pub(super) stats: Stats,
+    pub(super) findings: Findings,
+    /// For each valid input: what it showed (error messages, op names).
+    pub(super) features: Vec<(usize, Vec<String>)>,
+}
 
 /// A batch's inputs in one file: their first lines, to attribute diagnostics.
 pub(super) struct BatchFile {

@@ -12,13 +12,12 @@ use std::{
 };
 
 use super::{
-    batch::{split_output, write_batch},
+    batch::{BatchOutcome, Input, split_output, write_batch},
     corpus::Seed,
     minimize,
     mutate::{self, Mutant},
     oracle::Checker,
     run::{self, classify},
-    scheduler::{BatchOutcome, Input},
     stats::Stats,
     tools::{MARKER, Target, Tools, split_args},
 };

@@ -25,8 +25,8 @@ mod scheduler;
 mod stats;
 mod tools;
 
+pub use batch::Input;
 pub use fuzzer::{Fuzzer, Options, Report};
 pub use oracle::{Checked, Checker};
-pub use scheduler::Input;
 pub use stats::Stats;
 pub use tools::{LOWERING, MARKER, PASS, PASS_PYFACE, Target, Tools, reproduce_command};

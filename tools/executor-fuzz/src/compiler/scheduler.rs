@@ -6,34 +6,16 @@
 use std::{collections::BTreeMap, io, path::Path};
 
 use super::{
-    batch::{BatchFile, split_output, write_batch},
+    batch::{BatchFile, BatchOutcome, Input, split_output, write_batch},
     fuzzer::Fuzzer,
     oracle::{Checker, op_names, out_of_scope},
     run::{self, Run, classify},
-    stats::Stats,
     tools::{LOWERING, PASS, PASS_PYFACE, Target, reproduce_command},
 };
 use crate::shared::{
-    findings::{Finding, Findings, excerpt},
+    findings::{Finding, excerpt},
     signature::{Signature, normalize},
 };
-
-/// An input of a batch.
-#[derive(Clone, Debug)]
-pub struct Input {
-    pub text: String,
-    pub origin: String,
-    pub mutations: Vec<&'static str>,
-}
-
-/// What one batch did.
-#[derive(Debug, Default)]
-pub(super) struct BatchOutcome {
-    pub(super) stats: Stats,
-    pub(super) findings: Findings,
-    /// For each valid input: what it showed (error messages, op names).
-    pub(super) features: Vec<(usize, Vec<String>)>,
-}
 
 /// One batch on its way through the targets: its inputs, the checkers of
 /// single inputs and of the batch, and what it did so far.

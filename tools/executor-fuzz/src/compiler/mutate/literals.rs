@@ -2,8 +2,8 @@
 //! by edge cases.
 
 use super::{
+    shapes::{DIMENSIONS, shaped_types},
     text::{choose, pick_token, replace, tokens_where},
-    types::shaped_types,
     values::replace_type_everywhere,
 };
 use crate::{
@@ -183,22 +183,6 @@ const INTEGERS: &[&str] = &[
     "99999999999999999999999999999999999999",
     "0x7FFFFFFFFFFFFFFF",
     "0xFFFFFFFFFFFFFFFF",
-];
-
-pub(super) const DIMENSIONS: &[&str] = &[
-    "0",
-    "1",
-    "2",
-    "3",
-    "1024",
-    "65536",
-    "2147483648",
-    "4294967296",
-    "1152921504606846976",
-    "2305843009213693952",
-    "4611686018427387904",
-    "9223372036854775807",
-    "9223372036854775808",
 ];
 
 pub(super) fn mutate_integer(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {

@@ -9,6 +9,7 @@
 
 mod literals;
 mod ops;
+mod shapes;
 mod splice;
 mod text;
 mod tokens;

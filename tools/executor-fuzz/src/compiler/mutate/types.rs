@@ -2,7 +2,7 @@
 //! types replaced by edge cases.
 
 use super::{
-    literals::DIMENSIONS,
+    shapes::{DIMENSIONS, shaped_types},
     text::{choose, pick_token, replace, tokens_where},
     values::replace_type_everywhere,
 };
@@ -107,37 +107,6 @@ pub(super) fn mutate_type(rng: &mut Rng, text: &str, _: &[&str]) -> Option<Strin
     } else {
         Some(replace(text, token.start, token.end, new))
     }
-}
-
-/// `memref<...>`, `tensor<...>` and `vector<...>`: the index of the type's
-/// name token and of its closing `>`.
-pub(super) fn shaped_types(tokens: &[Token], text: &str) -> Vec<(usize, usize)> {
-    let mut found = Vec::new();
-    for (index, token) in tokens.iter().enumerate() {
-        if token.kind != TokenKind::Ident
-            || !matches!(token.text(text), "memref" | "tensor" | "vector")
-            || tokens.get(index + 1).map(|t| t.text(text)) != Some("<")
-        {
-            continue;
-        }
-        let mut depth = 0i32;
-        for (close, t) in tokens.iter().enumerate().skip(index + 1) {
-            match t.text(text) {
-                "<" => depth += 1,
-                ">" => {
-                    depth -= 1;
-                    if depth == 0 {
-                        found.push((index, close));
-                        break;
-                    }
-                }
-                "->" => {}
-                "\n" => break,
-                _ => {}
-            }
-        }
-    }
-    found
 }
 
 pub(super) fn mutate_shape(rng: &mut Rng, text: &str, _: &[&str]) -> Option<String> {
