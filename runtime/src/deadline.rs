@@ -101,9 +101,9 @@ fn start_watchdog() -> Result<()> {
                 .map_err(Arc::new)
         })
         .clone()
-        .map_err(|source| RuntimeError::NoThread {
+        .map_err(|cause| RuntimeError::NoThread {
             purpose: "the thread that watches launch deadlines".to_owned(),
-            source,
+            cause,
         })
 }
 

@@ -1,5 +1,11 @@
 //! The runtime's errors. At the C ABI each one becomes a single line naming the
 //! function, the address and the symbol or path, and the program exits non-zero.
+//!
+//! An error's message is that whole line, its cause included: the C ABI
+//! prints the message alone. A cause is still kept typed in its variant
+//! (`cause`, an `io::Error` or a `ProtocolError`, so its kind can be matched),
+//! but not as `Error::source`, so that a printer of error chains (anyhow's
+//! `{:#}`) does not print it twice.
 
 use std::{io, sync::Arc};
 
@@ -19,12 +25,8 @@ pub enum RuntimeError {
         "unknown binary format {0}: 0 is a relocatable object file, 1 an asset, 2 a shared library"
     )]
     UnknownFormat(u32),
-    #[error("cannot read '{path}': {source}")]
-    Unreadable {
-        path: String,
-        #[source]
-        source: io::Error,
-    },
+    #[error("cannot read '{path}': {cause}")]
+    Unreadable { path: String, cause: io::Error },
     /// `path` is the binary's name in the program (`executor.send_binary`'s
     /// path), wherever an executor stored its bytes.
     #[error("cannot load {format} '{path}': {reason}")]
@@ -65,11 +67,10 @@ pub enum RuntimeError {
     BadArguments(String),
     /// A thread the runtime needs (`purpose` says for what) cannot be
     /// started: the process is out of threads or memory.
-    #[error("cannot start {purpose}: {source}")]
+    #[error("cannot start {purpose}: {cause}")]
     NoThread {
         purpose: String,
-        #[source]
-        source: Arc<io::Error>,
+        cause: Arc<io::Error>,
     },
     #[error("out of memory for {bytes} result bytes")]
     OutOfMemory { bytes: usize },
@@ -129,7 +130,7 @@ pub enum RuntimeError {
     Protocol(String),
     /// A frame could not be read or written.
     #[error("executor protocol error: {0}")]
-    Frame(#[from] executor_protocol::ProtocolError),
+    Frame(executor_protocol::ProtocolError),
     /// A reply that does not fit the request it answers (`what` says how),
     /// refused before any of it is used.
     #[error(
@@ -142,3 +143,9 @@ pub enum RuntimeError {
 }
 
 pub type Result<T> = std::result::Result<T, RuntimeError>;
+
+impl From<executor_protocol::ProtocolError> for RuntimeError {
+    fn from(cause: executor_protocol::ProtocolError) -> Self {
+        Self::Frame(cause)
+    }
+}

@@ -282,7 +282,7 @@ fn close_within(session: Arc<Session>, timeout: Duration) {
         Ok(_) => finished.recv_timeout(timeout),
         Err(error) => Ok(Err(RuntimeError::NoThread {
             purpose: "a thread to close it".to_owned(),
-            source: Arc::new(error),
+            cause: Arc::new(error),
         })),
     };
     match outcome {

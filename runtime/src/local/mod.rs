@@ -98,7 +98,7 @@ impl LocalExecutor {
             BinaryFormat::RelocatableObject => {
                 let bytes = MappedFile::open(file).map_err(|error| RuntimeError::Unreadable {
                     path: name.to_owned(),
-                    source: error,
+                    cause: error,
                 })?;
                 drop(loaded);
                 return self.load_object(name, bytes);
@@ -303,7 +303,7 @@ impl Executor for LocalExecutor {
             })?
             .map_err(|error| RuntimeError::NoThread {
                 purpose: format!("a thread for '{entry}'"),
-                source: Arc::new(error),
+                cause: Arc::new(error),
             })?;
         self.launches().insert(token, pending);
         Ok(token)

@@ -113,7 +113,7 @@ impl Executor for RemoteExecutor {
         }
         let bytes = std::fs::read(path).map_err(|error| RuntimeError::Unreadable {
             path: path.to_owned(),
-            source: error,
+            cause: error,
         })?;
         let request = Request::SendBinary {
             name: name.to_string(),
