@@ -17,6 +17,10 @@
 
 mod error;
 mod record;
+mod records;
+mod secrets;
 
 pub use error::TlsSessionError;
 pub use record::{MAX_CIPHERTEXT_LEN, MAX_PLAINTEXT_LEN, RECORD_HEADER_LEN};
+pub use records::TlsRecords;
+pub use secrets::{TlsSessionSecrets, TlsSuite, TrafficKeys};
