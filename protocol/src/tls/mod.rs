@@ -16,11 +16,13 @@
 //! - `error`: what can go wrong, one line each.
 
 mod error;
+mod handover;
 mod record;
 mod records;
 mod secrets;
 
 pub use error::TlsSessionError;
+pub use handover::{Handover, RecordExactStream};
 pub use record::{MAX_CIPHERTEXT_LEN, MAX_PLAINTEXT_LEN, RECORD_HEADER_LEN};
 pub use records::TlsRecords;
 pub use secrets::{TlsSessionSecrets, TlsSuite, TrafficKeys};
