@@ -20,7 +20,9 @@
 //! - `token_file`: the shared secret's file, as both ends read it;
 //! - `dead_peer`: TCP keepalive and user timeout, so that both ends see a
 //!   peer whose link or host is gone;
-//! - `signal`: the names of the signals a `Crashed` reply carries.
+//! - `signal`: the names of the signals a `Crashed` reply carries;
+//! - `tls`: TLS 1.3 sessions handed from the supervisor, which ran the
+//!   handshake with rustls, to a worker that continues them on the socket.
 
 pub mod dead_peer;
 mod error;
@@ -31,6 +33,7 @@ mod messages;
 mod signal;
 #[cfg(test)]
 mod test_fixtures;
+pub mod tls;
 mod token_file;
 mod varint;
 

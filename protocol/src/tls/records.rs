@@ -1,0 +1,430 @@
+//! [`TlsRecords`]: a TLS 1.3 session continued on a raw stream, after rustls
+//! ran its handshake in another process. Application data is read and written
+//! as TLS 1.3 records protected by rustls's own record encrypter and decrypter
+//! (the ring provider's AEADs): this file frames records and counts sequence
+//! numbers, nothing more.
+//!
+//! What a continued session cannot do: key updates and other post-handshake
+//! messages (rustls's key schedule stayed with the supervisor), which end it
+//! with an error saying so.
+
+use std::io::{self, Read, Write};
+
+use rustls::crypto::cipher::{
+    InboundOpaqueMessage, MessageDecrypter, MessageEncrypter, OutboundChunks, OutboundPlainMessage,
+};
+use rustls::{AlertDescription, ContentType, HandshakeType, ProtocolVersion};
+
+use super::error::TlsSessionError;
+use super::record::{MAX_PLAINTEXT_LEN, read_record};
+use super::secrets::TlsSessionSecrets;
+
+/// How much plaintext one `write` call protects and sends, in one system call:
+/// enough records to amortize the call, bounded so that a large buffer is not
+/// copied whole into ciphertext first.
+const MAX_WRITE_PLAINTEXT: usize = 16 * MAX_PLAINTEXT_LEN;
+
+/// The alert level rustls and others send close_notify with (TLS 1.3 ignores
+/// it).
+const ALERT_LEVEL_WARNING: u8 = 1;
+
+/// Where one direction of the session is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Direction {
+    Open,
+    /// close_notify was received (reading: every read is the end of the
+    /// stream) or sent (writing: every write is an error).
+    Closed,
+    /// A record was refused, or a write was cut short part way through a
+    /// record: nothing after it can be trusted or read, so that direction
+    /// cannot go on.
+    Failed,
+}
+
+/// A TLS 1.3 session continued over `transport` (a `TcpStream` in practice):
+/// `Read` and `Write` of application data.
+///
+/// Reads take one whole record at a time from the transport (header, then
+/// exactly its body), and return its plaintext, keeping what the caller did
+/// not take for the next read. Writes send records of at most 2^14 bytes of
+/// plaintext. Nothing is buffered on the way out: `flush` only flushes the
+/// transport.
+pub struct TlsRecords<S> {
+    transport: S,
+    encrypter: Box<dyn MessageEncrypter>,
+    decrypter: Box<dyn MessageDecrypter>,
+    /// The sequence number of the next record sent.
+    tx_sequence: u64,
+    /// The sequence number of the next record received.
+    rx_sequence: u64,
+    /// Plaintext received and not yet read: `plaintext[plaintext_start..]`.
+    plaintext: Vec<u8>,
+    plaintext_start: usize,
+    /// The body of the record being read (reused; at most the record limit).
+    ciphertext: Vec<u8>,
+    /// The records of the write being sent (reused).
+    outgoing: Vec<u8>,
+    reading: Direction,
+    writing: Direction,
+}
+
+impl<S: Read + Write> TlsRecords<S> {
+    /// Continues the session `secrets` describes over `transport`, whose next
+    /// byte is the start of a record. `unread_plaintext` is what the previous
+    /// holder of the session decrypted and did not consume: the first reads
+    /// return it, before any new record.
+    pub fn resume(
+        transport: S,
+        secrets: &TlsSessionSecrets,
+        unread_plaintext: Vec<u8>,
+    ) -> Result<Self, TlsSessionError> {
+        let (encrypter, tx_sequence) = secrets.encrypter()?;
+        let (decrypter, rx_sequence) = secrets.decrypter()?;
+        Ok(Self {
+            transport,
+            encrypter,
+            decrypter,
+            tx_sequence,
+            rx_sequence,
+            plaintext: unread_plaintext,
+            plaintext_start: 0,
+            ciphertext: Vec::new(),
+            outgoing: Vec::new(),
+            reading: Direction::Open,
+            writing: Direction::Open,
+        })
+    }
+
+    /// Ends the sending side cleanly: sends close_notify and flushes. Reading
+    /// goes on until the peer's close_notify.
+    pub fn close(&mut self) -> io::Result<()> {
+        match self.writing {
+            Direction::Open => {}
+            Direction::Closed => return Ok(()),
+            Direction::Failed => return Err(TlsSessionError::Failed.into()),
+        }
+        self.outgoing.clear();
+        let alert = [ALERT_LEVEL_WARNING, u8::from(AlertDescription::CloseNotify)];
+        self.seal(ContentType::Alert, &alert)?;
+        self.send()?;
+        self.writing = Direction::Closed;
+        self.transport.flush()
+    }
+
+    /// The transport, to set timeouts or shut it down.
+    pub fn get_ref(&self) -> &S {
+        &self.transport
+    }
+
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.transport
+    }
+
+    /// The sequence numbers of the next record sent and received.
+    pub fn sequences(&self) -> (u64, u64) {
+        (self.tx_sequence, self.rx_sequence)
+    }
+
+    /// Protects `plaintext` as one record of `content_type`, appended to
+    /// `outgoing`.
+    fn seal(&mut self, content_type: ContentType, plaintext: &[u8]) -> Result<(), TlsSessionError> {
+        let sequence = self.tx_sequence;
+        self.tx_sequence = sequence
+            .checked_add(1)
+            .ok_or(TlsSessionError::SequenceExhausted)?;
+        let message = OutboundPlainMessage {
+            typ: content_type,
+            version: ProtocolVersion::TLSv1_2,
+            payload: OutboundChunks::Single(plaintext),
+        };
+        let record = self.encrypter.encrypt(message, sequence)?;
+        self.outgoing.extend_from_slice(&record.encode());
+        Ok(())
+    }
+
+    /// Writes `outgoing` to the transport. A write cut short leaves part of a
+    /// record on the wire, after which the peer can read nothing: the sending
+    /// side has failed.
+    fn send(&mut self) -> io::Result<()> {
+        let sent = self.transport.write_all(&self.outgoing);
+        if sent.is_err() {
+            self.writing = Direction::Failed;
+        }
+        sent
+    }
+
+    /// Reads and opens records until one carries plaintext (left in
+    /// `plaintext`), or the peer's close_notify.
+    fn receive(&mut self) -> Result<(), TlsSessionError> {
+        while self.reading == Direction::Open && self.plaintext_start == self.plaintext.len() {
+            if let Err(error) = self.receive_record() {
+                self.reading = Direction::Failed;
+                return Err(error);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads and opens one record.
+    fn receive_record(&mut self) -> Result<(), TlsSessionError> {
+        let header = read_record(&mut self.transport, &mut self.ciphertext)?
+            .ok_or(TlsSessionError::Truncated)?;
+        if header.content_type != ContentType::ApplicationData {
+            return Err(TlsSessionError::UnexpectedOuterType(header.content_type));
+        }
+        let sequence = self.rx_sequence;
+        self.rx_sequence = sequence
+            .checked_add(1)
+            .ok_or(TlsSessionError::SequenceExhausted)?;
+        let record = InboundOpaqueMessage::new(
+            ContentType::ApplicationData,
+            ProtocolVersion::TLSv1_2,
+            &mut self.ciphertext,
+        );
+        let message = self
+            .decrypter
+            .decrypt(record, sequence)
+            .map_err(|error| match error {
+                rustls::Error::DecryptError => TlsSessionError::Decrypt,
+                other => TlsSessionError::Rustls(other),
+            })?;
+        match message.typ {
+            ContentType::ApplicationData => {
+                self.plaintext.clear();
+                self.plaintext.extend_from_slice(message.payload);
+                self.plaintext_start = 0;
+                Ok(())
+            }
+            ContentType::Alert => match message.payload {
+                [_level, description] => match AlertDescription::from(*description) {
+                    AlertDescription::CloseNotify => {
+                        self.reading = Direction::Closed;
+                        Ok(())
+                    }
+                    other => Err(TlsSessionError::Alert(other)),
+                },
+                _ => Err(TlsSessionError::Malformed(format!(
+                    "an alert of {} bytes",
+                    message.payload.len()
+                ))),
+            },
+            ContentType::Handshake => Err(TlsSessionError::PostHandshakeMessage(
+                message
+                    .payload
+                    .first()
+                    .map_or(HandshakeType::Unknown(0), |&kind| HandshakeType::from(kind)),
+            )),
+            other => Err(TlsSessionError::UnexpectedContentType(other)),
+        }
+    }
+}
+
+impl<S: Read + Write> Read for TlsRecords<S> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        if buffer.is_empty() {
+            return Ok(0);
+        }
+        if self.reading == Direction::Failed {
+            return Err(TlsSessionError::Failed.into());
+        }
+        self.receive()?;
+        let unread = &self.plaintext[self.plaintext_start..];
+        let taken = unread.len().min(buffer.len());
+        buffer[..taken].copy_from_slice(&unread[..taken]);
+        self.plaintext_start += taken;
+        Ok(taken)
+    }
+}
+
+impl<S: Read + Write> Write for TlsRecords<S> {
+    fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
+        match self.writing {
+            Direction::Open => {}
+            Direction::Closed => return Err(TlsSessionError::Closed.into()),
+            Direction::Failed => return Err(TlsSessionError::Failed.into()),
+        }
+        let taken = &buffer[..buffer.len().min(MAX_WRITE_PLAINTEXT)];
+        self.outgoing.clear();
+        for chunk in taken.chunks(MAX_PLAINTEXT_LEN) {
+            self.seal(ContentType::ApplicationData, chunk)?;
+        }
+        self.send()?;
+        Ok(taken.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.transport.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use super::super::record::{MAX_CIPHERTEXT_LEN, RECORD_HEADER_LEN};
+    use super::super::secrets::{TlsSuite, TrafficKeys};
+    use super::*;
+
+    /// Two ends of one session's keys: what one sends, the other receives.
+    fn mirrored(suite: TlsSuite) -> (TlsSessionSecrets, TlsSessionSecrets) {
+        let key_len = match suite {
+            TlsSuite::Aes128GcmSha256 => 16,
+            _ => 32,
+        };
+        let keys = |seed: u8| TrafficKeys::new(5, vec![seed; key_len], [seed ^ 0xff; 12]);
+        (
+            TlsSessionSecrets::new(suite, keys(1), keys(2)),
+            TlsSessionSecrets::new(suite, keys(2), keys(1)),
+        )
+    }
+
+    /// A writer that keeps what it is given, and a reader of it.
+    #[derive(Default)]
+    struct Wire(Cursor<Vec<u8>>);
+
+    impl Read for Wire {
+        fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+            self.0.read(buffer)
+        }
+    }
+
+    impl Write for Wire {
+        fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
+            self.0.get_mut().extend_from_slice(buffer);
+            Ok(buffer.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// What `sender` wrote, read by a receiver of the mirrored keys.
+    fn receiver_of(sender: TlsRecords<Wire>, secrets: &TlsSessionSecrets) -> TlsRecords<Wire> {
+        let wire = Wire(Cursor::new(sender.transport.0.into_inner()));
+        TlsRecords::resume(wire, secrets, Vec::new()).unwrap()
+    }
+
+    /// The lengths of the records on `wire`, from their headers.
+    fn record_lengths(mut wire: &[u8]) -> Vec<usize> {
+        let mut lengths = Vec::new();
+        while !wire.is_empty() {
+            let length = usize::from(u16::from_be_bytes([wire[3], wire[4]]));
+            assert_eq!(wire[..3], [23, 3, 3], "an application_data record");
+            lengths.push(length);
+            wire = &wire[RECORD_HEADER_LEN + length..];
+        }
+        lengths
+    }
+
+    #[test]
+    fn writes_records_of_at_most_2_14_bytes_of_plaintext() {
+        for suite in TlsSuite::ALL {
+            let (one, other) = mirrored(suite);
+            let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
+            let message: Vec<u8> = (0..40_000u32).map(|index| index as u8).collect();
+            sender.write_all(&message).unwrap();
+            assert_eq!(sender.sequences(), (8, 5), "three records sent from 5");
+            let tag_and_type = 16 + 1;
+            assert_eq!(
+                record_lengths(sender.transport.0.get_ref()),
+                [
+                    16384 + tag_and_type,
+                    16384 + tag_and_type,
+                    7232 + tag_and_type
+                ]
+            );
+            let mut receiver = receiver_of(sender, &other);
+            let mut received = Vec::new();
+            let error = receiver.read_to_end(&mut received).unwrap_err();
+            assert_eq!(received, message, "{suite:?}");
+            assert_eq!(
+                error.kind(),
+                io::ErrorKind::UnexpectedEof,
+                "no close_notify"
+            );
+        }
+    }
+
+    #[test]
+    fn a_large_write_is_taken_in_bounded_parts() {
+        let (one, _) = mirrored(TlsSuite::Aes128GcmSha256);
+        let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
+        let taken = sender.write(&vec![0; 3 * MAX_WRITE_PLAINTEXT]).unwrap();
+        assert_eq!(taken, MAX_WRITE_PLAINTEXT);
+        assert_eq!(sender.write(&[]).unwrap(), 0);
+    }
+
+    #[test]
+    fn unread_plaintext_comes_first_and_in_parts() {
+        let (one, other) = mirrored(TlsSuite::Chacha20Poly1305Sha256);
+        let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
+        sender.write_all(b"from the wire").unwrap();
+        sender.close().unwrap();
+        let wire = Wire(Cursor::new(sender.transport.0.into_inner()));
+        let mut receiver = TlsRecords::resume(wire, &other, b"left over ".to_vec()).unwrap();
+        let mut part = [0u8; 4];
+        assert_eq!(receiver.read(&mut part).unwrap(), 4);
+        assert_eq!(&part, b"left");
+        let mut rest = Vec::new();
+        receiver.read_to_end(&mut rest).unwrap();
+        assert_eq!(rest, b" over from the wire");
+    }
+
+    #[test]
+    fn empty_records_are_skipped_not_an_end_of_stream() {
+        let (one, other) = mirrored(TlsSuite::Aes256GcmSha384);
+        let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
+        sender.seal(ContentType::ApplicationData, &[]).unwrap();
+        sender.seal(ContentType::ApplicationData, b"after").unwrap();
+        sender.send().unwrap();
+        let mut receiver = receiver_of(sender, &other);
+        let mut buffer = [0u8; 16];
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 5);
+        assert_eq!(&buffer[..5], b"after");
+    }
+
+    #[test]
+    fn an_alert_other_than_close_notify_is_an_error_naming_it() {
+        let (one, other) = mirrored(TlsSuite::Aes128GcmSha256);
+        let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
+        let fatal = 2;
+        sender
+            .seal(
+                ContentType::Alert,
+                &[fatal, u8::from(AlertDescription::HandshakeFailure)],
+            )
+            .unwrap();
+        sender.send().unwrap();
+        let mut receiver = receiver_of(sender, &other);
+        let error = receiver.read(&mut [0; 16]).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::ConnectionAborted);
+        assert_eq!(
+            error.to_string(),
+            "the peer ended the TLS session with the alert HandshakeFailure"
+        );
+    }
+
+    #[test]
+    fn records_out_of_sequence_do_not_decrypt() {
+        let (one, other) = mirrored(TlsSuite::Chacha20Poly1305Sha256);
+        let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
+        sender.write_all(b"first").unwrap();
+        sender.write_all(b"second").unwrap();
+        let wire = sender.transport.0.into_inner();
+        let first_length = RECORD_HEADER_LEN + record_lengths(&wire)[0];
+        // The second record alone, where the first is expected: a replay or a
+        // drop is refused like an alteration.
+        let skipped = Wire(Cursor::new(wire[first_length..].to_vec()));
+        let mut receiver = TlsRecords::resume(skipped, &other, Vec::new()).unwrap();
+        let error = receiver.read(&mut [0; 16]).unwrap_err();
+        assert!(error.to_string().contains("failed to decrypt"), "{error}");
+    }
+
+    #[test]
+    fn the_longest_record_a_sender_makes_is_within_the_read_limit() {
+        let (one, _) = mirrored(TlsSuite::Aes256GcmSha384);
+        let (encrypter, _) = one.encrypter().unwrap();
+        assert!(encrypter.encrypted_payload_len(MAX_PLAINTEXT_LEN) <= MAX_CIPHERTEXT_LEN);
+    }
+}
