@@ -84,8 +84,7 @@ pub fn check(address: &str, options: &ConnectOptions) -> Result<Health> {
 
 impl RemoteExecutor {
     /// Connects to the executor-server at `address` (`host:port` or
-    /// `unix:<path>`, as
-    /// [`executor_abi::address::Address`] displays it).
+    /// `unix:<path>`, as [`executor_abi::address::Address`] displays it).
     pub fn connect_with(address: &str, options: &ConnectOptions) -> Result<Self> {
         let connection = Connection::open(address, options)?;
         tracing::debug!(address, "connected to executor-server");
