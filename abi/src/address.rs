@@ -5,14 +5,21 @@
 //! session analysis must tell which `open`s give the same session, so both
 //! parse them here.
 
-use std::fmt;
+use std::{
+    fmt,
+    path::{Component, Path, PathBuf},
+};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Address {
     /// The embedded executor; `name` tells separate local executors apart.
     Local { name: String },
-    /// An executor-server.
+    /// An executor-server over TCP.
     Remote { host: String, port: u16 },
+    /// An executor-server on this host, at the Unix-domain socket `path`
+    /// (absolute, its components normalized: `unix:/run//x.sock` and
+    /// `unix:/run/x.sock` are one address).
+    Unix { path: PathBuf },
 }
 
 impl Address {
@@ -28,6 +35,13 @@ impl Address {
                 name: name.to_owned(),
             });
         }
+        // `unix:9000` stays the host `unix`'s port: a socket path is absolute.
+        if let Some(path) = text
+            .strip_prefix("unix:")
+            .filter(|path| path.starts_with('/'))
+        {
+            return Self::unix(Path::new(path));
+        }
         let (host, port) = text.rsplit_once(':')?;
         let host = host
             .strip_prefix('[')
@@ -42,6 +56,20 @@ impl Address {
             port,
         })
     }
+
+    /// The Unix-socket address of `path`, normalized; None unless it is
+    /// absolute, names a file (not `/` itself) and holds no NUL byte (which
+    /// no socket path can).
+    fn unix(path: &Path) -> Option<Self> {
+        if path.as_os_str().as_encoded_bytes().contains(&0) {
+            return None;
+        }
+        let path: PathBuf = path.components().collect();
+        if !path.is_absolute() || path.components().all(|c| c == Component::RootDir) {
+            return None;
+        }
+        Some(Self::Unix { path })
+    }
 }
 
 impl fmt::Display for Address {
@@ -53,6 +81,7 @@ impl fmt::Display for Address {
                 write!(formatter, "[{host}]:{port}")
             }
             Self::Remote { host, port } => write!(formatter, "{host}:{port}"),
+            Self::Unix { path } => write!(formatter, "unix:{}", path.display()),
         }
     }
 }
@@ -92,6 +121,24 @@ mod tests {
             Address::parse("[::1]:9000").unwrap().to_string(),
             "[::1]:9000"
         );
+        assert_eq!(
+            Address::parse("unix:/run/executor/server.sock"),
+            Some(Address::Unix {
+                path: "/run/executor/server.sock".into()
+            })
+        );
+        assert_eq!(
+            Address::parse("unix:/tmp/a b:9000").unwrap().to_string(),
+            "unix:/tmp/a b:9000"
+        );
+        // The host named `unix`, not a socket.
+        assert_eq!(
+            Address::parse("unix:9000"),
+            Some(Address::Remote {
+                host: "unix".into(),
+                port: 9000
+            })
+        );
     }
 
     #[test]
@@ -101,10 +148,21 @@ mod tests {
             ("host:9000", "[host]:9000"),
             ("host:9000", "host:09000"),
             ("host:9000", "host:+9000"),
+            ("unix:/run/x.sock", "unix:/run//x.sock"),
+            ("unix:/run/x.sock", "unix:/run/./x.sock"),
+            ("unix:/run/x.sock", "unix://run/x.sock/"),
         ] {
             assert_eq!(Address::parse(a), Address::parse(b), "{a} and {b}");
         }
         assert_ne!(Address::parse("local"), Address::parse("local:gpu0"));
+        assert_ne!(
+            Address::parse("unix:/run/x.sock"),
+            Address::parse("unix:/run/../x.sock")
+        );
+        assert_eq!(
+            Address::parse("unix:/run//x.sock").unwrap().to_string(),
+            "unix:/run/x.sock"
+        );
     }
 
     #[test]
@@ -117,6 +175,10 @@ mod tests {
             "host:0",
             "host:99999",
             "a b:1",
+            "unix:",
+            "unix:/",
+            "unix:relative.sock",
+            "unix:/nul\0.sock",
         ] {
             assert_eq!(Address::parse(text), None, "{text}");
         }

@@ -20,6 +20,8 @@
 //! - `token_file`: the shared secret's file, as both ends read it;
 //! - `dead_peer`: TCP keepalive and user timeout, so that both ends see a
 //!   peer whose link or host is gone;
+//! - `stream`: the connection, over TCP or a Unix-domain socket, as both
+//!   ends use it; `unix_socket`: the socket calls std does not offer;
 //! - `signal`: the names of the signals a `Crashed` reply carries;
 //! - `tls`: TLS 1.3 sessions handed from the supervisor, which ran the
 //!   handshake with rustls, to a worker that continues them on the socket.
@@ -31,10 +33,12 @@ mod launch_codec;
 mod launched_frame;
 mod messages;
 mod signal;
+pub mod stream;
 #[cfg(test)]
 mod test_fixtures;
 pub mod tls;
 mod token_file;
+pub mod unix_socket;
 mod varint;
 
 pub use error::ProtocolError;
@@ -48,4 +52,5 @@ pub use launch_codec::{
 pub use launched_frame::{fill_from_launched, write_launched_frame};
 pub use messages::{Hello, HelloReply, OutputShape, PROTOCOL_VERSION, Request, Response};
 pub use signal::signal_name;
+pub use stream::{Stream, Transport};
 pub use token_file::read_token_file;

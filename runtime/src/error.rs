@@ -15,7 +15,10 @@ use executor_abi::BinaryFormat;
 
 #[derive(Debug, Error)]
 pub enum RuntimeError {
-    #[error("invalid executor address '{0}': expected 'local', 'local:<name>' or '<host>:<port>'")]
+    #[error(
+        "invalid executor address '{0}': expected 'local', 'local:<name>', '<host>:<port>' or \
+         'unix:<absolute path>'"
+    )]
     InvalidAddress(String),
     #[error("no open session with handle {0}")]
     BadSession(i64),

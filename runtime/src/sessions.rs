@@ -128,7 +128,7 @@ pub fn open(address: &str) -> Result<i64> {
     // Connecting may take a while: not under the lock.
     let executor: Arc<dyn Executor> = match &address {
         Address::Local { .. } => Arc::new(LocalExecutor::new()?),
-        Address::Remote { .. } => Arc::new(RemoteExecutor::connect_with(
+        Address::Remote { .. } | Address::Unix { .. } => Arc::new(RemoteExecutor::connect_with(
             &address.to_string(),
             &settings.connect,
         )?),

@@ -86,7 +86,8 @@ impl ConfigFile {
                         line,
                         column + 1,
                         format!(
-                            "'{name}' is not an executor address: expected 'local', 'local:<name>' or '<host>:<port>'"
+                            "'{name}' is not an executor address: expected 'local', 'local:<name>', \
+                             '<host>:<port>' or 'unix:<absolute path>'"
                         ),
                     )
                 })?;
@@ -124,7 +125,10 @@ impl ConfigFile {
                 return Err(at(
                     line,
                     column,
-                    format!("'{key}' applies to '<host>:<port>' addresses only, not {address}"),
+                    format!(
+                        "'{key}' applies to server addresses only ('<host>:<port>', \
+                         'unix:<path>'), not {address}"
+                    ),
                 ));
             }
             let set_twice = || at(line, column, format!("'{key}' is set twice for {address}"));
@@ -197,9 +201,20 @@ mod tests {
              token_file = a.token\n\
              \n\
              dead_link_timeout_ms=3000\n\
-             [local]\n  launch_timeout_ms = 250 \n",
+             [local]\n  launch_timeout_ms = 250 \n\
+             [unix:/run/executor//server.sock]\nhandshake_timeout_ms = 500\n",
         )
         .unwrap();
+        let unix = file
+            .section(&address("unix:/run/executor/server.sock"))
+            .unwrap();
+        assert_eq!(
+            unix.handshake_timeout,
+            Some(Located {
+                value: Duration::from_millis(500),
+                line: 9
+            })
+        );
         let remote = file.section(&address("10.0.0.2:9000")).unwrap();
         assert_eq!(
             remote.token_file,
@@ -265,7 +280,7 @@ mod tests {
             ),
             (
                 "[local]\ntoken_file = a\n",
-                "/etc/executor.conf:2:1: 'token_file' applies to '<host>:<port>' addresses only",
+                "/etc/executor.conf:2:1: 'token_file' applies to server addresses only",
             ),
             (
                 "[h:1]\ntoken_file =\n",

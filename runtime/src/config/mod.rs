@@ -45,7 +45,7 @@ pub fn parse_address(text: &str) -> Result<Address> {
 /// Everything the runtime needs to know about one address.
 #[derive(Clone, Debug)]
 pub struct AddressSettings {
-    /// How to connect (for `<host>:<port>` addresses).
+    /// How to connect (for `<host>:<port>` and `unix:<path>` addresses).
     pub connect: ConnectOptions,
     pub launch_timeout: Option<LaunchTimeout>,
 }
@@ -188,7 +188,7 @@ mod tests {
         // what the error says.
         let error = parse_address("localhost").unwrap_err().to_string();
         assert!(
-            error.contains("'local', 'local:<name>' or '<host>:<port>'"),
+            error.contains("'local', 'local:<name>', '<host>:<port>' or 'unix:<absolute path>'"),
             "{error}"
         );
     }

@@ -1,12 +1,17 @@
-//! One TCP connection to an executor-server: connecting, the handshake, and
+//! One connection to an executor-server, over TCP or a Unix-domain socket
+//! (`executor_protocol::stream`): connecting, the handshake, and
 //! request/response round trips. Once a connection fails (or the session
 //! ends) it stays failed, and says why on every later use.
 
 use std::{
     io::{self, BufReader},
     net::{SocketAddr, TcpStream, ToSocketAddrs},
+    os::unix::fs::FileTypeExt,
+    path::Path,
     time::Duration,
 };
+
+use executor_abi::address::Address;
 
 use super::options::ConnectOptions;
 use crate::{
@@ -14,8 +19,7 @@ use crate::{
     memref::{DenseView, Descriptor},
     protocol::{
         self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame, OutputShape,
-        PROTOCOL_VERSION, ProtocolError, READ_BUFFER_SIZE, Request, Response, dead_peer,
-        signal_name,
+        PROTOCOL_VERSION, ProtocolError, READ_BUFFER_SIZE, Request, Response, Stream, signal_name,
     },
 };
 
@@ -27,10 +31,10 @@ const RETAINED_PAYLOAD_CAPACITY: usize = 16 * 1024 * 1024;
 
 pub(super) struct Connection {
     address: String,
-    stream: TcpStream,
+    stream: Stream,
     /// Responses are read through a buffer: a small frame then takes one
     /// system call, not one for its length and more for its payload.
-    reader: BufReader<TcpStream>,
+    reader: BufReader<Stream>,
     /// The last reply's payload: every reply is read into this buffer,
     /// which is kept up to [`RETAINED_PAYLOAD_CAPACITY`].
     payload: Vec<u8>,
@@ -44,7 +48,8 @@ pub(super) struct Connection {
 }
 
 impl Connection {
-    /// Connects to `address` (`host:port`) and performs the handshake.
+    /// Connects to `address` (`host:port` or `unix:<path>`) and performs the
+    /// handshake.
     pub fn open(address: &str, options: &ConnectOptions) -> Result<Self> {
         let stream = connect(address, options)?;
         let max_message_size = handshake(address, &stream, options)?;
@@ -153,10 +158,7 @@ impl Connection {
     }
 
     /// Sends a request with `send` and reads its response.
-    fn exchange(
-        &mut self,
-        send: impl FnOnce(&mut &TcpStream) -> io::Result<()>,
-    ) -> Result<Response> {
+    fn exchange(&mut self, send: impl FnOnce(&mut &Stream) -> io::Result<()>) -> Result<Response> {
         let response = self
             .send_and_receive(send)
             .and_then(protocol::decode_payload);
@@ -167,7 +169,7 @@ impl Connection {
     /// Sends a request and reads the payload of its reply.
     fn send_and_receive(
         &mut self,
-        send: impl FnOnce(&mut &TcpStream) -> io::Result<()>,
+        send: impl FnOnce(&mut &Stream) -> io::Result<()>,
     ) -> std::result::Result<&[u8], ProtocolError> {
         send(&mut &self.stream)?;
         protocol::read_frame_into(&mut self.reader, self.max_message_size, &mut self.payload)?;
@@ -269,11 +271,14 @@ fn refused(error: ProtocolError) -> RuntimeError {
     }
 }
 
-fn connect(address: &str, options: &ConnectOptions) -> Result<TcpStream> {
+fn connect(address: &str, options: &ConnectOptions) -> Result<Stream> {
     let unreachable = |reason: String| RuntimeError::Unreachable {
         address: address.to_owned(),
         reason,
     };
+    if let Some(Address::Unix { path }) = Address::parse(address) {
+        return connect_unix(&path, options).map_err(unreachable);
+    }
     let candidates: Vec<SocketAddr> = address
         .to_socket_addrs()
         .map_err(|error| unreachable(format!("cannot resolve it: {error}")))?
@@ -282,13 +287,9 @@ fn connect(address: &str, options: &ConnectOptions) -> Result<TcpStream> {
     for candidate in &candidates {
         match TcpStream::connect_timeout(candidate, options.connect_timeout) {
             Ok(stream) => {
-                // Requests and replies are small messages answered one at a
-                // time: Nagle's algorithm would only add latency.
+                let stream = Stream::Tcp(stream);
                 stream
-                    .set_nodelay(true)
-                    .and_then(|()| {
-                        dead_peer::give_up_on_silent_peer(&stream, options.dead_link_timeout)
-                    })
+                    .prepare(options.dead_link_timeout)
                     .map_err(|error| unreachable(error.to_string()))?;
                 return Ok(stream);
             }
@@ -301,8 +302,34 @@ fn connect(address: &str, options: &ConnectOptions) -> Result<TcpStream> {
     }))
 }
 
+/// Connects to the server's socket file at `path`; the reason it cannot,
+/// in words that say what to check.
+fn connect_unix(path: &Path, options: &ConnectOptions) -> std::result::Result<Stream, String> {
+    Stream::connect_unix(path, options.connect_timeout).map_err(|error| {
+        // Linux refuses a connection to a file that is no socket as it
+        // refuses one to a socket nothing listens on: the file tells which.
+        let is_socket =
+            std::fs::metadata(path).is_ok_and(|metadata| metadata.file_type().is_socket());
+        match error.kind() {
+            io::ErrorKind::NotFound => "no such socket file: is the server running?".to_owned(),
+            io::ErrorKind::ConnectionRefused if !is_socket => {
+                format!("'{}' is not a socket", path.display())
+            }
+            io::ErrorKind::ConnectionRefused => {
+                "nothing listens on the socket file: the server that made it is gone".to_owned()
+            }
+            io::ErrorKind::PermissionDenied => {
+                "permission denied: the socket file (or a directory above it) is not open to \
+                 this user"
+                    .to_owned()
+            }
+            _ => error.to_string(),
+        }
+    })
+}
+
 /// Sends `Hello`, reads the reply and returns the server's message size limit.
-fn handshake(address: &str, stream: &TcpStream, options: &ConnectOptions) -> Result<u32> {
+fn handshake(address: &str, stream: &Stream, options: &ConnectOptions) -> Result<u32> {
     let unreachable = |reason: String| RuntimeError::Unreachable {
         address: address.to_owned(),
         reason,
@@ -423,5 +450,38 @@ mod tests {
         assert_eq!(result, Response::CallResult(vec![1; large]));
         assert_eq!(connection.payload.capacity(), 0);
         server.join().unwrap();
+    }
+
+    /// Each reason a socket file cannot be reached is one line naming the
+    /// address and what to check.
+    #[test]
+    fn an_unreachable_socket_file_says_why() {
+        let directory = tempfile::tempdir().unwrap();
+        let at = |name: &str| format!("unix:{}", directory.path().join(name).display());
+        let reason = |address: &str| {
+            Connection::open(address, &ConnectOptions::default())
+                .err()
+                .expect("not reached")
+                .to_string()
+        };
+        let missing = at("missing.sock");
+        assert_eq!(
+            reason(&missing),
+            format!(
+                "cannot reach executor at {missing}: no such socket file: is the server running?"
+            )
+        );
+        std::fs::write(directory.path().join("file"), "").unwrap();
+        let file = at("file");
+        assert_eq!(
+            reason(&file),
+            format!(
+                "cannot reach executor at {file}: '{}' is not a socket",
+                directory.path().join("file").display()
+            )
+        );
+        drop(std::os::unix::net::UnixListener::bind(directory.path().join("stale.sock")).unwrap());
+        let stale = at("stale.sock");
+        assert!(reason(&stale).contains("nothing listens on the socket file"));
     }
 }

@@ -1,5 +1,6 @@
 //! The client of an executor-server: an [`Executor`] whose session lives in a
-//! worker process of the server, over one TCP connection (docs/protocol.md).
+//! worker process of the server, over one TCP or Unix-socket connection
+//! (docs/protocol.md).
 //!
 //! Data crosses the connection by value: `send_binary` ships the file's bytes,
 //! `launch` sends each input's elements to the server (from the memref's own
@@ -82,8 +83,8 @@ pub fn check(address: &str, options: &ConnectOptions) -> Result<Health> {
 }
 
 impl RemoteExecutor {
-    /// Connects to the executor-server at `address` (`host:port`, as
-    /// [`executor_abi::address::Address`] displays it).
+    /// Connects to the executor-server at `address` (`host:port` or
+    /// `unix:<path>`, as [`executor_abi::address::Address`] displays it).
     pub fn connect_with(address: &str, options: &ConnectOptions) -> Result<Self> {
         let connection = Connection::open(address, options)?;
         tracing::debug!(address, "connected to executor-server");

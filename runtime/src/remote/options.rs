@@ -16,7 +16,8 @@ pub const DEFAULT_DEAD_LINK_TIMEOUT: Duration = Duration::from_secs(15);
 #[derive(Clone)]
 pub struct ConnectOptions {
     pub token: Option<String>,
-    /// How long to wait for the TCP connection.
+    /// How long to wait for the connection (on a Unix socket: for room in
+    /// its listen queue).
     pub connect_timeout: Duration,
     /// How long to wait for the server's answer to the handshake (and to a
     /// ping), so that a port where something else listens fails instead of

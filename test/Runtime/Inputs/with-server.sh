@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # with-server.sh SERVER [SERVER-ARGS...] -- COMMAND [ARGS...]
-# Starts SERVER on a free loopback port, runs COMMAND with EXECUTOR_ADDRESS set
-# to the server's address, then stops the server. Exits with COMMAND's status.
+# Starts SERVER on a free loopback port (or on the --listen address among
+# SERVER-ARGS, such as unix:PATH), runs COMMAND with EXECUTOR_ADDRESS set to
+# the server's (first) address, then stops the server (with SIGTERM, so that
+# it removes a socket file it made). Exits with COMMAND's status.
 # With WITH_SERVER_LOG set, the server's output (what its kernels printed, its
 # log) is saved there.
 set -u
 server=$1
 shift
 server_args=()
+listen=(--listen 127.0.0.1:0)
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  [ "$1" = "--listen" ] && listen=()
   server_args+=("$1")
   shift
 done
 shift
 log=$(mktemp)
-"$server" --listen 127.0.0.1:0 "${server_args[@]}" >"$log" 2>&1 &
+"$server" "${listen[@]}" "${server_args[@]}" >"$log" 2>&1 &
 pid=$!
 stop() {
   kill "$pid" 2>/dev/null
@@ -25,7 +29,7 @@ stop() {
 trap stop EXIT
 address=""
 for _ in $(seq 200); do
-  address=$(sed -n 's/^listening on //p' "$log")
+  address=$(sed -n 's/^listening on //p' "$log" | head -n 1)
   [ -n "$address" ] && break
   kill -0 "$pid" 2>/dev/null || break
   sleep 0.05

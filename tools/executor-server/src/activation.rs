@@ -1,16 +1,24 @@
 //! Socket activation: the listening sockets systemd (or systemd-socket-activate,
 //! or any program that follows sd_listen_fds(3)) passes, as descriptors 3, 4,
 //! ... with `LISTEN_PID` set to this process's id and `LISTEN_FDS` to their
-//! number. The server serves them as it serves the addresses it binds itself,
-//! under the same rules (a non-loopback one needs a token).
+//! number: TCP sockets (`ListenStream=127.0.0.1:9000`) or Unix ones
+//! (`ListenStream=/run/executor/server.sock`, whose file systemd made and
+//! keeps). The server serves them as it serves the addresses it binds
+//! itself, under the same rules (a non-loopback TCP one needs a token; on a
+//! Unix one the peer's uid is checked).
 
 use std::{
     net::TcpListener,
-    os::fd::{FromRawFd, RawFd},
+    os::{
+        fd::{BorrowedFd, FromRawFd, OwnedFd, RawFd},
+        unix::net::UnixListener,
+    },
     sync::atomic::{AtomicBool, Ordering},
 };
 
-use crate::ServerError;
+use executor_protocol::{Transport, stream::transport_of, unix_socket::socket_option};
+
+use crate::{ServerError, listener::Listener};
 
 /// The first descriptor passed (SD_LISTEN_FDS_START).
 const FIRST_FD: RawFd = 3;
@@ -27,9 +35,9 @@ pub fn sockets_passed() -> bool {
 }
 
 /// Owns the passed sockets (see the module's description); each must be a
-/// listening TCP socket. They are made close-on-exec, so that workers do not
-/// inherit them.
-pub(crate) fn take_passed_sockets() -> Result<Vec<TcpListener>, ServerError> {
+/// listening TCP or Unix stream socket. They are made close-on-exec, so that
+/// workers do not inherit them.
+pub(crate) fn take_passed_sockets() -> Result<Vec<Listener>, ServerError> {
     let bad = |reason: String| ServerError::Activation(reason);
     if !sockets_passed() {
         return Err(bad(
@@ -53,31 +61,40 @@ pub(crate) fn take_passed_sockets() -> Result<Vec<TcpListener>, ServerError> {
     (FIRST_FD..)
         .take(count)
         .map(|fd| {
-            check_listening_tcp(fd).and_then(|()| set_close_on_exec(fd)).map_err(|reason| {
+            let transport = check_listening_stream(fd).and_then(|transport| set_close_on_exec(fd).map(|()| transport)).map_err(|reason| {
                 bad(format!(
-                    "descriptor {fd} (of LISTEN_FDS={count}) {reason}: a ListenStream= of an IP address and port is served"
+                    "descriptor {fd} (of LISTEN_FDS={count}) {reason}: a ListenStream= of an IP address and port, or of a socket file's path, is served"
                 ))
             })?;
             // SAFETY: the descriptor is open (checked above) and was passed
             // for this process to own; `TAKEN` makes this the only owner.
-            Ok(unsafe { TcpListener::from_raw_fd(fd) })
+            let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+            Ok(match transport {
+                Transport::Tcp => Listener::Tcp(TcpListener::from(owned)),
+                Transport::Unix => Listener::Unix(UnixListener::from(owned)),
+            })
         })
         .collect()
 }
 
-/// Checks that `fd` is an open, listening IPv4 or IPv6 stream socket; the
-/// error says what it is not.
-fn check_listening_tcp(fd: RawFd) -> Result<(), String> {
-    let not_socket = "is not a socket".to_owned();
-    let domain = socket_option(fd, libc::SO_DOMAIN).ok_or_else(|| not_socket.clone())?;
-    let kind = socket_option(fd, libc::SO_TYPE).ok_or(not_socket)?;
-    if !matches!(domain, libc::AF_INET | libc::AF_INET6) || kind != libc::SOCK_STREAM {
-        return Err("is not a TCP socket".to_owned());
+/// Checks that `fd` is an open, listening IPv4, IPv6 or Unix stream socket,
+/// and says which; the error says what it is not.
+fn check_listening_stream(fd: RawFd) -> Result<Transport, String> {
+    if fd < 0 {
+        return Err("is not a socket".to_owned());
     }
-    if socket_option(fd, libc::SO_ACCEPTCONN) != Some(1) {
+    // SAFETY: only borrowed for the checks below, while the descriptor stays
+    // open; one that is not open makes them fail.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    let kind = socket_option(borrowed, libc::SO_TYPE).map_err(|_| "is not a socket".to_owned())?;
+    let transport = transport_of(borrowed)
+        .ok()
+        .filter(|_| kind == libc::SOCK_STREAM)
+        .ok_or_else(|| "is neither a TCP nor a Unix stream socket".to_owned())?;
+    if socket_option(borrowed, libc::SO_ACCEPTCONN).ok() != Some(1) {
         return Err("is not listening".to_owned());
     }
-    Ok(())
+    Ok(transport)
 }
 
 /// Workers must not inherit the listening sockets.
@@ -98,50 +115,44 @@ fn set_close_on_exec(fd: RawFd) -> Result<(), String> {
     }
 }
 
-/// An integer option of the SOL_SOCKET level, or None if `fd` is no socket.
-fn socket_option(fd: RawFd, option: libc::c_int) -> Option<libc::c_int> {
-    let mut value: libc::c_int = 0;
-    let mut size = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-    // SAFETY: `value` and `size` are valid for writes, and `size` is the size
-    // of `value`.
-    let result = unsafe {
-        libc::getsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            option,
-            (&raw mut value).cast(),
-            &mut size,
-        )
-    };
-    (result == 0).then_some(value)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::fd::AsRawFd;
 
     #[test]
-    fn only_a_listening_tcp_socket_is_served() {
+    fn only_a_listening_tcp_or_unix_socket_is_served() {
         let listening = TcpListener::bind("127.0.0.1:0").unwrap();
-        assert_eq!(check_listening_tcp(listening.as_raw_fd()), Ok(()));
+        assert_eq!(
+            check_listening_stream(listening.as_raw_fd()),
+            Ok(Transport::Tcp)
+        );
+        let directory = tempfile::tempdir().unwrap();
+        let unix = UnixListener::bind(directory.path().join("s.sock")).unwrap();
+        assert_eq!(
+            check_listening_stream(unix.as_raw_fd()),
+            Ok(Transport::Unix)
+        );
 
         let connected = std::net::TcpStream::connect(listening.local_addr().unwrap()).unwrap();
         assert_eq!(
-            check_listening_tcp(connected.as_raw_fd()),
+            check_listening_stream(connected.as_raw_fd()),
             Err("is not listening".to_owned())
         );
         let datagram = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
         assert_eq!(
-            check_listening_tcp(datagram.as_raw_fd()),
-            Err("is not a TCP socket".to_owned())
+            check_listening_stream(datagram.as_raw_fd()),
+            Err("is neither a TCP nor a Unix stream socket".to_owned())
         );
         let file = tempfile::tempfile().unwrap();
         assert_eq!(
-            check_listening_tcp(file.as_raw_fd()),
+            check_listening_stream(file.as_raw_fd()),
             Err("is not a socket".to_owned())
         );
-        assert_eq!(check_listening_tcp(-1), Err("is not a socket".to_owned()));
+        assert_eq!(
+            check_listening_stream(-1),
+            Err("is not a socket".to_owned())
+        );
     }
 
     #[test]

@@ -4,7 +4,6 @@
 
 use std::{
     io::{self, Read},
-    net::TcpStream,
     time::{Duration, Instant},
 };
 
@@ -14,7 +13,7 @@ use crate::{
     token::tokens_match,
 };
 use executor_runtime::protocol::{
-    self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError,
+    self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError, Stream,
 };
 
 /// What to do with a new connection.
@@ -30,7 +29,7 @@ pub(crate) enum Admission {
 /// and checks it against `expected_token`. While the read waits for bytes
 /// the client has not sent, `pending` says so.
 pub(crate) fn read_hello(
-    stream: &TcpStream,
+    stream: &Stream,
     expected_token: Option<&str>,
     deadline: Instant,
     pending: &Pending,
@@ -77,7 +76,7 @@ fn check(hello: &Hello, expected_token: Option<&str>) -> Result<(), String> {
 /// client that sends its `Hello` a byte at a time must still be done by then.
 /// While a read waits for bytes the client has not sent, `pending` says so.
 struct UntilDeadline<'s> {
-    stream: &'s TcpStream,
+    stream: &'s Stream,
     deadline: Instant,
     pending: &'s Pending,
     /// Bytes read so far.
@@ -118,7 +117,7 @@ impl UntilDeadline<'_> {
 }
 
 pub(crate) fn welcome(
-    stream: &TcpStream,
+    stream: &Stream,
     max_message_size: u32,
     deadline: Instant,
 ) -> Result<(), ProtocolError> {
@@ -131,7 +130,7 @@ pub(crate) fn welcome(
 
 /// Best effort: the connection is closed right after, whether or not the
 /// client reads this.
-pub(crate) fn refuse(stream: &TcpStream, reason: String, deadline: Instant) {
+pub(crate) fn refuse(stream: &Stream, reason: String, deadline: Instant) {
     let _ = write_reply(stream, &HelloReply::Refused { reason }, deadline);
 }
 
@@ -139,7 +138,7 @@ pub(crate) fn refuse(stream: &TcpStream, reason: String, deadline: Instant) {
 /// empty send buffer, so it only waits on a client that sent a lot and reads
 /// nothing).
 fn write_reply(
-    stream: &TcpStream,
+    stream: &Stream,
     reply: &HelloReply,
     deadline: Instant,
 ) -> Result<(), ProtocolError> {

@@ -15,11 +15,13 @@ mod handover;
 mod handshake;
 mod linger;
 mod listen;
+mod listener;
 mod pending;
 mod ping;
 mod request_stream;
 mod session;
 mod shutdown;
+mod socket_file;
 mod spawn;
 mod status;
 mod supervisor;
@@ -30,7 +32,7 @@ mod worker;
 
 use std::{
     io,
-    net::{SocketAddr, TcpListener},
+    net::TcpListener,
     path::PathBuf,
     sync::{
         Arc,
@@ -41,6 +43,8 @@ use std::{
 
 use thiserror::Error;
 
+use executor_abi::address::Address;
+
 pub use activation::sockets_passed;
 pub use listen::is_loopback_only;
 pub use pending::{
@@ -48,8 +52,10 @@ pub use pending::{
 };
 pub use worker::{WorkerConfig, run_worker};
 
+use listener::Listener;
 use pending::PendingHandshakes;
 use shutdown::LiveSessions;
+use socket_file::SocketFile;
 use warm_pool::WarmPool;
 use work_dir::WorkDirClaim;
 
@@ -67,7 +73,8 @@ const REFUSAL_WRITE_TIMEOUT: Duration = Duration::from_millis(100);
 /// Where a server's connections come from.
 #[derive(Clone, Debug)]
 pub enum Listen {
-    /// The `host:port`s to bind (at least one); port 0 picks a free port.
+    /// The `host:port`s and `unix:<path>`s to bind (at least one); port 0
+    /// picks a free port.
     Addresses(Vec<String>),
     /// The listening sockets passed by systemd (socket activation,
     /// [`sockets_passed`]).
@@ -103,6 +110,12 @@ pub struct ServerConfig {
     /// How many workers are kept started and initialised for the next
     /// sessions (0: each session starts its own).
     pub warm_workers: usize,
+    /// The uids whose processes may connect to a Unix socket of the server;
+    /// empty: the server's own uid only.
+    pub allow_uids: Vec<u32>,
+    /// The group (a name or a number) given the Unix sockets the server
+    /// binds, which are then mode 0660, not 0600.
+    pub socket_group: Option<String>,
 }
 
 #[derive(Debug, Error)]
@@ -126,6 +139,10 @@ pub enum ServerError {
     /// `source()`: whoever prints the chain of sources would print it twice.
     #[error("cannot listen on '{address}': {reason}")]
     Bind { address: String, reason: io::Error },
+    #[error("cannot listen on '{address}': {reason}")]
+    SocketFile { address: String, reason: String },
+    #[error("--socket-group {group}: {reason}")]
+    SocketGroup { group: String, reason: String },
     #[error("worker: {0}")]
     Worker(String),
     #[error(transparent)]
@@ -146,11 +163,15 @@ struct Settings {
     max_sessions: u32,
     dead_link_timeout: Duration,
     warm_workers: usize,
+    /// Who may connect to a Unix socket (never empty).
+    allowed_uids: Vec<u32>,
 }
 
 pub struct Server {
     /// One per listen address, in the order given.
-    listeners: Vec<TcpListener>,
+    listeners: Vec<Listener>,
+    /// The socket files this server made, removed when it stops.
+    socket_files: Arc<Vec<SocketFile>>,
     settings: Arc<Settings>,
     live_sessions: Arc<LiveSessions>,
     pending: Arc<PendingHandshakes>,
@@ -167,13 +188,40 @@ impl Server {
             check_preload(library)?;
         }
         check_work_dir(&config.work_dir)?;
-        let listeners = match &config.listen {
-            Listen::Addresses(listen) => bind_addresses(listen, token.is_some())?,
-            Listen::PassedSockets => passed_sockets(token.is_some())?,
+        let socket_group = config
+            .socket_group
+            .as_deref()
+            .map(|group| {
+                socket_file::group_id(group).map_err(|reason| ServerError::SocketGroup {
+                    group: group.to_owned(),
+                    reason,
+                })
+            })
+            .transpose()?;
+        let (listeners, socket_files) = match &config.listen {
+            Listen::Addresses(listen) => bind_addresses(listen, token.is_some(), socket_group)?,
+            Listen::PassedSockets => (passed_sockets(token.is_some())?, Vec::new()),
+        };
+        if let Some(group) = &config.socket_group
+            && socket_files.is_empty()
+        {
+            return Err(ServerError::SocketGroup {
+                group: group.clone(),
+                reason: "it applies to the socket files of --listen unix:<path> only, and none \
+                         is given"
+                    .to_owned(),
+            });
+        }
+        let allowed_uids = if config.allow_uids.is_empty() {
+            // SAFETY: geteuid has no preconditions.
+            vec![unsafe { libc::geteuid() }]
+        } else {
+            config.allow_uids
         };
         let claim = claim_work_dir(&config.work_dir)?;
         Ok(Self {
             listeners,
+            socket_files: Arc::new(socket_files),
             settings: Arc::new(Settings {
                 token,
                 preload: config.preload,
@@ -185,6 +233,7 @@ impl Server {
                 max_sessions: config.max_sessions,
                 dead_link_timeout: config.dead_link_timeout,
                 warm_workers: config.warm_workers,
+                allowed_uids,
             }),
             live_sessions: Arc::new(LiveSessions::default()),
             pending: PendingHandshakes::new(config.handshake),
@@ -192,19 +241,22 @@ impl Server {
         })
     }
 
-    /// The address of each listener, in the order of the listen addresses.
-    pub fn local_addrs(&self) -> io::Result<Vec<SocketAddr>> {
-        self.listeners.iter().map(TcpListener::local_addr).collect()
+    /// The address clients open for each listener (`host:port`, or
+    /// `unix:<path>`), in the order of the listen addresses.
+    pub fn addresses(&self) -> io::Result<Vec<String>> {
+        self.listeners.iter().map(Listener::address).collect()
     }
 
     /// On SIGINT, SIGTERM or SIGHUP, removes the live sessions' private
-    /// directories and the server's lock file and exits (the workers die
+    /// directories, the socket files it made and the server's lock file and
+    /// exits (the workers die
     /// with the server). Must be called before the process starts any
     /// thread, since it blocks those signals in the calling thread and every
     /// thread started after.
     pub fn remove_sessions_on_termination(&self) -> io::Result<()> {
         shutdown::exit_cleanly_on_termination(
             Arc::clone(&self.live_sessions),
+            Arc::clone(&self.socket_files),
             Arc::clone(&self.claim),
         )
     }
@@ -236,38 +288,64 @@ impl Server {
     }
 }
 
-/// Binds each `host:port`, once all are known to be allowed: a non-loopback one
-/// needs a token.
-fn bind_addresses(listen: &[String], has_token: bool) -> Result<Vec<TcpListener>, ServerError> {
+/// Binds each `host:port` and `unix:<path>`, once all are known to be
+/// allowed: a non-loopback `host:port` needs a token. Returns the listeners
+/// and the socket files made for the `unix:` ones.
+fn bind_addresses(
+    listen: &[String],
+    has_token: bool,
+    socket_group: Option<u32>,
+) -> Result<(Vec<Listener>, Vec<SocketFile>), ServerError> {
     let resolved = listen
         .iter()
         .map(|listen| Ok((listen, listen::resolve(listen)?)))
         .collect::<Result<Vec<_>, ServerError>>()?;
     if !has_token
-        && let Some((listen, _)) = resolved
-            .iter()
-            .find(|(_, addresses)| !is_loopback_only(addresses))
+        && let Some((listen, _)) = resolved.iter().find(|(_, resolved)| match resolved {
+            listen::Resolved::Tcp(addresses) => !is_loopback_only(addresses),
+            listen::Resolved::Unix(_) => false,
+        })
     {
         return Err(ServerError::TokenRequired {
             address: (*listen).clone(),
         });
     }
-    resolved
-        .iter()
-        .map(|(listen, addresses)| {
-            TcpListener::bind(&addresses[..]).map_err(|reason| ServerError::Bind {
-                address: (*listen).clone(),
-                reason,
-            })
-        })
-        .collect()
+    let mut listeners = Vec::new();
+    let mut socket_files = Vec::new();
+    for (listen, resolved) in resolved {
+        match resolved {
+            listen::Resolved::Tcp(addresses) => {
+                let listener =
+                    TcpListener::bind(&addresses[..]).map_err(|reason| ServerError::Bind {
+                        address: listen.clone(),
+                        reason,
+                    })?;
+                listeners.push(Listener::Tcp(listener));
+            }
+            listen::Resolved::Unix(path) => {
+                let (listener, file) =
+                    socket_file::bind(&path, socket_group).map_err(|reason| {
+                        ServerError::SocketFile {
+                            address: Address::Unix { path }.to_string(),
+                            reason,
+                        }
+                    })?;
+                listeners.push(Listener::Unix(listener));
+                socket_files.push(file);
+            }
+        }
+    }
+    Ok((listeners, socket_files))
 }
 
 /// Takes the sockets passed by systemd, each allowed as a `--listen` address
-/// would be: a non-loopback one needs a token.
-fn passed_sockets(has_token: bool) -> Result<Vec<TcpListener>, ServerError> {
+/// would be: a non-loopback TCP one needs a token.
+fn passed_sockets(has_token: bool) -> Result<Vec<Listener>, ServerError> {
     let listeners = activation::take_passed_sockets()?;
     for listener in &listeners {
+        let Listener::Tcp(listener) = listener else {
+            continue;
+        };
         let address = listener.local_addr()?;
         if !has_token && !is_loopback_only(&[address]) {
             return Err(ServerError::TokenRequired {
@@ -288,8 +366,8 @@ struct Accepting {
 }
 
 impl Accepting {
-    fn accept_forever(self: &Arc<Self>, listener: &TcpListener) {
-        if let Ok(address) = listener.local_addr() {
+    fn accept_forever(self: &Arc<Self>, listener: &Listener) {
+        if let Ok(address) = listener.address() {
             tracing::info!(%address, "serving");
         }
         loop {
@@ -306,7 +384,7 @@ impl Accepting {
             let accepted = Instant::now();
             let id = self.next_session_id.fetch_add(1, Ordering::Relaxed);
             let stream = Arc::new(stream);
-            let Some(pending) = self.pending.add(peer.ip(), Arc::clone(&stream)) else {
+            let Some(pending) = self.pending.add(peer, Arc::clone(&stream)) else {
                 tracing::warn!(%peer, "refused: no room among the connections in their handshake within the handshake timeout");
                 handshake::refuse(
                     &stream,
@@ -386,6 +464,8 @@ mod tests {
             max_sessions: DEFAULT_MAX_SESSIONS,
             dead_link_timeout: DEFAULT_DEAD_LINK_TIMEOUT,
             warm_workers: 0,
+            allow_uids: Vec::new(),
+            socket_group: None,
         };
         let error = Server::bind(config).err().expect("refused");
         assert!(

@@ -4,16 +4,18 @@
 
 use std::{
     io::Read,
-    net::{Shutdown, TcpStream},
+    net::Shutdown,
     time::{Duration, Instant},
 };
+
+use executor_protocol::Stream;
 
 const LINGER_TIME: Duration = Duration::from_secs(1);
 const LINGER_BYTES: usize = 16 * 1024 * 1024;
 
 /// Ends our side of the connection, then reads and discards what the client
 /// still sends, for a bounded time and amount, until it closes too.
-pub(crate) fn close_gracefully(stream: &TcpStream) {
+pub(crate) fn close_gracefully(stream: &Stream) {
     let _ = stream.shutdown(Shutdown::Write);
     let deadline = Instant::now() + LINGER_TIME;
     let mut discarded = 0;

@@ -18,19 +18,36 @@ use executor_server::{
 };
 use tracing_subscriber::EnvFilter;
 
-/// Runs kernels for remote clients (executor.open("HOST:PORT")): each
-/// connection is a session served by a worker process of its own.
+/// Runs kernels for remote clients (executor.open("HOST:PORT") or
+/// executor.open("unix:PATH")): each connection is a session served by a
+/// worker process of its own.
 #[derive(Parser, Debug)]
 #[command(name = "executor-server", version)]
 struct Cli {
-    /// An address to listen on (repeatable, as catalyst-executor's --bind).
-    /// Port 0 picks a free port; each address is printed as "listening on
-    /// HOST:PORT", in the order given. A non-loopback address requires
-    /// --token-file. Started by systemd with sockets (socket activation:
-    /// LISTEN_PID and LISTEN_FDS), it serves those instead, under the same
-    /// rule, and takes no --listen.
-    #[arg(long, value_name = "HOST:PORT", default_value = DEFAULT_LISTEN_ADDRESS)]
+    /// An address to listen on (repeatable, as catalyst-executor's --bind):
+    /// HOST:PORT, or unix:PATH for a Unix socket at the absolute PATH. Port
+    /// 0 picks a free port; each address is printed as "listening on
+    /// ADDRESS", in the order given. A non-loopback HOST:PORT requires
+    /// --token-file. A unix:PATH socket file is made mode 0600 (see
+    /// --socket-group), replaces a stale one, is removed when the server
+    /// stops, and admits the processes of --allow-uid only, without a token.
+    /// Started by systemd with sockets (socket activation: LISTEN_PID and
+    /// LISTEN_FDS), it serves those instead, under the same rules, and takes
+    /// no --listen.
+    #[arg(long, value_name = "ADDRESS", default_value = DEFAULT_LISTEN_ADDRESS)]
     listen: Vec<String>,
+
+    /// A user whose processes may connect to the server's Unix sockets, by
+    /// uid (repeatable) [default: the server's own uid]. Anyone else is
+    /// refused in the handshake, in one line naming their uid.
+    #[arg(long, value_name = "UID")]
+    allow_uid: Vec<u32>,
+
+    /// Makes the socket files of unix:PATH listen addresses mode 0660 and
+    /// owned by GROUP (a name or a gid), not 0600: the group's members may
+    /// then reach the socket, and --allow-uid still decides who is served.
+    #[arg(long, value_name = "GROUP")]
+    socket_group: Option<String>,
 
     /// A file holding the token every client must present in the handshake
     /// (clients set EXECUTOR_TOKEN or EXECUTOR_TOKEN_FILE).
@@ -79,12 +96,13 @@ struct Cli {
     )]
     dead_link_timeout: u64,
 
-    /// Instead of serving, checks the server at HOST:PORT: connects,
-    /// authenticates (with the client's token for that address:
-    /// EXECUTOR_CONFIG, EXECUTOR_TOKEN, EXECUTOR_TOKEN_FILE) and pings it,
-    /// without starting a worker there. Prints one line; exits with 0 when
-    /// the server answered, 1 otherwise.
-    #[arg(long, value_name = "HOST:PORT")]
+    /// Instead of serving, checks the server at ADDRESS (HOST:PORT or
+    /// unix:PATH): connects, authenticates (with the client's token for that
+    /// address: EXECUTOR_CONFIG, EXECUTOR_TOKEN, EXECUTOR_TOKEN_FILE; on a
+    /// Unix socket, as this user) and pings it, without starting a worker
+    /// there. Prints one line; exits with 0 when the server answered, 1
+    /// otherwise.
+    #[arg(long, value_name = "ADDRESS")]
     check: Option<String>,
 
     /// How many workers to keep started and initialised (LLVM loaded, the
@@ -208,15 +226,16 @@ fn worker_program() -> Result<PathBuf> {
 /// `--check ADDRESS`: one line saying how the server there is doing.
 fn check(address: &str) -> Result<()> {
     let parsed = config::parse_address(address)?;
-    if !matches!(parsed, Address::Remote { .. }) {
-        bail!("--check takes a HOST:PORT address, not '{address}'");
+    if matches!(parsed, Address::Local { .. }) {
+        bail!("--check takes a HOST:PORT or unix:PATH address, not '{address}'");
     }
     let settings = config::settings_for(&parsed)?;
     let health = remote::check(&parsed.to_string(), &settings.connect)?;
-    let admission = if health.authenticated {
-        "authenticated"
-    } else {
-        "admitted without a token"
+    let admission = match parsed {
+        // The server checked this process's uid; a token is not looked at.
+        Address::Unix { .. } => "admitted as this user",
+        _ if health.authenticated => "authenticated",
+        _ => "admitted without a token",
     };
     println!(
         "{parsed}: reachable, {admission}, protocol version {}, {} of {} sessions in use",
@@ -264,9 +283,11 @@ fn run(cli: Cli, listen_given: bool) -> Result<()> {
         max_sessions: cli.max_sessions,
         dead_link_timeout: Duration::from_secs(cli.dead_link_timeout),
         warm_workers: cli.warm_workers,
+        allow_uids: cli.allow_uid,
+        socket_group: cli.socket_group,
     };
     let server = Server::bind(config)?;
-    let addresses = server.local_addrs()?;
+    let addresses = server.addresses()?;
     // Before any thread starts: the signal mask set here is inherited by all.
     server
         .remove_sessions_on_termination()

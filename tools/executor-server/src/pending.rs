@@ -1,7 +1,7 @@
 //! Connections that have not completed their handshake. Anyone who can reach
-//! the port can open them, without a token, and each costs the server a
+//! the port (or socket file) can open them, without a token, and each costs the server a
 //! thread and a file descriptor until its handshake ends; so they are capped,
-//! per peer and in all.
+//! per peer (an IP address, or a uid on a Unix socket) and in all.
 //!
 //! At a cap, a new connection is let in only by shedding the *oldest* pending
 //! connection in the cap's scope (of that peer, or of all), and only once that
@@ -19,10 +19,14 @@
 
 use std::{
     collections::VecDeque,
-    net::{IpAddr, Shutdown, TcpStream},
+    net::{IpAddr, Shutdown},
     sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError},
     time::{Duration, Instant},
 };
+
+use executor_protocol::Stream;
+
+use crate::listener::Peer;
 
 /// How long a new connection has to complete its whole handshake.
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -42,7 +46,8 @@ pub struct HandshakeLimits {
     /// Connections in their handshake at once, in all.
     pub max_pending: usize,
     /// Connections in their handshake at once from one peer: one IPv4
-    /// address, or one IPv6 /64 (what a single host is usually given).
+    /// address, or one IPv6 /64 (what a single host is usually given), or
+    /// one uid on a Unix socket.
     pub max_pending_per_peer: usize,
     /// How long after its handshake starts a connection that has sent
     /// nothing is still taken for a prompt client that the scheduler has
@@ -90,8 +95,8 @@ struct State {
 
 struct PendingConnection {
     id: u64,
-    peer: IpAddr,
-    stream: Arc<TcpStream>,
+    peer: PeerKey,
+    stream: Arc<Stream>,
     started: Instant,
     progress: Progress,
 }
@@ -126,8 +131,8 @@ impl PendingHandshakes {
     /// cap, the oldest pending connection in that scope is closed once it may
     /// be shed; until then this waits, at most the handshake timeout. None if
     /// no room was made by then.
-    pub fn add(self: &Arc<Self>, peer: IpAddr, stream: Arc<TcpStream>) -> Option<Pending> {
-        let peer = peer_of(peer);
+    pub fn add(self: &Arc<Self>, peer: Peer, stream: Arc<Stream>) -> Option<Pending> {
+        let peer = PeerKey::of(peer);
         let give_up = Instant::now() + self.limits.timeout;
         let mut state = self.state();
         while let Some(oldest) = self.oldest_over_cap(&state, peer) {
@@ -139,7 +144,7 @@ impl PendingHandshakes {
                     .connections
                     .remove(oldest)
                     .expect("an index just found");
-                tracing::debug!(peer = %shed.peer, progress = ?shed.progress, "too many connections in their handshake: closing the oldest, which waits for its client");
+                tracing::debug!(peer = ?shed.peer, progress = ?shed.progress, "too many connections in their handshake: closing the oldest, which waits for its client");
                 // Its thread's read ends at once; the thread then tells the
                 // client why (`Pending::finish` says it was shed) and closes.
                 let _ = shed.stream.shutdown(Shutdown::Read);
@@ -173,7 +178,7 @@ impl PendingHandshakes {
     /// The index of the connection that must go before one more from `peer`
     /// can count: the peer's oldest if it is at its cap, else the oldest of
     /// all if the total is; None if there is room.
-    fn oldest_over_cap(&self, state: &State, peer: IpAddr) -> Option<usize> {
+    fn oldest_over_cap(&self, state: &State, peer: PeerKey) -> Option<usize> {
         let from_peer = state.connections.iter().filter(|c| c.peer == peer).count();
         if from_peer >= self.limits.max_pending_per_peer {
             return state.connections.iter().position(|c| c.peer == peer);
@@ -237,6 +242,23 @@ impl Drop for Pending {
     }
 }
 
+/// What a connection counts against for the per-peer cap: its peer's
+/// address on TCP, its peer's uid on a Unix socket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PeerKey {
+    Ip(IpAddr),
+    Uid(u32),
+}
+
+impl PeerKey {
+    fn of(peer: Peer) -> Self {
+        match peer {
+            Peer::Ip(address) => Self::Ip(peer_of(address.ip())),
+            Peer::Uid(uid) => Self::Uid(uid),
+        }
+    }
+}
+
 /// The peer a connection counts against: its IPv4 address (also when it
 /// arrives as an IPv4-mapped IPv6 address), or its IPv6 /64.
 fn peer_of(address: IpAddr) -> IpAddr {
@@ -253,19 +275,24 @@ fn peer_of(address: IpAddr) -> IpAddr {
 mod tests {
     use std::{
         io::Read,
-        net::{Ipv4Addr, Ipv6Addr, TcpListener},
+        net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream},
     };
 
     use super::*;
 
     /// A server-side stream and its client end.
-    fn connection(listener: &TcpListener) -> (Arc<TcpStream>, TcpStream) {
+    fn connection(listener: &TcpListener) -> (Arc<Stream>, TcpStream) {
         let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        (Arc::new(listener.accept().unwrap().0), client)
+        (Arc::new(Stream::Tcp(listener.accept().unwrap().0)), client)
+    }
+
+    /// The peer at `address` (whatever its port: only the address counts).
+    fn at(address: Ipv4Addr) -> Peer {
+        Peer::Ip(SocketAddr::new(address.into(), 0))
     }
 
     /// Whether the server side of `stream` was shut down for reading.
-    fn evicted(stream: &TcpStream) -> bool {
+    fn evicted(stream: &Stream) -> bool {
         stream.set_nonblocking(true).unwrap();
         // A shut-down socket reads its end at once; an open one would block.
         matches!((&*stream).read(&mut [0u8; 1]), Ok(0))
@@ -288,9 +315,9 @@ mod tests {
     fn the_oldest_connection_of_a_peer_at_its_cap_makes_room_once_it_waits_for_its_client() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let registry = PendingHandshakes::new(limits(4, 2));
-        let a: IpAddr = Ipv4Addr::new(10, 0, 0, 1).into();
-        let b: IpAddr = Ipv4Addr::new(10, 0, 0, 2).into();
-        let c: IpAddr = Ipv4Addr::new(10, 0, 0, 3).into();
+        let a = at(Ipv4Addr::new(10, 0, 0, 1));
+        let b = at(Ipv4Addr::new(10, 0, 0, 2));
+        let c = at(Ipv4Addr::new(10, 0, 0, 3));
         let mut streams = Vec::new();
         let mut pending: Vec<Pending> = Vec::new();
         for peer in [b, a, a, a, c, c] {
@@ -315,7 +342,7 @@ mod tests {
     /// A connection pending under caps of one, and a second one of the same
     /// peer being added on another thread (its result: whether it got room).
     struct SecondAtACapOfOne {
-        first: Arc<TcpStream>,
+        first: Arc<Stream>,
         first_pending: Pending,
         adding: std::thread::JoinHandle<bool>,
         _clients: [TcpStream; 2],
@@ -324,7 +351,7 @@ mod tests {
     fn second_at_a_cap_of_one(limits: HandshakeLimits) -> SecondAtACapOfOne {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let registry = PendingHandshakes::new(limits);
-        let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
+        let peer = at(Ipv4Addr::LOCALHOST);
         let (first, first_client) = connection(&listener);
         let first_pending = registry.add(peer, Arc::clone(&first)).unwrap();
         let (second, second_client) = connection(&listener);
@@ -385,10 +412,27 @@ mod tests {
     }
 
     #[test]
+    fn on_unix_sockets_each_uid_is_a_peer_of_its_own() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let registry = PendingHandshakes::new(limits(4, 1));
+        let (first, _first_client) = connection(&listener);
+        let _first = registry.add(Peer::Uid(1000), Arc::clone(&first)).unwrap();
+        // Another uid is not held back by the first uid's cap.
+        let (second, _second_client) = connection(&listener);
+        let _second = registry.add(Peer::Uid(1001), second).unwrap();
+        // The same uid is: its oldest, waiting for the rest of its Hello,
+        // is shed.
+        _first.set_progress(PART_OF_A_HELLO);
+        let (third, _third_client) = connection(&listener);
+        let _third = registry.add(Peer::Uid(1000), third).unwrap();
+        assert!(evicted(&first));
+    }
+
+    #[test]
     fn a_dropped_connection_no_longer_counts() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let registry = PendingHandshakes::new(limits(1, 1));
-        let peer: IpAddr = Ipv4Addr::LOCALHOST.into();
+        let peer = at(Ipv4Addr::LOCALHOST);
         let (first, _first_client) = connection(&listener);
         drop(registry.add(peer, Arc::clone(&first)));
         let (second, _second_client) = connection(&listener);

@@ -6,11 +6,10 @@
 
 use std::{
     io::{self, Read, Write},
-    net::TcpStream,
     os::fd::AsRawFd,
 };
 
-use executor_runtime::protocol::{self, LENGTH_PREFIX_SIZE, Response};
+use executor_runtime::protocol::{self, LENGTH_PREFIX_SIZE, Response, Stream};
 
 /// A `Ping` request's whole frame: a payload of one byte, its variant.
 const PING_FRAME: [u8; 5] = [0, 0, 0, 1, 6];
@@ -26,7 +25,7 @@ pub(crate) enum AfterPings {
 
 /// Answers `Ping`s with `pong()` until the client sends something else or
 /// leaves.
-pub(crate) fn answer_pings(stream: &TcpStream, pong: impl Fn() -> Response) -> AfterPings {
+pub(crate) fn answer_pings(stream: &Stream, pong: impl Fn() -> Response) -> AfterPings {
     loop {
         let mut head = [0; PING_FRAME.len()];
         // The length prefix first: a whole frame may be shorter than a
@@ -62,7 +61,7 @@ pub(crate) fn answer_pings(stream: &TcpStream, pong: impl Fn() -> Response) -> A
 
 /// Waits until `buffer.len()` bytes can be read from `stream` and copies them
 /// without consuming them; false if the stream ends first.
-fn peek_exact(stream: &TcpStream, buffer: &mut [u8]) -> io::Result<bool> {
+fn peek_exact(stream: &Stream, buffer: &mut [u8]) -> io::Result<bool> {
     loop {
         // SAFETY: recv writes at most `buffer.len()` bytes into `buffer`,
         // which is valid for writes, on a descriptor `stream` keeps open.
@@ -88,7 +87,11 @@ fn peek_exact(stream: &TcpStream, buffer: &mut [u8]) -> io::Result<bool> {
 
 #[cfg(test)]
 mod tests {
-    use std::{net::TcpListener, thread, time::Duration};
+    use std::{
+        net::{TcpListener, TcpStream},
+        thread,
+        time::Duration,
+    };
 
     use super::*;
     use executor_runtime::protocol::Request;
@@ -112,7 +115,7 @@ mod tests {
     fn pings_are_answered_and_the_next_request_is_left_unread() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        let server = listener.accept().unwrap().0;
+        let server = Stream::Tcp(listener.accept().unwrap().0);
         let close = protocol::encode_frame(&Request::Close, 1024).unwrap();
         let serving = thread::spawn(move || {
             let after = answer_pings(&server, pong);
@@ -139,7 +142,7 @@ mod tests {
     fn a_frame_shorter_than_a_ping_is_left_unread() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        let server = listener.accept().unwrap().0;
+        let server = Stream::Tcp(listener.accept().unwrap().0);
         // Waiting for a fifth byte would end in this timeout: ClientGone.
         server
             .set_read_timeout(Some(Duration::from_secs(10)))
@@ -155,7 +158,7 @@ mod tests {
     fn a_client_that_leaves_after_pinging_is_gone() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        let server = listener.accept().unwrap().0;
+        let server = Stream::Tcp(listener.accept().unwrap().0);
         client.write_all(&PING_FRAME).unwrap();
         client.write_all(&PING_FRAME[..3]).unwrap();
         client.shutdown(std::net::Shutdown::Write).unwrap();

@@ -5,19 +5,20 @@
 
 use std::{
     io::{self, Read},
-    net::TcpStream,
-    os::fd::AsRawFd,
+    os::fd::AsFd,
 };
 
+use executor_protocol::{Stream, unix_socket};
+
 pub struct RequestStream {
-    stream: TcpStream,
+    stream: Stream,
     /// While set, a read that finds no data fails at once with
     /// `io::ErrorKind::WouldBlock` instead of blocking.
     dont_wait: bool,
 }
 
 impl RequestStream {
-    pub fn new(stream: TcpStream) -> Self {
+    pub fn new(stream: Stream) -> Self {
         Self {
             stream,
             dont_wait: false,
@@ -37,27 +38,20 @@ impl Read for RequestStream {
 
 /// One `recv` into `buffer`. With `dont_wait`, a read that finds no data
 /// fails at once with `io::ErrorKind::WouldBlock`; without, it is what
-/// `TcpStream::read` does (the socket's read timeout included). Other threads
-/// reading the same socket are not affected, as they would be by switching
-/// the socket to non-blocking mode.
-pub(crate) fn receive(stream: &TcpStream, buffer: &mut [u8], dont_wait: bool) -> io::Result<usize> {
+/// reading the stream does (the socket's read timeout included). Other
+/// threads reading the same socket are not affected, as they would be by
+/// switching the socket to non-blocking mode.
+pub(crate) fn receive(stream: &Stream, buffer: &mut [u8], dont_wait: bool) -> io::Result<usize> {
     let flags = if dont_wait { libc::MSG_DONTWAIT } else { 0 };
-    // SAFETY: `stream` owns an open socket, and `recv` writes at most
-    // `buffer.len()` bytes into `buffer`.
-    let received = unsafe {
-        libc::recv(
-            stream.as_raw_fd(),
-            buffer.as_mut_ptr().cast(),
-            buffer.len(),
-            flags,
-        )
-    };
-    usize::try_from(received).map_err(|_| io::Error::last_os_error())
+    unix_socket::receive(stream.as_fd(), buffer, flags)
 }
 
 #[cfg(test)]
 mod tests {
-    use std::{io::Write, net::TcpListener};
+    use std::{
+        io::Write,
+        net::{TcpListener, TcpStream},
+    };
 
     use super::*;
 
@@ -65,7 +59,7 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let client = TcpStream::connect(listener.local_addr().expect("address")).expect("connect");
         let (served, _) = listener.accept().expect("accept");
-        (client, RequestStream::new(served))
+        (client, RequestStream::new(Stream::Tcp(served)))
     }
 
     #[test]

@@ -1,21 +1,17 @@
 //! One connection, from accept to close: the handshake, the session's private
 //! directory, and the supervised worker that serves it.
 
-use std::{
-    io,
-    net::{SocketAddr, TcpStream},
-    os::unix::fs::PermissionsExt,
-    path::Path,
-    time::Instant,
-};
+use std::{io, os::unix::fs::PermissionsExt, path::Path, time::Instant};
 
 use tempfile::TempDir;
 
-use executor_protocol::dead_peer;
+use executor_protocol::{Stream, Transport};
 
 use crate::{
     Accepting,
     handshake::{self, Admission},
+    linger::close_gracefully,
+    listener::Peer,
     pending::Pending,
     supervisor,
 };
@@ -24,8 +20,8 @@ use crate::{
 /// `pending` until its handshake ends.
 pub(crate) fn serve(
     id: u64,
-    stream: &TcpStream,
-    peer: SocketAddr,
+    stream: &Stream,
+    peer: Peer,
     accepted: Instant,
     pending: Pending,
     server: &Accepting,
@@ -33,13 +29,38 @@ pub(crate) fn serve(
     let (settings, live_sessions) = (&*server.settings, &server.live_sessions);
     let span = tracing::info_span!("session", id, %peer);
     let _entered = span.enter();
-    // Replies are small and awaited one at a time: no Nagle delay.
-    if let Err(error) = stream.set_nodelay(true) {
+    // On TCP: no Nagle delay, and a client whose host goes silent is given
+    // up on (`Stream::prepare`).
+    if let Err(error) = stream.prepare(settings.dead_link_timeout) {
         tracing::warn!(%error, "cannot configure the connection");
         return;
     }
     let deadline = accepted + settings.handshake.timeout;
-    let admission = handshake::read_hello(stream, settings.token.as_deref(), deadline, &pending);
+    // A Unix socket's peer is known before it says anything: one whose uid
+    // is not allowed is refused before any of its bytes is read.
+    if let Peer::Uid(uid) = peer
+        && !settings.allowed_uids.contains(&uid)
+    {
+        drop(pending);
+        tracing::warn!(uid, "refused: the uid is not allowed (--allow-uid)");
+        handshake::refuse(
+            stream,
+            format!(
+                "uid {uid} is not allowed on this server's socket (executor-server --allow-uid)"
+            ),
+            deadline,
+        );
+        // Its Hello is drained, so that closing does not discard the reply.
+        close_gracefully(stream);
+        return;
+    }
+    // On a Unix socket, the uid was the credential: a token is not needed,
+    // and one sent is ignored.
+    let expected_token = match stream.transport() {
+        Transport::Tcp => settings.token.as_deref(),
+        Transport::Unix => None,
+    };
+    let admission = handshake::read_hello(stream, expected_token, deadline, &pending);
     if !pending.finish() {
         tracing::info!("closed to make room for newer connections in their handshake");
         handshake::refuse(
@@ -98,9 +119,8 @@ pub(crate) fn serve(
         .map_err(io::Error::other)
         // Requests may come at any pace and kernels run as long as they
         // need: no timeouts once the session is open. Only a client whose
-        // host has gone silent is given up on.
-        .and_then(|()| clear_timeouts(stream))
-        .and_then(|()| dead_peer::give_up_on_silent_peer(stream, settings.dead_link_timeout));
+        // host has gone silent is given up on (on TCP, set up above).
+        .and_then(|()| clear_timeouts(stream));
     match admitted {
         Ok(()) => {
             tracing::info!(directory = %directory.path().display(), "session started");
@@ -123,7 +143,7 @@ pub(crate) fn serve(
     tracing::info!(elapsed = ?started.elapsed(), "session ended");
 }
 
-fn clear_timeouts(stream: &TcpStream) -> io::Result<()> {
+fn clear_timeouts(stream: &Stream) -> io::Result<()> {
     stream.set_read_timeout(None)?;
     stream.set_write_timeout(None)
 }

@@ -1,8 +1,8 @@
 //! Stopping the server without leaving anything behind: on SIGINT, SIGTERM
 //! or SIGHUP the live sessions' workers and every process their kernels
 //! started (each worker's process group) are killed, then their private
-//! directories and the server's lock file are removed, before the process
-//! exits. What a server killed by a signal it cannot catch leaves behind,
+//! directories, the socket files the server made and its lock file are
+//! removed, before the process exits. What a server killed by a signal it cannot catch leaves behind,
 //! the next server removes (`work_dir`); its workers are killed with it
 //! (PR_SET_PDEATHSIG, set in `supervisor`).
 
@@ -13,7 +13,7 @@ use std::{
     sync::{Arc, Mutex, PoisonError},
 };
 
-use crate::work_dir::WorkDirClaim;
+use crate::{socket_file::SocketFile, work_dir::WorkDirClaim};
 use executor_protocol::signal_name;
 
 /// The sessions being served, by session id.
@@ -98,6 +98,7 @@ pub(crate) fn kill_process_group(leader: u32) {
 /// sees them, so the cleanup runs in ordinary code, not in a signal handler.
 pub(crate) fn exit_cleanly_on_termination(
     sessions: Arc<LiveSessions>,
+    socket_files: Arc<Vec<SocketFile>>,
     claim: Arc<WorkDirClaim>,
 ) -> io::Result<()> {
     let signals = termination_signals()?;
@@ -119,6 +120,9 @@ pub(crate) fn exit_cleanly_on_termination(
                         "stopping: ending the sessions' workers and removing their directories"
                     );
                     sessions.end_all();
+                    for file in socket_files.iter() {
+                        file.remove();
+                    }
                     claim.release();
                     std::process::exit(0);
                 }

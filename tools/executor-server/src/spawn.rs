@@ -7,7 +7,6 @@
 use std::{
     fs::File,
     io,
-    net::TcpStream,
     os::{
         fd::{AsFd, AsRawFd, OwnedFd, RawFd},
         unix::process::CommandExt,
@@ -17,6 +16,7 @@ use std::{
 };
 
 use crate::{Settings, handover, status::StatusTable};
+use executor_protocol::Stream;
 
 /// A worker process that has not been given a session yet.
 pub(crate) struct SpawnedWorker {
@@ -85,7 +85,7 @@ impl SpawnedWorker {
     /// session's alone. A worker that cannot take it is killed.
     pub(crate) fn hand_over(
         mut self,
-        stream: &TcpStream,
+        stream: &Stream,
         directory: &Path,
     ) -> io::Result<(Child, StatusTable)> {
         match handover::send_session(self.control.as_fd(), stream.as_fd(), directory) {

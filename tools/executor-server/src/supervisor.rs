@@ -12,7 +12,6 @@
 
 use std::{
     io,
-    net::TcpStream,
     os::{
         fd::{AsRawFd, FromRawFd, OwnedFd, RawFd},
         unix::process::ExitStatusExt,
@@ -31,7 +30,7 @@ use crate::{
     status::{RunningSymbols, StatusTable},
     warm_pool::WarmPool,
 };
-use executor_protocol::{self as protocol, Response, signal_name};
+use executor_protocol::{self as protocol, Response, Stream, signal_name};
 
 /// How long a worker may go on after its client disconnected (it notices on
 /// its next read, unless a kernel keeps it busy) before it is killed.
@@ -49,7 +48,7 @@ const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(50);
 /// its kernels started have ended and the connection is closed.
 pub(crate) fn run(
     id: u64,
-    stream: &TcpStream,
+    stream: &Stream,
     directory: &Path,
     settings: &Settings,
     live_sessions: &LiveSessions,
@@ -96,7 +95,7 @@ pub(crate) fn run(
 /// Hands the session to a warm worker, or to one started for it when none is
 /// waiting (or the one taken is gone).
 fn start_session(
-    stream: &TcpStream,
+    stream: &Stream,
     directory: &Path,
     settings: &Settings,
     pool: &WarmPool,
@@ -113,7 +112,7 @@ fn start_session(
 /// Waits until the worker exits. A client that disconnects gets its worker
 /// killed after [`DISCONNECT_GRACE`], so a kernel that never returns cannot
 /// keep an abandoned session alive. Returns whether the client disconnected.
-fn watch(child: &mut Child, status: &StatusTable, stream: &TcpStream) -> bool {
+fn watch(child: &mut Child, status: &StatusTable, stream: &Stream) -> bool {
     let exited = match pidfd_open(child.id()) {
         Ok(pidfd) => Some(pidfd),
         Err(error) => {
@@ -128,7 +127,7 @@ fn watch(child: &mut Child, status: &StatusTable, stream: &TcpStream) -> bool {
 fn watch_with(
     child: &mut Child,
     status: &StatusTable,
-    stream: &TcpStream,
+    stream: &Stream,
     exited: Option<OwnedFd>,
 ) -> bool {
     let mut client_gone = false;
@@ -196,7 +195,7 @@ fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
 /// happened.
 fn poll(
     exited: Option<&OwnedFd>,
-    stream: Option<&TcpStream>,
+    stream: Option<&Stream>,
     timeout_ms: i32,
 ) -> io::Result<(bool, bool)> {
     let mut fds = [
@@ -229,7 +228,7 @@ fn poll(
 
 /// Tells a client that is still there how its session ended, if the worker
 /// could not: it died by a signal, or exited in the middle of a request.
-fn conclude(stream: &TcpStream, exit: ExitStatus, running: &RunningSymbols, client_gone: bool) {
+fn conclude(stream: &Stream, exit: ExitStatus, running: &RunningSymbols, client_gone: bool) {
     let symbol = running.describe();
     let response = match exit.signal() {
         Some(signal) => {
@@ -261,7 +260,7 @@ fn conclude(stream: &TcpStream, exit: ExitStatus, running: &RunningSymbols, clie
 }
 
 /// Sends a last message and closes the connection.
-fn report(stream: &TcpStream, response: &Response) {
+fn report(stream: &Stream, response: &Response) {
     let _ = stream.set_write_timeout(Some(REPORT_TIMEOUT));
     if let Err(error) = protocol::write_message(&mut &*stream, response, u32::MAX) {
         tracing::info!(%error, "cannot report to the client");
@@ -271,14 +270,17 @@ fn report(stream: &TcpStream, response: &Response) {
 
 #[cfg(test)]
 mod tests {
-    use std::{net::TcpListener, process::Command};
+    use std::{
+        net::{TcpListener, TcpStream},
+        process::Command,
+    };
 
     use super::*;
 
-    fn connection() -> (TcpStream, TcpStream) {
+    fn connection() -> (Stream, TcpStream) {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        (listener.accept().unwrap().0, client)
+        (Stream::Tcp(listener.accept().unwrap().0), client)
     }
 
     #[test]

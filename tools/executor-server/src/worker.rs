@@ -10,7 +10,6 @@
 use std::{
     collections::{HashMap, HashSet},
     io::{BufRead, BufReader, Write},
-    net::TcpStream,
     os::{
         fd::{AsFd, FromRawFd, OwnedFd, RawFd},
         unix::fs::{DirBuilderExt, OpenOptionsExt},
@@ -33,7 +32,7 @@ use executor_runtime::{
     local::{LocalExecutor, ObjectBytes},
     memref::{DenseBuffer, Descriptor, OwnedDescriptor},
     polling::poll_briefly,
-    protocol::{self, OutputShape, ProtocolError, Request, Response},
+    protocol::{self, OutputShape, ProtocolError, Request, Response, Stream},
 };
 
 /// What the supervisor passes on the worker's command line.
@@ -64,7 +63,9 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         return Ok(());
     };
     drop(control);
-    let stream = TcpStream::from(socket);
+    let stream = Stream::from_fd(socket).map_err(|error| {
+        ServerError::Worker(format!("cannot serve the session's socket: {error}"))
+    })?;
     let executor = match started {
         Ok(executor) => executor,
         Err(error) => {
@@ -161,7 +162,7 @@ fn start_executor(preload: &[PathBuf]) -> Result<LocalExecutor> {
 }
 
 struct Worker {
-    stream: TcpStream,
+    stream: Stream,
     /// Requests are read through a buffer: a small frame then takes one
     /// system call, not one for its length and more for its payload.
     reader: BufReader<RequestStream>,

@@ -1,13 +1,14 @@
 //! executor-server started with its listening socket passed as systemd passes
 //! it (socket activation: descriptor 3, LISTEN_PID and LISTEN_FDS), on
-//! loopback only. The socket is bound here, so no port is guessed.
+//! loopback or a Unix socket only. The socket is bound here, so no port is
+//! guessed.
 
 use std::{
     io::{BufRead, BufReader},
     net::{TcpListener, UdpSocket},
     os::{
         fd::{AsRawFd, RawFd},
-        unix::{fs::PermissionsExt, process::CommandExt},
+        unix::{fs::PermissionsExt, net::UnixListener, process::CommandExt},
     },
     path::{Path, PathBuf},
     process::{Child, Command, Output, Stdio},
@@ -121,6 +122,43 @@ fn a_passed_socket_is_served_with_the_token_and_is_close_on_exec() {
 }
 
 #[test]
+fn a_passed_unix_socket_is_served_to_allowed_uids_and_its_file_is_left_to_systemd() {
+    let scratch = tempfile::tempdir().unwrap();
+    let path = scratch.path().join("executor.sock");
+    let listener = UnixListener::bind(&path).unwrap();
+    let address = format!("unix:{}", path.display());
+    let start = |args: &[&str]| {
+        let mut server = server_with_passed_socket(listener.as_raw_fd(), args);
+        let mut server = Running(server.stdout(Stdio::piped()).spawn().unwrap());
+        let mut line = String::new();
+        BufReader::new(server.0.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim_end(), format!("listening on {address}"));
+        server
+    };
+    let work_dir = ["--work-dir", scratch.path().to_str().unwrap()];
+    let server = start(&work_dir);
+    RemoteExecutor::connect_with(&address, &ConnectOptions::default())
+        .unwrap()
+        .close()
+        .unwrap();
+    drop(server);
+    // Systemd made the file and keeps it for the next start.
+    assert!(path.exists());
+
+    let _server = start(&[work_dir[0], work_dir[1], "--allow-uid", "4242"]);
+    let refused = RemoteExecutor::connect_with(&address, &ConnectOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        refused.contains("is not allowed on this server's socket"),
+        "{refused}"
+    );
+}
+
+#[test]
 fn a_passed_socket_that_is_not_loopback_needs_a_token_file() {
     // Nothing accepts on it: the server refuses to start.
     let listener = TcpListener::bind("0.0.0.0:0").unwrap();
@@ -151,7 +189,8 @@ fn a_passed_descriptor_that_is_no_listening_tcp_socket_is_refused() {
     assert_eq!(
         error,
         "executor-server: cannot serve the sockets passed by systemd: descriptor 3 (of \
-         LISTEN_FDS=1) is not a TCP socket: a ListenStream= of an IP address and port is served"
+         LISTEN_FDS=1) is neither a TCP nor a Unix stream socket: a ListenStream= of an IP \
+         address and port, or of a socket file's path, is served"
     );
 }
 
