@@ -25,7 +25,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use common::{SERVER, Server, compile_kernels};
+use common::{SERVER, Server, check, compile_kernels};
 use executor_runtime::{
     address::Address,
     c_api::{
@@ -177,27 +177,6 @@ fn write_secrets(network: &Network, secrets: &Path) -> PathBuf {
     path
 }
 
-/// `executor-server --check` of `address` with the client configuration:
-/// whether it answered, and its one line.
-fn check(address: &str, config: &Path) -> (bool, String) {
-    let output = Command::new(SERVER)
-        .args(["--check", address])
-        .env("EXECUTOR_CONFIG", config)
-        .env_remove("EXECUTOR_TOKEN")
-        .env_remove("EXECUTOR_TOKEN_FILE")
-        .output()
-        .unwrap();
-    let text = if output.status.success() {
-        output.stdout
-    } else {
-        output.stderr
-    };
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&text).into_owned(),
-    )
-}
-
 /// The host program, this test binary running `host_program`.
 struct Host {
     process: Child,
@@ -317,7 +296,7 @@ fn three_hosts_with_their_own_tokens_a_restart_a_cut_link_and_a_killed_server() 
         .map(|host| start_server(&network, host, secrets.path()))
         .collect();
     for host in 0..HOSTS {
-        let (healthy, line) = check(&network.address(host), &config);
+        let (healthy, line) = check(&network.address(host), Some(&config));
         assert!(healthy, "{line}");
         assert!(
             line.starts_with(&format!(
@@ -369,11 +348,11 @@ fn three_hosts_with_their_own_tokens_a_restart_a_cut_link_and_a_killed_server() 
 
     // The others go on; host 1 fails its check in one line.
     for host in [0, 2] {
-        let (healthy, line) = check(&network.address(host), &config);
+        let (healthy, line) = check(&network.address(host), Some(&config));
         assert!(healthy, "{line}");
         assert!(line.contains("0 of 256 sessions in use"), "{line}");
     }
-    let (healthy, line) = check(&b, &config);
+    let (healthy, line) = check(&b, Some(&config));
     assert!(!healthy);
     assert!(
         line.starts_with(&format!(

@@ -33,7 +33,7 @@ use executor_runtime::{
 
 mod common;
 
-use common::{Server, children_of, compile_kernels, compile_kernels_to, process_state};
+use common::{Server, children_of, compile_kernels, compile_kernels_to, floats, process_state};
 
 #[test]
 fn a_session_has_a_private_directory_until_it_closes() {
@@ -412,17 +412,6 @@ fn a_port_in_use_is_reported_once() {
         stderr,
         format!("executor-server: cannot listen on '{address}': {reason}\n")
     );
-}
-
-fn floats(values: &[f32]) -> DenseBuffer {
-    DenseBuffer {
-        element_size: 4,
-        sizes: vec![values.len() as i64],
-        data: values
-            .iter()
-            .flat_map(|value| value.to_ne_bytes())
-            .collect(),
-    }
 }
 
 /// Launches a rank-1 f32 kernel with one result remotely and reads the result

@@ -22,7 +22,7 @@ use executor_runtime::{
 
 mod common;
 
-use common::{SERVER, Server, compile_kernels};
+use common::{SERVER, Server, check, compile_kernels, floats};
 
 /// A server listening on `socket` only, with `args` besides.
 fn start_on(socket: &Path, work_dir: &Path, args: &[&str]) -> Server {
@@ -45,17 +45,6 @@ fn refusal(output: Output) -> String {
 fn own_uid() -> u32 {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() }
-}
-
-fn floats(values: &[f32]) -> DenseBuffer {
-    DenseBuffer {
-        element_size: 4,
-        sizes: vec![values.len() as i64],
-        data: values
-            .iter()
-            .flat_map(|value| value.to_ne_bytes())
-            .collect(),
-    }
 }
 
 /// Launches `_mlir_ciface_add` on `a` and `b` and reads the sum back.
@@ -234,26 +223,8 @@ fn check_reaches_a_unix_socket_and_names_what_failed() {
     let scratch = tempfile::tempdir().unwrap();
     let socket = scratch.path().join("executor.sock");
     let server = start_on(&socket, scratch.path(), &[]);
-    let check = |address: &str| {
-        let output = Command::new(SERVER)
-            .args(["--check", address])
-            .env_remove("EXECUTOR_TOKEN")
-            .env_remove("EXECUTOR_TOKEN_FILE")
-            .env_remove("EXECUTOR_CONFIG")
-            .output()
-            .unwrap();
-        let text = if output.status.success() {
-            output.stdout
-        } else {
-            output.stderr
-        };
-        (
-            output.status.success(),
-            String::from_utf8_lossy(&text).into_owned(),
-        )
-    };
     assert_eq!(
-        check(&server.address),
+        check(&server.address, None),
         (
             true,
             format!(
@@ -265,7 +236,7 @@ fn check_reaches_a_unix_socket_and_names_what_failed() {
     );
     let missing = format!("unix:{}", scratch.path().join("missing.sock").display());
     assert_eq!(
-        check(&missing),
+        check(&missing, None),
         (
             false,
             format!(

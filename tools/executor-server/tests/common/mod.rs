@@ -14,6 +14,7 @@ use std::{
 
 use executor_runtime::{
     error::RuntimeError,
+    memref::DenseBuffer,
     protocol::{self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION},
     remote::{ConnectOptions, RemoteExecutor},
 };
@@ -303,4 +304,41 @@ pub fn children_of(parent: u32) -> Vec<u32> {
                 == Some(parent)
         })
         .collect()
+}
+
+/// A rank-1 buffer of `values`.
+pub fn floats(values: &[f32]) -> DenseBuffer {
+    DenseBuffer {
+        element_size: 4,
+        sizes: vec![values.len() as i64],
+        data: values
+            .iter()
+            .flat_map(|value| value.to_ne_bytes())
+            .collect(),
+    }
+}
+
+/// `executor-server --check` of `address`, with the client configuration
+/// `config` if given and no token from the environment: whether it
+/// answered, and its one line.
+pub fn check(address: &str, config: Option<&Path>) -> (bool, String) {
+    let mut command = Command::new(SERVER);
+    command
+        .args(["--check", address])
+        .env_remove("EXECUTOR_TOKEN")
+        .env_remove("EXECUTOR_TOKEN_FILE")
+        .env_remove("EXECUTOR_CONFIG");
+    if let Some(config) = config {
+        command.env("EXECUTOR_CONFIG", config);
+    }
+    let output = command.output().unwrap();
+    let text = if output.status.success() {
+        output.stdout
+    } else {
+        output.stderr
+    };
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&text).into_owned(),
+    )
 }
