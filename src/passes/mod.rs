@@ -6,6 +6,7 @@ mod dispatch_plan;
 pub mod executor_dispatch;
 mod executor_ops;
 mod handle_types;
+mod host_module;
 mod ir;
 mod llvm_builder;
 mod module_symbols;
