@@ -28,6 +28,7 @@ use melior::{
 };
 
 use super::{
+    catalyst_form,
     dispatch_plan::{self, FunctionSessions, FunctionUse},
     host_module::{
         block_operations, entry_block, first_result, function_type, is_function, is_public, lossy,
@@ -167,8 +168,18 @@ impl<'c, 'a> Host<'c, 'a> {
             );
             return errors.report().map(|()| Self::empty());
         }
+        // Catalyst's form is another pass's, and would otherwise be left as
+        // it is without a word.
+        for (operation, what) in catalyst_form::operations_in(module) {
+            errors.at(
+                operation,
+                format!(
+                    "{ARGUMENT} does not take Catalyst's dispatch form: this {what} is for dispatch-executor-targets"
+                ),
+            );
+        }
         let Some(body) = module_symbols::table_body(module) else {
-            return Ok(Self::empty());
+            return errors.report().map(|()| Self::empty());
         };
         let top_level = block_operations(body);
 
