@@ -112,7 +112,10 @@ def ExecutorDispatchPass : Pass<"executor-dispatch", "::mlir::ModuleOp"> {
     entry block of its function, or to a function that is not a kernel
     declaration; a kernel call outside a `func.func` of the
     module or inside an op isolated from above; a kernel declaration used by
-    anything but `func.call`; a `setup-function` that names no function.
+    anything but `func.call`; a `setup-function` that names no function; an
+    op of Catalyst's dispatch form (a module marked `catalyst.dispatch`, a
+    `catalyst.launch_kernel` of its kernels, a `catalyst.custom_call` with a
+    `dispatch` entry), which is `dispatch-executor-targets`'.
 
     The objects are built for this project's default entry convention
     (`_mlir_ciface_<kernel>` for `executor.launch`, the kernel itself for
