@@ -34,6 +34,7 @@ typedef struct ExecutorPassImplementations {
   bool (*verifySessions)(MlirOperation module);
   bool (*optimizeExecutor)(MlirOperation module, bool reuseSessions,
                            uint32_t entryConvention);
+  bool (*dispatchExecutorTargets)(MlirOperation module);
 } ExecutorPassImplementations;
 
 /// Registers every pass of td/ExecutorPasses.td and the named pipeline
@@ -47,6 +48,7 @@ namespace catalyst::executor {
 #define GEN_PASS_DEF_CONVERTEXECUTORTOLLVMPASS
 #define GEN_PASS_DEF_VERIFYSESSIONSPASS
 #define GEN_PASS_DEF_OPTIMIZEEXECUTORPASS
+#define GEN_PASS_DEF_DISPATCHEXECUTORTARGETSPASS
 #define GEN_PASS_REGISTRATION
 #include "ExecutorPasses.h.inc"
 
@@ -85,6 +87,17 @@ struct OptimizeExecutorPass
     if (!rustPasses.optimizeExecutor(
             wrap(getOperation().getOperation()), reuseSessions,
             static_cast<uint32_t>(entryConvention.getValue())))
+      signalPassFailure();
+  }
+};
+
+struct DispatchExecutorTargetsPass
+    : impl::DispatchExecutorTargetsPassBase<DispatchExecutorTargetsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (!rustPasses.dispatchExecutorTargets(
+            wrap(getOperation().getOperation())))
       signalPassFailure();
   }
 };

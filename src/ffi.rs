@@ -28,6 +28,7 @@ struct PassImplementations {
     convert_executor_to_llvm: extern "C" fn(MlirOperation, u32) -> bool,
     verify_sessions: extern "C" fn(MlirOperation) -> bool,
     optimize_executor: extern "C" fn(MlirOperation, bool, u32) -> bool,
+    dispatch_executor_targets: extern "C" fn(MlirOperation) -> bool,
 }
 
 /// One run of executor-dispatch as `cpp/DispatchPass.cpp` hands it over
@@ -345,6 +346,7 @@ pub fn register_passes() {
         convert_executor_to_llvm,
         verify_sessions,
         optimize_executor,
+        dispatch_executor_targets,
     };
     // SAFETY: the implementations are plain functions that live as long as the
     // process; the C++ side only stores them.
@@ -403,6 +405,12 @@ extern "C" fn verify_sessions(module: MlirOperation) -> bool {
     // SAFETY: as in `convert_executor_to_llvm`.
     let module = unsafe { OperationRef::from_raw(module) };
     passes::verify_sessions::run(module)
+}
+
+extern "C" fn dispatch_executor_targets(module: MlirOperation) -> bool {
+    // SAFETY: as in `convert_executor_to_llvm`.
+    let module = unsafe { OperationRef::from_raw(module) };
+    passes::dispatch_executor_targets::run(module)
 }
 
 extern "C" fn optimize_executor(

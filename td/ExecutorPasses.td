@@ -112,7 +112,10 @@ def ExecutorDispatchPass : Pass<"executor-dispatch", "::mlir::ModuleOp"> {
     entry block of its function, or to a function that is not a kernel
     declaration; a kernel call outside a `func.func` of the
     module or inside an op isolated from above; a kernel declaration used by
-    anything but `func.call`; a `setup-function` that names no function.
+    anything but `func.call`; a `setup-function` that names no function; an
+    op of Catalyst's dispatch form (a module marked `catalyst.dispatch`, a
+    `catalyst.launch_kernel` of its kernels, a `catalyst.custom_call` with a
+    `dispatch` entry), which is `dispatch-executor-targets`'.
 
     The objects are built for this project's default entry convention
     (`_mlir_ciface_<kernel>` for `executor.launch`, the kernel itself for
@@ -133,6 +136,62 @@ def ExecutorDispatchPass : Pass<"executor-dispatch", "::mlir::ModuleOp"> {
            "A function of the module that opens every session and sends "
            "every object at its start; the others then only open sessions">,
   ];
+}
+
+def DispatchExecutorTargetsPass : Pass<"dispatch-executor-targets", "::mlir::ModuleOp"> {
+  let summary = "Catalyst's dispatch form to executor ops: launch_kernel and dispatch custom_call ops of modules marked catalyst.dispatch";
+  let description = [{
+    Takes the dispatch form of Catalyst's own pass of this name, in which the
+    kernels are compiled already. The input (generic form, as `executor-opt
+    --allow-unregistered-dialect` reads it; Catalyst prints the custom form
+    `catalyst.launch_kernel @target::@compute(%a) : ...`):
+
+    ```mlir
+    module @target attributes {catalyst.dispatch = {address = "127.0.0.1:9000"},
+                               catalyst.object_file = "/tmp/target.o"} {
+      func.func public @compute(%a: memref<4xf64>) -> memref<4xf64> { ... }
+    }
+    func.func @main(%a: memref<4xf64>) -> memref<4xf64> {
+      %r = "catalyst.launch_kernel"(%a) <{callee = @target::@compute}>
+          : (memref<4xf64>) -> memref<4xf64>
+      "catalyst.custom_call"() <{call_target_name = "reset",
+          backend_config = {dispatch = ""}}> : () -> ()
+      return %r : memref<4xf64>
+    }
+    ```
+
+    Each module marked `catalyst.dispatch = {address = "..."}`, directly
+    inside the module the pass runs on, names the object its kernels were
+    compiled to in `catalyst.object_file`; the pass uses it as it is. Each
+    `catalyst.launch_kernel @module::@kernel` of such a module becomes an
+    `executor.launch` of the kernel in that object, or, marked
+    `catalyst.nonblocking`, an `executor.launch_async` whose `executor.await`
+    is placed before each `func.return` of its function. Each
+    `catalyst.custom_call` whose `backend_config` has a `dispatch` entry
+    becomes an `executor.call` of its `call_target_name` (with
+    `number_original_arg` as `num_input_args`) at that address; an empty one
+    means the address of the module's dispatch modules, which must all have
+    the same.
+
+    A function that launches or calls opens one session per address at its
+    start, then sends the object of each module it launches once. When a
+    function is marked `catalyst.backline_bringup`, only the functions so
+    marked send objects; the others expect them loaded. Nothing is closed:
+    the runtime closes the sessions at exit. The dispatch modules are erased.
+    A `launch_kernel` of a module not marked `catalyst.dispatch` is left to
+    Catalyst.
+
+    Errors, at the op, before anything is changed: a dispatch module without
+    a name, an address or an object file, or nested deeper; a launch of a
+    kernel the module does not define as a public func.func, with an operand
+    or result that is not a memref, or, nonblocking, with any (and, at the
+    function, one outside its entry block); a dispatch custom_call with no
+    address to take (no dispatch module) or several (ambiguous), or that
+    does not make a valid `executor.call`; either outside a func.func or in
+    an op isolated from above within it; a module marked `executor.target`
+    (this project's form, for `executor-dispatch`).
+  }];
+  let dependentDialects = ["::catalyst::executor::ExecutorDialect"];
 }
 
 def VerifySessionsPass : Pass<"executor-verify-sessions", "::mlir::ModuleOp"> {

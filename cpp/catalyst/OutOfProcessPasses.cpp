@@ -79,14 +79,24 @@ constexpr const char *kExecutorOptVariable = "EXECUTOR_OPT";
 /// The file name of the locations that number ops and block arguments.
 constexpr llvm::StringLiteral kTagFile = "executor-op";
 
+/// The modules a pass's pipeline leaves as they are.
+enum class Unchanged {
+  /// None: the child always runs.
+  None,
+  /// Those without executor ops or types (convert-executor-to-llvm).
+  WithoutExecutor,
+  /// Those without Catalyst's dispatch form (dispatch-executor-targets).
+  WithoutCatalystDispatch,
+};
+
 /// One registered pass: its name, its --help line and the pipeline that
 /// executor-opt runs for it.
 struct Variant {
   std::string argument;
   std::string description;
   std::string childPipeline;
-  /// Whether the pipeline changes only modules with executor ops or types.
-  bool onlyExecutor;
+  /// Which modules the pipeline leaves as they are, for which no child runs.
+  Unchanged unchanged;
 };
 
 //===----------------------------------------------------------------------===//
@@ -462,6 +472,24 @@ bool mentionsExecutor(ModuleOp module) {
   return found;
 }
 
+/// Whether `module` holds Catalyst's dispatch form: a module marked
+/// `catalyst.dispatch`, or a `catalyst.custom_call` whose `backend_config` has a
+/// `dispatch` entry (src/passes/catalyst_form.rs). dispatch-executor-targets
+/// leaves any other module as it is.
+bool holdsCatalystDispatch(ModuleOp module) {
+  return module
+      ->walk([](Operation *op) {
+        if (op->hasAttr("catalyst.dispatch"))
+          return WalkResult::interrupt();
+        if (op->getName().getStringRef() == "catalyst.custom_call")
+          if (auto config = op->getAttrOfType<DictionaryAttr>("backend_config"))
+            if (config.get("dispatch"))
+              return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 struct OutOfProcessPass
     : public PassWrapper<OutOfProcessPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OutOfProcessPass)
@@ -493,7 +521,18 @@ void OutOfProcessPass::runOnOperation() {
   MLIRContext *context = module.getContext();
   // A pipeline such as Catalyst's runs the pass on every program; most have
   // nothing for it, and a child process costs tens of milliseconds.
-  if (variant.onlyExecutor && !mentionsExecutor(module))
+  bool unchanged = false;
+  switch (variant.unchanged) {
+  case Unchanged::None:
+    break;
+  case Unchanged::WithoutExecutor:
+    unchanged = !mentionsExecutor(module);
+    break;
+  case Unchanged::WithoutCatalystDispatch:
+    unchanged = !holdsCatalystDispatch(module);
+    break;
+  }
+  if (unchanged)
     return markAllAnalysesPreserved();
 
   std::string failure;
@@ -652,6 +691,7 @@ std::string withOptions(const std::string &pass,
 /// Every pass registered here: the two passes in each entry convention and
 /// the lowering stage also with use-generic-functions. The default convention
 /// keeps the plain names; another adds its option value (`-catalyst-pyface`).
+/// Then dispatch-executor-targets, which has no options.
 std::vector<Variant> variants() {
   std::vector<Variant> all;
   const llvm::cl::OptionEnumValue conventions[] = {
@@ -672,7 +712,7 @@ std::vector<Variant> variants() {
                    "runtime ABI, by executor-opt in a child process" +
                        how,
                    withOptions("convert-executor-to-llvm", options),
-                   /*onlyExecutor=*/true});
+                   Unchanged::WithoutExecutor});
     for (bool generic : {false, true}) {
       std::vector<std::string> stageOptions = options;
       if (generic)
@@ -684,9 +724,18 @@ std::vector<Variant> variants() {
            "ops to the LLVM dialect, by executor-opt in a child process" +
                how + (generic ? " (use-generic-functions=true)" : ""),
            withOptions("executor-llvm-lowering-stage", stageOptions),
-           /*onlyExecutor=*/false});
+           Unchanged::None});
     }
   }
+  // Under the name of Catalyst's own pass, which catalyst 0.15.0 does not
+  // have: its dispatch form to executor ops.
+  all.push_back({"dispatch-executor-targets",
+                 "Turn Catalyst's dispatch form (modules marked "
+                 "catalyst.dispatch, their launch_kernel ops, custom_call ops "
+                 "with a dispatch entry) into executor ops, by executor-opt in "
+                 "a child process",
+                 "dispatch-executor-targets",
+                 Unchanged::WithoutCatalystDispatch});
   return all;
 }
 } // namespace

@@ -20,15 +20,20 @@ use melior::{
     Context,
     dialect::ods::func,
     ir::{
-        Attribute, BlockLike, BlockRef, Location, OperationRef, RegionLike, Type, Value, ValueLike,
-        attribute::{DictionaryAttribute, TypeAttribute},
+        Attribute, BlockLike, Location, OperationRef, Type, Value, ValueLike,
+        attribute::DictionaryAttribute,
         operation::OperationLike,
         r#type::{FunctionType, MemRefType},
     },
 };
 
 use super::{
+    catalyst_form,
     dispatch_plan::{self, FunctionSessions, FunctionUse},
+    host_module::{
+        block_operations, entry_block, first_result, function_type, is_function, is_public, lossy,
+        nearest_isolated_ancestor, returns,
+    },
     ir, module_symbols, object_file,
 };
 use crate::{dialect::executor, ffi};
@@ -163,8 +168,18 @@ impl<'c, 'a> Host<'c, 'a> {
             );
             return errors.report().map(|()| Self::empty());
         }
+        // Catalyst's form is another pass's, and would otherwise be left as
+        // it is without a word.
+        for (operation, what) in catalyst_form::operations_in(module) {
+            errors.at(
+                operation,
+                format!(
+                    "{ARGUMENT} does not take Catalyst's dispatch form: this {what} is for dispatch-executor-targets"
+                ),
+            );
+        }
         let Some(body) = module_symbols::table_body(module) else {
-            return Ok(Self::empty());
+            return errors.report().map(|()| Self::empty());
         };
         let top_level = block_operations(body);
 
@@ -714,84 +729,6 @@ impl<'c, 'a> Host<'c, 'a> {
             }
         }
     }
-}
-
-//===----------------------------------------------------------------------===//
-// Reading the IR
-//===----------------------------------------------------------------------===//
-
-fn block_operations<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    let mut operations = Vec::new();
-    let mut next = block.first_operation();
-    while let Some(operation) = next {
-        operations.push(operation);
-        next = operation.next_in_block();
-    }
-    operations
-}
-
-fn is_function(operation: OperationRef<'_, '_>) -> bool {
-    ir::operation_name(operation) == func::FuncOperation::name()
-}
-
-/// The entry block of a function with a body.
-fn entry_block<'c, 'a>(function: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
-    function.region(0).ok()?.first_block()
-}
-
-fn is_public(function: OperationRef<'_, '_>) -> bool {
-    function
-        .attribute("sym_visibility")
-        .ok()
-        .and_then(|visibility| melior::ir::attribute::StringAttribute::try_from(visibility).ok())
-        .is_none_or(|visibility| ir::string_bytes(visibility) == b"public")
-}
-
-fn function_type<'c>(function: OperationRef<'c, '_>) -> Option<Type<'c>> {
-    let attribute = function.attribute("function_type").ok()?;
-    TypeAttribute::try_from(attribute)
-        .ok()
-        .map(|attribute| attribute.value())
-}
-
-/// The `func.return`s of a function: the terminators of its body's blocks.
-fn returns<'c, 'a>(function: OperationRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
-    let mut returns = Vec::new();
-    let mut block = entry_block(function);
-    while let Some(current) = block {
-        if let Some(terminator) = current.terminator()
-            && ir::operation_name(terminator) == func::ReturnOperation::name()
-        {
-            returns.push(terminator);
-        }
-        block = current.next_in_region();
-    }
-    returns
-}
-
-/// The closest ancestor of `operation` that is isolated from above.
-fn nearest_isolated_ancestor<'c, 'a>(
-    operation: OperationRef<'c, 'a>,
-) -> Option<OperationRef<'c, 'a>> {
-    let mut ancestor = operation.parent_operation();
-    while let Some(current) = ancestor {
-        if ffi::is_isolated_from_above(current) {
-            return Some(current);
-        }
-        ancestor = current.parent_operation();
-    }
-    None
-}
-
-fn first_result<'c, 'a>(operation: OperationRef<'c, 'a>) -> Value<'c, 'a> {
-    operation
-        .result(0)
-        .expect("executor.open and executor.launch_async have one result")
-        .into()
-}
-
-fn lossy(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[cfg(test)]

@@ -1,11 +1,14 @@
 //! This project's passes, written in Rust with melior.
 
+mod catalyst_form;
 mod control_flow;
 pub mod convert_executor_to_llvm;
+pub mod dispatch_executor_targets;
 mod dispatch_plan;
 pub mod executor_dispatch;
 mod executor_ops;
 mod handle_types;
+mod host_module;
 mod ir;
 mod llvm_builder;
 mod module_symbols;
