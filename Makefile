@@ -30,7 +30,7 @@ RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,$(LLVM_LIB)/libmlir_c_runner_utils.
 CATALYST_PLUGIN_BUILD := EXECUTOR_MLIR_HOST=catalyst $(CARGO) build --release -p executor_plugin --target-dir target/catalyst/build \
 	&& ln -sfn ../../../release/executor-opt target/catalyst/build/release/executor-opt
 
-.PHONY: all deps build test lint docs demo bench catalyst fuzz install uninstall clean
+.PHONY: all deps build test lint docs demo bench catalyst catalyst-manager fuzz install uninstall clean
 
 all: build
 
@@ -55,6 +55,13 @@ test: deps
 catalyst: build
 	@bash scripts/catalyst.sh
 	$(CATALYST_PLUGIN_BUILD)
+
+# Fetches Catalyst's deployment manager (the Python package catalyst.executor,
+# at a pinned commit) into target/catalyst/manager/, which test/Deploy's
+# catalyst-manager tests use (docs/catalyst.md): from GitHub, or from a clone
+# of Catalyst, `make catalyst-manager CATALYST_GIT=DIR`.
+catalyst-manager:
+	@bash scripts/catalyst-manager.sh $(CATALYST_GIT)
 
 lint: deps
 	$(CARGO) fmt --all --check
