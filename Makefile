@@ -30,7 +30,7 @@ RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,$(LLVM_LIB)/libmlir_c_runner_utils.
 CATALYST_PLUGIN_BUILD := EXECUTOR_MLIR_HOST=catalyst $(CARGO) build --release -p executor_plugin --target-dir target/catalyst/build \
 	&& ln -sfn ../../../release/executor-opt target/catalyst/build/release/executor-opt
 
-.PHONY: all deps build test lint docs demo bench catalyst fuzz install uninstall clean
+.PHONY: all deps build test lint docs demo bench catalyst catalyst-manager fuzz install uninstall clean
 
 all: build
 
@@ -55,6 +55,13 @@ test: deps
 catalyst: build
 	@bash scripts/catalyst.sh
 	$(CATALYST_PLUGIN_BUILD)
+
+# Fetches Catalyst's deployment manager (the Python package catalyst.executor,
+# at a pinned commit) into target/catalyst/manager/, which test/Deploy's
+# catalyst-manager tests use (docs/catalyst.md): from GitHub, or from a clone
+# of Catalyst, `make catalyst-manager CATALYST_GIT=DIR`.
+catalyst-manager:
+	@bash scripts/catalyst-manager.sh $(CATALYST_GIT)
 
 lint: deps
 	$(CARGO) fmt --all --check
@@ -137,7 +144,9 @@ fuzz: build
 
 # Copies what `make build` built (it builds nothing, so that `sudo make install`
 # leaves no root-owned files in target/) under $(DESTDIR)$(PREFIX): the tools
-# and scripts/executor-ssh to bin/, the runtime library and the plugin to lib/,
+# and scripts/executor-ssh to bin/ (executor-server also as catalyst-executor, a
+# link: the name Catalyst's deployment manager runs), the runtime library and
+# the plugin to lib/,
 # the runtime's header to include/, the README and the protocol and ABI
 # documents to share/doc/executor-mlir/, and the systemd units of
 # executor-server (dist/systemd/, their paths set to PREFIX's) to
@@ -155,7 +164,7 @@ INSTALL_PROGRAMS := executor-opt executor-run executor-server
 INSTALL_LIBRARIES := libexecutor_runtime.so libexecutor_runtime.a libexecutor_plugin.so
 INSTALL_DOCS := README.md docs/protocol.md docs/runtime-abi.md
 INSTALL_UNITS := executor-server.service executor-server.socket
-INSTALLED := $(addprefix $(BINDIR)/,$(INSTALL_PROGRAMS) executor-ssh) \
+INSTALLED := $(addprefix $(BINDIR)/,$(INSTALL_PROGRAMS) executor-ssh catalyst-executor) \
   $(addprefix $(LIBDIR)/,$(INSTALL_LIBRARIES)) $(INCLUDEDIR)/executor_runtime.h \
   $(addprefix $(DOCDIR)/,$(INSTALL_DOCS)) $(addprefix $(SYSTEMD_UNIT_DIR)/,$(INSTALL_UNITS))
 
@@ -166,6 +175,7 @@ install:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 	  $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	install -m 0755 $(addprefix $(BIN)/,$(INSTALL_PROGRAMS)) scripts/executor-ssh $(DESTDIR)$(BINDIR)
+	ln -sfn executor-server $(DESTDIR)$(BINDIR)/catalyst-executor
 	install -m 0755 $(BIN)/libexecutor_runtime.so $(BIN)/libexecutor_plugin.so $(DESTDIR)$(LIBDIR)
 	install -m 0644 $(BIN)/libexecutor_runtime.a $(DESTDIR)$(LIBDIR)
 	install -m 0644 include/executor_runtime.h $(DESTDIR)$(INCLUDEDIR)

@@ -9,6 +9,7 @@
 import os
 import shutil
 import subprocess
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config  # set by lit.llvm.initialize in the site config
@@ -141,6 +142,18 @@ if os.path.exists(catalyst_python):
     config.available_features.add("catalyst-python")
 config.substitutions.append(("%catalyst_python", catalyst_python))
 config.substitutions.append(("%catalyst_plugin", catalyst_plugin))
+
+# Catalyst's deployment manager (the Python package catalyst.executor), where
+# `make catalyst-manager` has fetched it: test/Deploy/catalyst-manager*.test
+# REQUIRE `catalyst-manager`. It needs Python 3.11 (typing.Self).
+catalyst_manager = os.path.join(catalyst_root, "manager")
+if not os.path.exists(os.path.join(catalyst_manager, "catalyst", "executor", "manager.py")):
+    lit_config.note("test/Deploy's catalyst-manager tests are unsupported here: run `make catalyst-manager` first")
+elif sys.version_info < (3, 11):
+    lit_config.note("test/Deploy's catalyst-manager tests are unsupported here: Catalyst's manager needs Python 3.11")
+else:
+    config.available_features.add("catalyst-manager")
+config.substitutions.append(("%catalyst_manager", catalyst_manager))
 
 llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(

@@ -237,7 +237,7 @@ class Server:
         self.address = None
         deadline = time.time() + 30
         while time.time() < deadline:
-            found = re.search(r"^listening on (\S+)", self.log_path.read_text(), re.M)
+            found = re.search(r"^Listening on (\S+)", self.log_path.read_text(), re.M)
             if found:
                 self.address = found.group(1)
                 break

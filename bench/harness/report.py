@@ -274,7 +274,7 @@ def commands(context: dict) -> list:
         f"--pass-pipeline='{ASYNC_PIPELINE}'`, run with `libmlir_async_runtime.so`), "
         f"{config.async_iterations:,} iterations per process, {config.async_runs} processes each, "
         "alternating; both with `mlir-runner -O0` (the coroutines of the baseline need it);")
-    add(f"- remote round trips: `executor-server --listen 127.0.0.1:0` (the address read from its `listening on` "
+    add(f"- remote round trips: `executor-server --listen 127.0.0.1:0` (the address read from its `Listening on` "
         f"line), [bench/remote_launch.mlir](../bench/remote_launch.mlir), {config.remote_round_trips:,} round "
         f"trips of each kind per process, against `target/release/examples/tcp_echo_rtt 1024 "
         f"{config.remote_round_trips}` ([runtime/examples/tcp_echo_rtt.rs](../runtime/examples/tcp_echo_rtt.rs): "

@@ -29,7 +29,7 @@ stop() {
 trap stop EXIT
 address=""
 for _ in $(seq 200); do
-  address=$(sed -n 's/^listening on //p' "$log" | head -n 1)
+  address=$(sed -n 's/^Listening on //p' "$log" | head -n 1)
   [ -n "$address" ] && break
   kill -0 "$pid" 2>/dev/null || break
   sleep 0.05

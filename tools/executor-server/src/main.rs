@@ -24,17 +24,23 @@ use tracing_subscriber::EnvFilter;
 #[derive(Parser, Debug)]
 #[command(name = "executor-server", version)]
 struct Cli {
-    /// An address to listen on (repeatable, as catalyst-executor's --bind):
-    /// HOST:PORT, or unix:PATH for a Unix socket at the absolute PATH. Port
-    /// 0 picks a free port; each address is printed as "listening on
-    /// ADDRESS", in the order given. A non-loopback HOST:PORT requires
-    /// --token-file. A unix:PATH socket file is made mode 0600 (see
+    /// An address to listen on (repeatable; --bind is Catalyst's name for
+    /// it): HOST:PORT, or unix:PATH for a Unix socket at the absolute PATH.
+    /// Port 0 picks a free port; once all are bound, each address is printed
+    /// to stdout as "Listening on ADDRESS", in the order given. A port in use
+    /// is one line on stderr saying "Address already in use", and exit 1.
+    /// A non-loopback HOST:PORT requires --token-file. A unix:PATH socket file is made mode 0600 (see
     /// --socket-group), replaces a stale one, is removed when the server
     /// stops, and admits the processes of --allow-uid only, without a token.
     /// Started by systemd with sockets (socket activation: LISTEN_PID and
     /// LISTEN_FDS), it serves those instead, under the same rules, and takes
     /// no --listen.
-    #[arg(long, value_name = "ADDRESS", default_value = DEFAULT_LISTEN_ADDRESS)]
+    #[arg(
+        long,
+        visible_alias = "bind",
+        value_name = "ADDRESS",
+        default_value = DEFAULT_LISTEN_ADDRESS
+    )]
     listen: Vec<String>,
 
     /// A user whose processes may connect to the server's Unix sockets, by
@@ -292,11 +298,13 @@ fn run(cli: Cli, listen_given: bool) -> Result<()> {
     server
         .remove_sessions_on_termination()
         .context("cannot set up signal handling")?;
-    // Tests and scripts read these lines to learn the ports: one line per
-    // address, flushed at once.
+    // Tests, scripts and Catalyst's deployment manager read these lines to
+    // learn the ports and that the server is ready: one line per address,
+    // flushed at once. The manager waits for `Listening on \S+:\d+`, the
+    // spelling of Catalyst's own server, capital L included.
     let mut stdout = std::io::stdout().lock();
     for address in addresses {
-        writeln!(stdout, "listening on {address}")?;
+        writeln!(stdout, "Listening on {address}")?;
     }
     stdout.flush()?;
     drop(stdout);

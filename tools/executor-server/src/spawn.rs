@@ -55,7 +55,7 @@ impl SpawnedWorker {
         // environment (as a client's, say) is not theirs to read.
         command.env_remove(executor_runtime::remote::TOKEN_ENV);
         // What kernels print goes to the server's log stream, keeping stdout
-        // to the one "listening on" line.
+        // to the one "Listening on" line.
         let stderr = File::from(io::stderr().as_fd().try_clone_to_owned()?);
         command.stdin(Stdio::null()).stdout(stderr);
         // SAFETY: the hook runs between fork and exec, where only

@@ -25,7 +25,7 @@ fn a_server_whose_stderr_is_closed_still_stops_on_sigterm() {
     BufReader::new(server.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    assert!(line.starts_with("listening on "), "{line:?}");
+    assert!(line.starts_with("Listening on "), "{line:?}");
     drop(server.stderr.take());
 
     // SAFETY: kill takes a process id and a signal number.

@@ -949,7 +949,7 @@ fn a_server_listens_on_every_listen_address_given() {
     server.stdout.read_line(&mut line).unwrap();
     let second = line
         .trim_end()
-        .strip_prefix("listening on ")
+        .strip_prefix("Listening on ")
         .unwrap_or_else(|| panic!("unexpected second line {line:?}"))
         .to_owned();
     assert!(second.starts_with("127.0.0.2:"), "{second}");

@@ -105,7 +105,7 @@ fn a_passed_socket_is_served_with_the_token_and_is_close_on_exec() {
     BufReader::new(server.0.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    assert_eq!(line.trim_end(), format!("listening on {address}"));
+    assert_eq!(line.trim_end(), format!("Listening on {address}"));
     // Workers, which the server starts for sessions, must not get it.
     assert!(close_on_exec(server.0.id(), 3));
 
@@ -134,7 +134,7 @@ fn a_passed_unix_socket_is_served_to_allowed_uids_and_its_file_is_left_to_system
         BufReader::new(server.0.stdout.take().unwrap())
             .read_line(&mut line)
             .unwrap();
-        assert_eq!(line.trim_end(), format!("listening on {address}"));
+        assert_eq!(line.trim_end(), format!("Listening on {address}"));
         server
     };
     let work_dir = ["--work-dir", scratch.path().to_str().unwrap()];

@@ -26,7 +26,7 @@ pub const SERVER: &str = env!("CARGO_BIN_EXE_executor-server");
 /// A server process of this test, killed (with SIGKILL) when dropped.
 pub struct Server {
     pub process: Child,
-    /// Its output after the first "listening on" line.
+    /// Its output after the first "Listening on" line.
     pub stdout: BufReader<ChildStdout>,
     /// The address of its first listener.
     pub address: String,
@@ -68,7 +68,7 @@ impl Server {
 
     /// Runs `command`, an executor-server's command line (perhaps run by
     /// another program) to which the work directory `work_dir` is added,
-    /// and waits for its first "listening on" line.
+    /// and waits for its first "Listening on" line.
     pub fn spawn(mut command: Command, work_dir: &Path) -> Self {
         command
             .arg("--work-dir")
@@ -82,7 +82,7 @@ impl Server {
         stdout.read_line(&mut line).unwrap();
         let address = line
             .trim_end()
-            .strip_prefix("listening on ")
+            .strip_prefix("Listening on ")
             .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
             .to_owned();
         Self {

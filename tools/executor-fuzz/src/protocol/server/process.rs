@@ -58,7 +58,7 @@ impl Server {
         stdout.read_line(&mut line)?;
         let address = line
             .trim_end()
-            .strip_prefix("listening on ")
+            .strip_prefix("Listening on ")
             .and_then(|address| address.parse::<SocketAddr>().ok())
             .filter(|address| address.ip().is_loopback())
             .ok_or_else(|| {
