@@ -219,25 +219,31 @@ def shared_library(kernels: Path) -> Path:
     return library
 
 
-class Server:
-    """An executor-server on a free loopback port, optionally started through
-    `prefix` (a command that execs it, e.g. taskset) or under `tracer` (a
-    command that stays its parent, e.g. perf record or strace); `executable`
-    is the executor-server to start (another revision's, for --before)."""
+# The server's readiness line, "listening on ADDRESS" (matched in any case).
+LISTENING = re.compile(r"^listening on (\S+)", re.M | re.I)
 
-    def __init__(self, name: str, prefix=(), tracer=(), executable: Path = EXECUTOR_SERVER, args=()):
+
+class Server:
+    """An executor-server on a free loopback port (or on `listen`, a
+    unix:PATH address), optionally started through `prefix` (a command that
+    execs it, e.g. taskset) or under `tracer` (a command that stays its
+    parent, e.g. perf record or strace); `executable` is the executor-server
+    to start (another revision's, for --before)."""
+
+    def __init__(self, name: str, prefix=(), tracer=(), executable: Path = EXECUTOR_SERVER, args=(),
+                 listen: str = "127.0.0.1:0"):
         self.log_path = WORK / "runtime" / f"{name}.log"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.log_file = open(self.log_path, "w")
         self.wrapped = bool(tracer)
-        command = [*tracer, *prefix, executable, "--listen", "127.0.0.1:0", *args]
+        command = [*tracer, *prefix, executable, "--listen", listen, *args]
         self.process = subprocess.Popen(
             [str(part) for part in command], stdout=self.log_file, stderr=subprocess.STDOUT, cwd=ROOT
         )
         self.address = None
         deadline = time.time() + 30
         while time.time() < deadline:
-            found = re.search(r"^listening on (\S+)", self.log_path.read_text(), re.M)
+            found = LISTENING.search(self.log_path.read_text())
             if found:
                 self.address = found.group(1)
                 break
@@ -247,9 +253,9 @@ class Server:
         if not self.address:
             self.stop()
             raise SystemExit(f"bench: executor-server did not start:\n{self.log_path.read_text()}")
-        if not self.address.startswith("127.0.0.1:"):
+        if self.address != listen and not self.address.startswith("127.0.0.1:"):
             self.stop()
-            raise SystemExit(f"bench: executor-server listens on {self.address}, not on loopback")
+            raise SystemExit(f"bench: executor-server listens on {self.address}, not on loopback or {listen}")
 
     def server_pid(self) -> int:
         """executor-server's pid: the process itself, or the tracer's child."""
