@@ -26,8 +26,9 @@ EXECUTOR_CONFIG file); each pair of servers in alternation, free and pinned.
 Without TLS in the build, its targets are not measured (absent, not missed).
 --transports-only measures them and nothing else and writes a
 docs/performance.md and results.json of them alone (--report-only reads that
-back): 15 s with --quick on this 2-core machine under load; the full counts
-should take 3 to 4 minutes (estimated, not timed). It needs executor-opt,
+back). On this 2-core machine under load (other builds running), with an
+executor-server that has TLS: 15 s with --quick, 2.8 minutes with the full
+counts (0.7 minutes without TLS). It needs executor-opt,
 executor-server, libexecutor_runtime.so and LLVM's tools, not hyperfine,
 tcp_echo_rtt or matplotlib.
 
