@@ -14,6 +14,23 @@ report is written from).
                                 # target/bench/results.json
     bench/run.py --before REV   # also REV's binaries against this tree's
                                 # (`make bench BEFORE=REV`; with or without --quick)
+    bench/run.py --transports-only [--quick]
+                                # the transports alone: a report of them only
+
+The transports (issue 29's costs; measure.bench_transports) are part of every
+run: the 1 KiB remote round trips over a Unix socket against TCP loopback, and,
+when executor-server's --help has --tls-cert, over TLS against plaintext TCP,
+with the 64 MiB launches and the first launch over each (an identity from
+executor-server --gen-identity, the client pinning its fingerprint in an
+EXECUTOR_CONFIG file); each pair of servers in alternation, free and pinned.
+Without TLS in the build, its targets are not measured (absent, not missed).
+--transports-only measures them and nothing else and writes a
+docs/performance.md and results.json of them alone (--report-only reads that
+back). On this 2-core machine under load (other builds running), with an
+executor-server that has TLS: 15 s with --quick, 2.8 minutes with the full
+counts (0.7 minutes without TLS). It needs executor-opt,
+executor-server, libexecutor_runtime.so and LLVM's tools, not hyperfine,
+tcp_echo_rtt or matplotlib.
 
 --before REV (figures no worse than before) first checks out REV in a
 git worktree at target/bench/before/tree and builds its whole workspace there
@@ -52,15 +69,21 @@ from pathlib import Path
 from harness import measure, profiles, report, revision, session_passes, summary, verdicts
 from harness.plots import plot
 from harness.common import (
-    ASYNC_RUNTIME, CURRENT, DOC, EXECUTOR_OPT, EXECUTOR_SERVER, GNU_TIME, MLIR_OPT, MLIR_RUNNER, PLACEMENTS, PLOTS,
-    RESULTS, ROOT, RUNTIME_LIB, TCP_ECHO, WORK, Config, log,
+    ASYNC_RUNTIME, CURRENT, DOC, EXECUTOR_OPT, EXECUTOR_SERVER, GNU_TIME, MLIR_OPT, MLIR_RUNNER, PLACEMENT_LABELS,
+    PLACEMENTS, PLOTS, RESULTS, ROOT, RUNTIME_LIB, TCP_ECHO, WORK, Config, log,
 )
 
 
 def write_results(context: dict) -> None:
     """Writes the report from a run's context, after judging it."""
-    context.update(verdicts.judge(context["compile"], context["runtime"], context["profiles"],
-                                  context["other_load"]))
+    if context.get("transports_only"):
+        context.update({"verdicts": {}, "findings": {"other_load_noted": verdicts.other_load_noted(
+            context["other_load"])}})
+    else:
+        context.update(verdicts.judge(context["compile"], context["runtime"], context["profiles"],
+                                      context["other_load"]))
+    if "transports" in context:
+        context["verdicts"].update(verdicts.transport_verdicts(context["transports"]))
     if "sessions" in context:
         context["verdicts"].update(session_passes.verdicts(context["sessions"]))
     if "before_after" in context:
@@ -80,23 +103,86 @@ def log_before_after(context: dict) -> None:
     log(f"against {context['before_after']['short']}: {judged['overall']}")
 
 
+def check_required(required: list) -> None:
+    for path in required:
+        if not Path(path).exists():
+            raise SystemExit(f"bench: {path} is missing (make bench builds and installs what it needs)")
+
+
+def start_run() -> dict:
+    """The machine, the processes busy at the start and the CPU counters a
+    run's other load is computed from (other_load)."""
+    start = {"started": time.time(), "busy_jiffies": measure.cpu_jiffies()[0], "own": measure.own_cpu_seconds(),
+             "busy": measure.busy_processes(), "machine": measure.machine_info()}
+    log(f"machine: {start['machine']['cpu']}, {start['machine']['cores']} cores")
+    for entry in start["busy"]:
+        log(f"note: another process is busy: pid {entry['pid']} {entry['pcpu']:.0f}% CPU: {entry['command']}")
+    return start
+
+
+def other_load(start: dict) -> dict:
+    """The cores other processes kept busy on average since start_run, and
+    the processes busy at its start."""
+    busy = (measure.cpu_jiffies()[0] - start["busy_jiffies"]) / os.sysconf("SC_CLK_TCK")
+    own = measure.own_cpu_seconds() - start["own"]
+    return {"cores": max(0.0, (busy - own) / (time.time() - start["started"])), "busy": start["busy"]}
+
+
+def log_verdicts(judged: dict, recorded: dict = None) -> None:
+    """Each target's verdict; TLS's, when the run had no TLS to measure, as not measured."""
+    for name, met in judged.items():
+        changed = "" if recorded is None or recorded.get(name) == met else " (the run recorded otherwise)"
+        log(f"target {name}: {'met' if met else 'missed'}{changed}")
+
+
+def log_transports(summarized: dict) -> None:
+    """The transports' ratios, on the terminal."""
+    for placement, entry in summarized["placements"].items():
+        log(f"transports, {PLACEMENT_LABELS[placement]}: unix/tcp 1 KiB round trip "
+            + ", ".join(f"{kind} {value:.3f}x" for kind, value in entry["unix"]["rtt_ratio"].items()))
+        if "tls" in entry:
+            tls = entry["tls"]
+            log(f"transports, {PLACEMENT_LABELS[placement]}: tls/plaintext 1 KiB round trip "
+                + ", ".join(f"{kind} {value:.3f}x" for kind, value in tls["rtt_ratio"].items())
+                + f"; 64 MiB throughput {tls['bulk_ratio']:.3f}x; first launch {tls['first_launch_extra_us']:+.0f} us")
+    if not summarized["tls"]:
+        log("target tls_rtt, tls_bulk, tls_first_launch: not measured: this build has no TLS")
+
+
+def measure_transports_only(config: Config) -> None:
+    """--transports-only: the transports and nothing else, their report and results.json."""
+    check_required([EXECUTOR_OPT, EXECUTOR_SERVER, RUNTIME_LIB, MLIR_OPT, MLIR_RUNNER])
+    WORK.mkdir(parents=True, exist_ok=True)
+    start = start_run()
+    kernels = measure.compile_kernels()
+    transports_raw = measure.bench_transports(config, kernels)
+    context = {
+        "transports_only": True,
+        "machine": start["machine"],
+        "config": config,
+        "transports": summary.summarize_transports(transports_raw),
+        "elapsed_min": (time.time() - start["started"]) / 60,
+        "other_load": other_load(start),
+    }
+    write_results(context)
+    RESULTS.write_text(json.dumps({
+        "transports_only": True, "machine": context["machine"], "config": config.to_json(),
+        "transports_raw": transports_raw, "transports": context["transports"], "verdicts": context["verdicts"],
+        "other_load": context["other_load"], "elapsed_min": context["elapsed_min"],
+    }, indent=1, default=str))
+    log(f"wrote {DOC.relative_to(ROOT)} (the transports only) in {context['elapsed_min']:.1f} minutes")
+    log_transports(context["transports"])
+    log_verdicts(context["verdicts"])
+
+
 def measure_and_report(config: Config, before: str = None) -> None:
-    for required in [EXECUTOR_OPT, EXECUTOR_SERVER, RUNTIME_LIB, TCP_ECHO, MLIR_OPT, MLIR_RUNNER, ASYNC_RUNTIME,
-                     GNU_TIME]:
-        if not Path(required).exists():
-            raise SystemExit(f"bench: {required} is missing (make bench builds and installs what it needs)")
+    check_required([EXECUTOR_OPT, EXECUTOR_SERVER, RUNTIME_LIB, TCP_ECHO, MLIR_OPT, MLIR_RUNNER, ASYNC_RUNTIME,
+                    GNU_TIME])
     WORK.mkdir(parents=True, exist_ok=True)
     if before is not None:
         before_binaries, before_recorded = revision.build(before)
-    started = time.time()
-    busy_start, total_start = measure.cpu_jiffies()
-    own_start = measure.own_cpu_seconds()
-    busy_at_start = measure.busy_processes()
-    machine = measure.machine_info()
-    log(f"machine: {machine['cpu']}, {machine['cores']} cores")
-    if busy_at_start:
-        for entry in busy_at_start:
-            log(f"note: another process is busy: pid {entry['pid']} {entry['pcpu']:.0f}% CPU: {entry['command']}")
+    start = start_run()
+    started, machine = start["started"], start["machine"]
 
     compile_raw = measure.bench_compile(config)
     compile_summary = summary.summarize_compile(compile_raw)
@@ -112,6 +198,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
     runtime_summary = summary.summarize_runtime(runtime_raw, config)
     criterion = measure.bench_criterion(config)
     sessions_raw = session_passes.measure(config, kernels)
+    transports_raw = measure.bench_transports(config, kernels)
     profiled = {"async": profiles.profile_async(config, kernels), "remote": profiles.profile_remote(config, kernels)}
     verdict = verdicts.verdicts(compile_summary, runtime_summary)
     if verdicts.compile_missed(verdict):
@@ -131,11 +218,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
             "elapsed_min": (time.time() - phase_started) / 60,
         })
 
-    hertz = os.sysconf("SC_CLK_TCK")
-    busy_end, total_end = measure.cpu_jiffies()
     elapsed = time.time() - started
-    own = measure.own_cpu_seconds() - own_start
-    other_cores = max(0.0, ((busy_end - busy_start) / hertz - own) / elapsed)
     plots = plot(compile_summary, compile_raw, runtime_raw, runtime_summary)
     context = {
         "machine": machine,
@@ -146,8 +229,9 @@ def measure_and_report(config: Config, before: str = None) -> None:
         "criterion": criterion,
         "plots": plots,
         "elapsed_min": (time.time() - started) / 60,
-        "other_load": {"cores": other_cores, "busy": busy_at_start},
+        "other_load": other_load(start),
         "sessions": session_passes.summarize(sessions_raw),
+        "transports": summary.summarize_transports(transports_raw),
     }
     if before is not None:
         context["before_after"] = before_recorded
@@ -157,6 +241,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
         "runtime_raw": runtime_raw, "runtime": runtime_summary, "criterion": criterion, "profiles": profiled,
         "verdicts": context["verdicts"], "findings": context["findings"],
         "other_load": context["other_load"], "sessions_raw": sessions_raw, "sessions": context["sessions"],
+        "transports_raw": transports_raw, "transports": context["transports"],
         "plots": {name: str(path.relative_to(ROOT)) for name, path in plots.items()},
         "elapsed_min": context["elapsed_min"], "elapsed_s": time.time() - started,
     }
@@ -165,8 +250,8 @@ def measure_and_report(config: Config, before: str = None) -> None:
         recorded["before_after_verdicts"] = context["before_after_verdicts"]
     RESULTS.write_text(json.dumps(recorded, indent=1, default=str))
     log(f"wrote {DOC.relative_to(ROOT)} and {PLOTS.relative_to(ROOT)}/*.png in {elapsed / 60:.1f} minutes")
-    for name, met in context["verdicts"].items():
-        log(f"target {name}: {'met' if met else 'missed'}")
+    log_transports(context["transports"])
+    log_verdicts(context["verdicts"])
     if before is not None:
         log_before_after(context)
 
@@ -186,6 +271,17 @@ def report_only() -> None:
         raise SystemExit(f"bench: {RESULTS.relative_to(ROOT)} was written before --report-only existed (it has no "
                          "config): measure again")
     config = Config.from_json(recorded["config"])
+    if recorded.get("transports_only"):
+        log(f"report only, from {RESULTS.relative_to(ROOT)} (--transports-only run of {recorded['machine']['date']}"
+            + (", --quick" if config.quick else "") + ")")
+        context = {key: recorded[key] for key in ("transports_only", "machine", "transports", "elapsed_min",
+                                                   "other_load")}
+        context["config"] = config
+        write_results(context)
+        log(f"wrote {DOC.relative_to(ROOT)} (the transports only)")
+        log_transports(context["transports"])
+        log_verdicts(context["verdicts"], recorded["verdicts"])
+        return
     compile_raw, compile_summary = by_size(recorded["compile_raw"]), by_size(recorded["compile"])
     profiled = dict(recorded["profiles"])
     if "compile" in profiled:
@@ -206,13 +302,15 @@ def report_only() -> None:
     }
     if "sessions" in recorded:
         context["sessions"] = recorded["sessions"]
+    if "transports" in recorded:
+        context["transports"] = recorded["transports"]
     if "before_after" in recorded:
         context["before_after"] = recorded["before_after"]
     write_results(context)
     log(f"wrote {DOC.relative_to(ROOT)} and {PLOTS.relative_to(ROOT)}/*.png")
-    for name, met in context["verdicts"].items():
-        changed = "" if recorded["verdicts"].get(name) == met else " (the run recorded otherwise)"
-        log(f"target {name}: {'met' if met else 'missed'}{changed}")
+    if "transports" in context:
+        log_transports(context["transports"])
+    log_verdicts(context["verdicts"], recorded["verdicts"])
     if "before_after" in context:
         log_before_after(context)
 
@@ -223,6 +321,10 @@ def main() -> None:
     mode.add_argument("--quick", action="store_true", help="fewer and smaller runs, to try the script out")
     mode.add_argument("--report-only", action="store_true",
                       help=f"measure nothing: write the report and plots from {RESULTS.relative_to(ROOT)}")
+    parser.add_argument("--transports-only", action="store_true",
+                        help="measure the transports alone (a Unix socket against TCP loopback, TLS against "
+                             "plaintext TCP when executor-server has TLS) and write a report of them alone; "
+                             "with or without --quick")
     parser.add_argument("--before", metavar="REV",
                         help="also build REV (a commit, branch or tag) under target/bench/before/ and compare its "
                              "figures with this tree's, measured in alternation")
@@ -231,7 +333,14 @@ def main() -> None:
         if args.before is not None:
             parser.error("--before measures: it does not go with --report-only (which reports what results.json "
                          "recorded, a --before run's comparison included)")
+        if args.transports_only:
+            parser.error("--transports-only measures: it does not go with --report-only (which reports what "
+                         "results.json recorded, a --transports-only run's included)")
         report_only()
+    elif args.transports_only:
+        if args.before is not None:
+            parser.error("--before compares the whole run's figures: it does not go with --transports-only")
+        measure_transports_only(Config(args.quick))
     else:
         measure_and_report(Config(args.quick), args.before)
 

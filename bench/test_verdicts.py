@@ -19,10 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import session_passes, summary, verdicts  # noqa: E402
+from harness import measure, session_passes, summary, verdicts  # noqa: E402
 from harness.verdicts import (  # noqa: E402
     TARGET_ASYNC, TARGET_BIG_OBJECT, TARGET_BULK, TARGET_FIRST_LAUNCH_US, TARGET_LOCAL_FIRST_LAUNCH, TARGET_LOCAL_NS,
-    TARGET_MEMORY, TARGET_PER_OP, TARGET_RTT, TARGET_SCALING,
+    TARGET_MEMORY, TARGET_PER_OP, TARGET_RTT, TARGET_SCALING, TARGET_TLS_BULK, TARGET_TLS_FIRST_LAUNCH_US,
+    TARGET_TLS_RTT, TARGET_UNIX_RTT,
 )
 
 
@@ -386,6 +387,132 @@ class SessionPassTargets(unittest.TestCase):
     def test_reuse_missed_when_the_results_differ(self):
         sums = {"as written": [499_500], "reuse-sessions": [499_500, 1]}
         self.assertFalse(self.judged(1.0, 10.0, 100.0, 1.0, sums=sums)["reuse_sessions"])
+
+
+def transport_placement(unix_echo=0.5, unix_sink=0.5, tls_echo=1.0, tls_sink=1.0, tls_bulk=1.0,
+                        tls_first_extra_us=0.0, tls=True) -> dict:
+    """One placement of a summary.summarize_transports result, with the given
+    ratios (and, for the round trips without data, which no target judges, far
+    past every bound)."""
+    entry = {"unix": {"rtt_ratio": {"echo_1k": unix_echo, "sink_1k": unix_sink, "nothing": 100.0}}}
+    if tls:
+        entry["tls"] = {"rtt_ratio": {"echo_1k": tls_echo, "sink_1k": tls_sink, "nothing": 100.0},
+                        "bulk_ratio": tls_bulk, "first_launch_extra_us": tls_first_extra_us}
+    return entry
+
+
+def transport_summary(free=None, pinned=None, tls=True) -> dict:
+    return {"tls": tls, "placements": {"free": free or transport_placement(tls=tls),
+                                       "pinned": pinned or transport_placement(tls=tls)}}
+
+
+class TransportTargets(unittest.TestCase):
+    def judged(self, tls=True, **ratios) -> dict:
+        """Both placements with `ratios`."""
+        return verdicts.transport_verdicts(transport_summary(transport_placement(tls=tls, **ratios),
+                                                             transport_placement(tls=tls, **ratios), tls=tls))
+
+    def judged_in_one(self, **ratios) -> dict:
+        """`ratios` in the pinned placement, comfortable ones in the free one."""
+        return verdicts.transport_verdicts(transport_summary(pinned=transport_placement(**ratios)))
+
+    def test_all_met(self):
+        self.assertEqual(self.judged(), {"unix_rtt": True, "tls_rtt": True, "tls_bulk": True,
+                                         "tls_first_launch": True})
+
+    def test_unix_at_the_bound_is_met(self):
+        self.assertTrue(self.judged(unix_echo=TARGET_UNIX_RTT, unix_sink=TARGET_UNIX_RTT)["unix_rtt"])
+
+    def test_unix_past_the_bound_with_or_without_a_result_in_one_placement_is_missed(self):
+        self.assertFalse(self.judged_in_one(unix_echo=above(TARGET_UNIX_RTT))["unix_rtt"])
+        self.assertFalse(self.judged_in_one(unix_sink=above(TARGET_UNIX_RTT))["unix_rtt"])
+
+    def test_tls_rtt_at_the_bound_is_met(self):
+        self.assertTrue(self.judged(tls_echo=TARGET_TLS_RTT, tls_sink=TARGET_TLS_RTT)["tls_rtt"])
+
+    def test_tls_rtt_past_the_bound_with_or_without_a_result_in_one_placement_is_missed(self):
+        self.assertFalse(self.judged_in_one(tls_echo=above(TARGET_TLS_RTT))["tls_rtt"])
+        self.assertFalse(self.judged_in_one(tls_sink=above(TARGET_TLS_RTT))["tls_rtt"])
+
+    def test_tls_bulk_at_the_bound_is_met(self):
+        self.assertTrue(self.judged(tls_bulk=TARGET_TLS_BULK)["tls_bulk"])
+
+    def test_tls_bulk_below_the_bound_in_one_placement_is_missed(self):
+        self.assertFalse(self.judged_in_one(tls_bulk=below(TARGET_TLS_BULK))["tls_bulk"])
+
+    def test_tls_first_launch_at_the_bound_is_met(self):
+        self.assertTrue(self.judged(tls_first_extra_us=TARGET_TLS_FIRST_LAUNCH_US)["tls_first_launch"])
+
+    def test_tls_first_launch_past_the_bound_in_one_placement_is_missed(self):
+        self.assertFalse(self.judged_in_one(tls_first_extra_us=above(TARGET_TLS_FIRST_LAUNCH_US))["tls_first_launch"])
+
+    def test_each_target_misses_alone(self):
+        judged = self.judged(tls_bulk=below(TARGET_TLS_BULK))
+        self.assertEqual(verdicts.missed(judged), ["tls_bulk"])
+
+    def test_a_missed_transport_target_gets_no_profile(self):
+        judged = verdicts.verdicts(compile_summary(), runtime_summary())
+        self.assertEqual(tuple(judged), verdicts.PROFILED_TARGETS)
+        judged.update(self.judged(unix_echo=above(TARGET_UNIX_RTT)))
+        self.assertEqual((verdicts.missed(judged), verdicts.profiled_missed(judged)), (["unix_rtt"], []))
+
+    def test_without_tls_its_targets_are_not_measured(self):
+        # Absent: neither met nor missed (the report says "not measured").
+        judged = self.judged(tls=False, unix_echo=above(TARGET_UNIX_RTT))
+        self.assertEqual(judged, {"unix_rtt": False})
+
+
+def transport_run(tls=True) -> dict:
+    """The raw measurements of measure.bench_transports, one process run each
+    but the first launches: a Unix socket at 0.7x TCP's round trips, TLS at
+    1.15x plaintext's, its 64 MiB launches at 0.7x plaintext's throughput
+    (plaintext 0.07 s per launch, TLS 0.1 s) and its first launch 1.5 ms later."""
+    def rtt(echo: float, sink: float) -> dict:
+        return {"echo_1k": [echo], "sink_1k": [sink], "nothing": [1.0]}
+    placement = {"unix": {"rtt_us": {"tcp": rtt(10.0, 20.0), "unix": rtt(7.0, 14.0)}}}
+    if tls:
+        placement["tls"] = {
+            "rtt_us": {"plain": rtt(10.0, 20.0), "tls": rtt(11.5, 23.0)},
+            "bulk_s": {"plain": [0.07, 0.07], "tls": [0.1, 0.1]},
+            "first_launch_us": {"plain": [[100.0, 200.0, 300.0], [100.0, 200.0, 300.0]],
+                                "tls": [[1000.0, 700.0, 400.0], [1000.0, 700.0, 400.0]]},
+        }
+    return {"tls": tls, "placements": {"free": placement, "pinned": placement}}
+
+
+class TransportSummary(unittest.TestCase):
+    def test_ratios_are_contender_over_baseline_and_throughput_inverted(self):
+        entry = summary.summarize_transports(transport_run())["placements"]["free"]
+        self.assertAlmostEqual(entry["unix"]["rtt_ratio"]["echo_1k"], 0.7)
+        self.assertAlmostEqual(entry["unix"]["rtt_ratio"]["sink_1k"], 0.7)
+        self.assertAlmostEqual(entry["tls"]["rtt_ratio"]["echo_1k"], 1.15)
+        self.assertAlmostEqual(entry["tls"]["bulk_ratio"], 0.7)
+        self.assertAlmostEqual(entry["tls"]["bulk_mib_s"]["tls"]["median"], 640.0)
+        # The difference of the medians of the three steps' sums.
+        self.assertAlmostEqual(entry["tls"]["first_launch_extra_us"], 1500.0)
+
+    def test_a_run_at_the_bounds_meets_them(self):
+        judged = verdicts.transport_verdicts(summary.summarize_transports(transport_run()))
+        self.assertEqual(judged, {"unix_rtt": True, "tls_rtt": True, "tls_bulk": True, "tls_first_launch": True})
+
+    def test_a_run_without_tls_has_no_tls_figures(self):
+        summarized = summary.summarize_transports(transport_run(tls=False))
+        self.assertFalse(summarized["tls"])
+        self.assertNotIn("tls", summarized["placements"]["free"])
+        self.assertEqual(verdicts.transport_verdicts(summarized), {"unix_rtt": True})
+
+
+class ServerReadiness(unittest.TestCase):
+    def test_the_listening_line_in_either_case(self):
+        for line in ("listening on 127.0.0.1:4242", "Listening on 127.0.0.1:4242", "LISTENING ON 127.0.0.1:4242"):
+            found = measure.LISTENING.search("2026-01-01 INFO starting\n" + line + "\n")
+            self.assertEqual(found.group(1), "127.0.0.1:4242")
+
+    def test_a_unix_socket_address(self):
+        self.assertEqual(measure.LISTENING.search("listening on unix:/tmp/x.sock\n").group(1), "unix:/tmp/x.sock")
+
+    def test_only_at_the_start_of_a_line(self):
+        self.assertIsNone(measure.LISTENING.search("INFO not listening on 127.0.0.1:4242\n"))
 
 
 if __name__ == "__main__":

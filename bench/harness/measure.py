@@ -11,9 +11,11 @@ import platform
 import re
 import resource
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -124,7 +126,9 @@ def machine_info() -> dict:
         "llvm": next((line.strip() for line in run([MLIR_OPT, "--version"], check=False).stdout.splitlines()
                       if "LLVM version" in line), "LLVM (unknown version)"),
         "rustc": run(["rustc", "--version"], check=False).stdout.strip(),
-        "hyperfine": run(["hyperfine", "--version"], check=False).stdout.strip(),
+        # Not needed by --transports-only, which may run where it is missing.
+        "hyperfine": (run(["hyperfine", "--version"], check=False).stdout.strip() if shutil.which("hyperfine")
+                      else "no hyperfine"),
         "python": platform.python_version(),
         "commit": commit + (" (with uncommitted changes)" if dirty else ""),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -219,25 +223,31 @@ def shared_library(kernels: Path) -> Path:
     return library
 
 
-class Server:
-    """An executor-server on a free loopback port, optionally started through
-    `prefix` (a command that execs it, e.g. taskset) or under `tracer` (a
-    command that stays its parent, e.g. perf record or strace); `executable`
-    is the executor-server to start (another revision's, for --before)."""
+# The server's readiness line, "listening on ADDRESS" (matched in any case).
+LISTENING = re.compile(r"^listening on (\S+)", re.M | re.I)
 
-    def __init__(self, name: str, prefix=(), tracer=(), executable: Path = EXECUTOR_SERVER, args=()):
+
+class Server:
+    """An executor-server on a free loopback port (or on `listen`, a
+    unix:PATH address), optionally started through `prefix` (a command that
+    execs it, e.g. taskset) or under `tracer` (a command that stays its
+    parent, e.g. perf record or strace); `executable` is the executor-server
+    to start (another revision's, for --before)."""
+
+    def __init__(self, name: str, prefix=(), tracer=(), executable: Path = EXECUTOR_SERVER, args=(),
+                 listen: str = "127.0.0.1:0"):
         self.log_path = WORK / "runtime" / f"{name}.log"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.log_file = open(self.log_path, "w")
         self.wrapped = bool(tracer)
-        command = [*tracer, *prefix, executable, "--listen", "127.0.0.1:0", *args]
+        command = [*tracer, *prefix, executable, "--listen", listen, *args]
         self.process = subprocess.Popen(
             [str(part) for part in command], stdout=self.log_file, stderr=subprocess.STDOUT, cwd=ROOT
         )
         self.address = None
         deadline = time.time() + 30
         while time.time() < deadline:
-            found = re.search(r"^Listening on (\S+)", self.log_path.read_text(), re.M)
+            found = LISTENING.search(self.log_path.read_text())
             if found:
                 self.address = found.group(1)
                 break
@@ -247,9 +257,9 @@ class Server:
         if not self.address:
             self.stop()
             raise SystemExit(f"bench: executor-server did not start:\n{self.log_path.read_text()}")
-        if not self.address.startswith("127.0.0.1:"):
+        if self.address != listen and not self.address.startswith("127.0.0.1:"):
             self.stop()
-            raise SystemExit(f"bench: executor-server listens on {self.address}, not on loopback")
+            raise SystemExit(f"bench: executor-server listens on {self.address}, not on loopback or {listen}")
 
     def server_pid(self) -> int:
         """executor-server's pid: the process itself, or the tracer's child."""
@@ -379,12 +389,12 @@ def first_launch_program(address: str, kernels: Path, entry: str, name: str, dir
                       directory / f"{name}.llvm.mlir")
 
 
-def first_launch_run(prefix, module: Path) -> list:
+def first_launch_run(prefix, module: Path, env=None) -> list:
     """One process run of a first-launch program after the executor has been
     idle for FIRST_LAUNCH_PAUSE_S: its three steps in microseconds (open,
     send_binary, the first launch)."""
     time.sleep(FIRST_LAUNCH_PAUSE_S)
-    values = floats(run([*prefix, *runner_command(module, HOST_LIBRARIES)]).stdout)
+    values = floats(run([*prefix, *runner_command(module, HOST_LIBRARIES)], env=env).stdout)
     if len(values) != 3:
         raise SystemExit(f"bench: {module.name} printed {values}, expected three numbers")
     return values
@@ -489,6 +499,146 @@ def bench_big_object(config: Config, kernels: Path) -> dict:
     return {"kernels": config.big_object_kernels, "bytes": kernels.stat().st_size,
             "whole_bytes": whole_object(kernels).stat().st_size,
             "library_bytes": kernels.with_suffix(".so").stat().st_size, "steps_us": steps}
+
+
+# ---------------------------------------------------------------------------
+# transports: a Unix socket against TCP loopback, TLS against plaintext TCP
+
+# What remote_launch.mlir prints, in its order (bench_remote reads the same).
+RTT_PRINTED = ("echo_1k", "sink_1k", "nothing")
+FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def has_tls(executable: Path = EXECUTOR_SERVER) -> bool:
+    """Whether this executor-server serves TLS: its --help names --tls-cert."""
+    return "--tls-cert" in run([executable, "--help"]).stdout
+
+
+def tls_identity(directory: Path) -> dict:
+    """A new identity from `executor-server --gen-identity` (which never
+    replaces one, so an earlier run's is removed first): its certificate, its
+    key and the fingerprint it printed."""
+    shutil.rmtree(directory, ignore_errors=True)
+    printed = run([EXECUTOR_SERVER, "--gen-identity", directory]).stdout
+    found = FINGERPRINT.search(printed)
+    if not found:
+        raise SystemExit(f"bench: executor-server --gen-identity printed no sha256: fingerprint:\n{printed}")
+    return {"cert": directory / "cert.pem", "key": directory / "key.pem", "fingerprint": found.group(0)}
+
+
+def in_turn(runs: int, first: str, second: str):
+    """The order of two transports in each of `runs` rounds, alternating which
+    goes first (as `alternating` does for two revisions)."""
+    for index in range(runs):
+        yield (first, second) if index % 2 == 0 else (second, first)
+
+
+def transport_round_trips(config: Config, kernels: Path, servers: dict, prefix, env, label: str,
+                          directory: Path) -> dict:
+    """remote_launch.mlir against each of two servers (by transport), in turn:
+    per transport and kind of round trip, the microseconds of each run."""
+    programs = {transport: runner_command(lower_host(
+        ROOT / "bench" / "remote_launch.mlir",
+        {"ADDRESS": server.address, "KERNELS": kernels, "N": config.remote_round_trips},
+        directory / f"remote_launch_{label}_{transport}.llvm.mlir"), HOST_LIBRARIES)
+        for transport, server in servers.items()}
+    rtt = {transport: {kind: [] for kind in RTT_PRINTED} for transport in servers}
+    for order in in_turn(config.remote_runs, *servers):
+        for transport in order:
+            values = floats(run([*prefix, *programs[transport]], env=env).stdout)
+            if len(values) != len(RTT_PRINTED):
+                raise SystemExit(f"bench: remote_launch over {transport} printed {values}, expected three numbers")
+            for kind, value in zip(RTT_PRINTED, values):
+                rtt[transport][kind].append(value)
+    return rtt
+
+
+def bench_unix_socket(config: Config, kernels: Path, placement: str) -> dict:
+    """The 1 KiB round trips of bench_remote on a server listening on a Unix
+    socket and on one listening on TCP loopback, in turn."""
+    directory = WORK / "transports"
+    directory.mkdir(parents=True, exist_ok=True)
+    prefix = PLACEMENTS[placement]
+    # A short path: a socket's path is limited to 107 bytes.
+    sockets = Path(tempfile.mkdtemp(prefix="executor-bench-"))
+    servers = {}
+    try:
+        servers["tcp"] = Server(f"transports-tcp-{placement}", prefix)
+        servers["unix"] = Server(f"transports-unix-{placement}", prefix, listen=f"unix:{sockets / 'x.sock'}")
+        log(f"transports: 1 KiB round trips over a Unix socket vs TCP loopback, {PLACEMENT_LABELS[placement]}: "
+            f"{config.remote_runs} runs each of {config.remote_round_trips:,}, alternating")
+        rtt = transport_round_trips(config, kernels, servers, prefix, None, placement, directory)
+    finally:
+        for server in servers.values():
+            server.stop()
+        shutil.rmtree(sockets, ignore_errors=True)
+    return {"rtt_us": rtt}
+
+
+def bench_tls(config: Config, kernels: Path, placement: str, identity: dict) -> dict:
+    """A plaintext server and a TLS one (--tls-cert, --tls-key) on loopback,
+    the client pinning the TLS one's fingerprint in an EXECUTOR_CONFIG file
+    (every client of this comparison runs with it): the 1 KiB round trips,
+    the 64 MiB launches and the first launches (open + send_binary + first
+    launch, after FIRST_LAUNCH_PAUSE_S idle) over each, in turn."""
+    directory = WORK / "transports"
+    directory.mkdir(parents=True, exist_ok=True)
+    prefix = PLACEMENTS[placement]
+    label = PLACEMENT_LABELS[placement]
+    servers = {}
+    try:
+        servers["plain"] = Server(f"transports-plain-{placement}", prefix)
+        servers["tls"] = Server(f"transports-tls-{placement}", prefix,
+                                args=("--tls-cert", identity["cert"], "--tls-key", identity["key"]))
+        config_file = directory / f"executors_{placement}.conf"
+        config_file.write_text(f"[{servers['tls'].address}]\ntls_fingerprint = {identity['fingerprint']}\n")
+        env = {**os.environ, "EXECUTOR_CONFIG": str(config_file)}
+        log(f"transports: 1 KiB round trips over TLS vs plaintext TCP, {label}: {config.remote_runs} runs each of "
+            f"{config.remote_round_trips:,}, alternating")
+        rtt = transport_round_trips(config, kernels, servers, prefix, env, f"tls_{placement}", directory)
+        bulk_programs = {transport: runner_command(lower_host(
+            ROOT / "bench" / "remote_bulk.mlir",
+            {"ADDRESS": server.address, "KERNELS": kernels, "N": config.bulk_launches, "ELEMENTS": BULK_BYTES // 4},
+            directory / f"remote_bulk_{placement}_{transport}.llvm.mlir"), HOST_LIBRARIES)
+            for transport, server in servers.items()}
+        log(f"transports: 64 MiB launches over TLS vs plaintext TCP, {label}: {config.bulk_runs} runs each of "
+            f"{config.bulk_launches}, alternating")
+        bulk = {transport: [] for transport in servers}
+        for order in in_turn(config.bulk_runs, *servers):
+            for transport in order:
+                values = floats(run([*prefix, *bulk_programs[transport]], env=env).stdout)
+                if len(values) != config.bulk_launches:
+                    raise SystemExit(f"bench: remote_bulk over {transport} printed {values}, expected "
+                                     f"{config.bulk_launches} numbers")
+                bulk[transport] += values
+        first_programs = {transport: first_launch_program(server.address, kernels, "nothing",
+                                                          f"first_launch_{placement}_{transport}", directory)
+                          for transport, server in servers.items()}
+        log(f"transports: first launch over TLS vs plaintext TCP, {label}: {config.first_launch_runs} runs each, "
+            f"alternating, each after {FIRST_LAUNCH_PAUSE_S} s idle")
+        first = {transport: [] for transport in servers}
+        for order in in_turn(config.first_launch_runs, *servers):
+            for transport in order:
+                first[transport].append(first_launch_run(prefix, first_programs[transport], env))
+    finally:
+        for server in servers.values():
+            server.stop()
+    return {"rtt_us": rtt, "bulk_s": bulk, "first_launch_us": first}
+
+
+def bench_transports(config: Config, kernels: Path) -> dict:
+    """Per placement, the Unix socket against TCP loopback and, when this
+    executor-server has TLS, TLS against plaintext TCP."""
+    tls = has_tls()
+    if not tls:
+        log("transports: TLS not measured: this build has no TLS (executor-server --help has no --tls-cert)")
+    identity = tls_identity(WORK / "transports" / "identity") if tls else None
+    measured = {"tls": tls, "placements": {}}
+    for placement in PLACEMENTS:
+        measured["placements"][placement] = {"unix": bench_unix_socket(config, kernels, placement)}
+        if tls:
+            measured["placements"][placement]["tls"] = bench_tls(config, kernels, placement, identity)
+    return measured
 
 
 # ---------------------------------------------------------------------------

@@ -14,9 +14,10 @@ from . import session_passes
 from .measure import CRITERION_BENCHES, compile_commands
 from .text import fmt, mark, ns, ratio
 from .verdicts import (
-    BEFORE_AFTER_BOUND, BEFORE_AFTER_FEWEST_PAIRS, BEFORE_AFTER_LEVEL, INCONCLUSIVE, NO_WORSE, TARGET_BIG_OBJECT,
-    TARGET_FIRST_LAUNCH_US, TARGET_LOCAL_FIRST_LAUNCH, TARGET_LOCAL_NS, TARGET_MEMORY, TARGET_SCALING, WORSE,
-    compile_missed, largest_and_middle, missed,
+    BEFORE_AFTER_BOUND, BEFORE_AFTER_FEWEST_PAIRS, BEFORE_AFTER_LEVEL, INCONCLUSIVE, NO_WORSE, RTT_KINDS,
+    TARGET_BIG_OBJECT, TARGET_FIRST_LAUNCH_US, TARGET_LOCAL_FIRST_LAUNCH, TARGET_LOCAL_NS, TARGET_MEMORY,
+    TARGET_SCALING, TARGET_TLS_BULK, TARGET_TLS_FIRST_LAUNCH_US, TARGET_TLS_RTT, TARGET_UNIX_RTT, WORSE,
+    compile_missed, largest_and_middle, missed, profiled_missed,
 )
 
 # What each group of the Criterion benches measures (measure.CRITERION_GROUPS
@@ -66,9 +67,12 @@ def render_report(context: dict) -> str:
     compile and runtime summaries, profiles, criterion results, plots,
     elapsed_min and other_load, and what verdicts.judge made of them."""
     lines = []
-    for section in (title, summary, machine, commands, compile_time, run_time, first_launch, sessions,
-                    before_and_after,
-                    micro_benchmarks, where_the_time_goes):
+    if context.get("transports_only"):
+        sections = (title, machine, transports)
+    else:
+        sections = (title, summary, machine, commands, compile_time, run_time, first_launch, transports, sessions,
+                    before_and_after, micro_benchmarks, where_the_time_goes)
+    for section in sections:
         lines += section(context)
     return "\n".join(lines)
 
@@ -123,6 +127,9 @@ def title(context: dict) -> list:
     add("")
     if config.quick:
         add("**This is a `--quick` run: fewer and smaller measurements than `make bench` takes.**")
+        add("")
+    if context.get("transports_only"):
+        add("**This is a `--transports-only` run: it measured the transports and nothing else.**")
         add("")
     return lines
 
@@ -190,7 +197,7 @@ def summary(context: dict) -> list:
         "to run on any CPU, and all pinned to CPU 0 (`taskset -c 0`); a target counts as met when it is met "
         "both ways. See [Run time](#run-time) for why both.")
     add("")
-    if missed(verdicts):
+    if profiled_missed(verdicts):
         add("Missed targets have their profile figures under "
             "[Where the time goes](#where-the-time-goes).")
         add("")
@@ -618,7 +625,7 @@ def where_the_time_goes(context: dict) -> list:
     add = lines.append
     add("## Where the time goes")
     add("")
-    if missed(verdicts):
+    if profiled_missed(verdicts):
         add("A note on the CPU profiles below: on this virtual machine perf samples with the `cpu-clock` timer, "
             "and a sample that falls while the kernel has interrupts disabled is taken when they are enabled "
             "again, so kernel time spent with interrupts off (scheduling, waking threads, page allocation) shows "
@@ -626,6 +633,10 @@ def where_the_time_goes(context: dict) -> list:
         add("")
     if not missed(verdicts):
         add("Every target is met.")
+        add("")
+    elif not profiled_missed(verdicts):
+        add("Every target profiled here is met; the missed ones are judged in their sections: "
+            + ", ".join(f"`{name}`" for name in missed(verdicts)) + ".")
         add("")
     if compile_missed(verdicts):
         lines += compile_notes(context)
@@ -903,6 +914,104 @@ def first_launch(context: dict) -> list:
         "for `send_binary` alone, which reads the object and indexes its sections, symbols and unwind entries; "
         "the first launch links the empty kernel's piece)"
         + (f"; linked whole, {ratio(big['whole_ratio'])}." if big.get("whole_ratio") else "."))
+    add("")
+    return lines
+
+
+TRANSPORT_LABELS = {"tcp": "TCP loopback", "unix": "Unix socket", "plain": "plaintext TCP", "tls": "TLS"}
+RTT_LABELS = {"echo_1k": "1 KiB in, 1 KiB result", "sink_1k": "1 KiB in, no result", "nothing": "no data"}
+# The round trips a transport target judges, as its cells name them.
+RTT_TARGET_LABELS = {"echo_1k": "with the 1 KiB result", "sink_1k": "without"}
+
+
+def transports(context: dict) -> list:
+    """The transports' costs (issue 29): a Unix socket against TCP loopback,
+    TLS against plaintext TCP, when the run measured them."""
+    if "transports" not in context:
+        return []
+    config, ts, judged = context["config"], context["transports"], context["verdicts"]
+    placements = ts["placements"]
+    lines = []
+    add = lines.append
+    add("## Transports")
+    add("")
+    add("What the transport costs: each pair of servers measured in alternation (the two orders in turn), with "
+        "the processes free to run on any CPU and all pinned to CPU 0 (`taskset -c 0`, servers and clients); a "
+        "target counts as met when it is met both ways, for the round trips with and without a result. A "
+        "Unix socket against TCP loopback: [bench/remote_launch.mlir](../bench/remote_launch.mlir) "
+        f"({config.remote_round_trips:,} round trips of each kind per process, {config.remote_runs} processes "
+        "each) against `executor-server --listen unix:PATH` (the client's address `unix:PATH`) and "
+        "`executor-server --listen 127.0.0.1:0`.")
+    add("")
+    if ts["tls"]:
+        add("TLS against plaintext TCP: an identity from `executor-server --gen-identity DIR`, one server with "
+            "`--tls-cert DIR/cert.pem --tls-key DIR/key.pem` and one without, both on `127.0.0.1:0`; every client "
+            "of this comparison runs with `EXECUTOR_CONFIG` naming a file with the TLS server's section "
+            "`[127.0.0.1:PORT]` and its `tls_fingerprint = sha256:...`. The same round trips; "
+            f"[bench/remote_bulk.mlir](../bench/remote_bulk.mlir) ({config.bulk_launches} launches of a 64 MiB "
+            f"input per process, {config.bulk_runs} processes each); and "
+            f"[bench/first_launch.mlir](../bench/first_launch.mlir) (open + send_binary + first launch, one "
+            f"session per process, after {FIRST_LAUNCH_PAUSE_S} s idle, on servers with their default warm worker, "
+            f"{config.first_launch_runs} processes each).")
+    else:
+        add("TLS against plaintext TCP: not measured: this build has no TLS (`executor-server --help` has no "
+            "`--tls-cert`).")
+    add("")
+    add("| target | free | pinned | verdict |")
+    add("|---|---|---|---|")
+
+    def rtt_cells(key: str) -> str:
+        return " | ".join(
+            ", ".join(f"{ratio(placements[placement][key]['rtt_ratio'][kind])} {RTT_TARGET_LABELS[kind]}"
+                      for kind in RTT_KINDS)
+            for placement in PLACEMENTS)
+
+    add(f"| 1 KiB round trip over a Unix socket at most {ratio(TARGET_UNIX_RTT)} TCP loopback's | "
+        f"{rtt_cells('unix')} | {mark(judged['unix_rtt'])} |")
+    if ts["tls"]:
+        add(f"| 1 KiB round trip over TLS at most {ratio(TARGET_TLS_RTT)} plaintext's | {rtt_cells('tls')} "
+            f"| {mark(judged['tls_rtt'])} |")
+        add(f"| 64 MiB launch throughput over TLS at least {ratio(TARGET_TLS_BULK)} plaintext's | "
+            + " | ".join(f"{ratio(placements[placement]['tls']['bulk_ratio'])} "
+                         f"({fmt(placements[placement]['tls']['bulk_mib_s']['tls']['median'])} MiB/s vs "
+                         f"{fmt(placements[placement]['tls']['bulk_mib_s']['plain']['median'])} MiB/s)"
+                         for placement in PLACEMENTS)
+            + f" | {mark(judged['tls_bulk'])} |")
+        add(f"| first launch over TLS at most {fmt(TARGET_TLS_FIRST_LAUNCH_US / 1000)} ms more than plaintext's "
+            "(medians) | "
+            + " | ".join(f"{fmt(placements[placement]['tls']['first_launch_extra_us'] / 1000)} ms more "
+                         f"({fmt(placements[placement]['tls']['first_launch']['tls']['total']['median'] / 1000)} ms "
+                         f"vs {fmt(placements[placement]['tls']['first_launch']['plain']['total']['median'] / 1000)}"
+                         " ms)"
+                         for placement in PLACEMENTS)
+            + f" | {mark(judged['tls_first_launch'])} |")
+    else:
+        add("| TLS: 1 KiB round trip, 64 MiB throughput, first launch | not measured | not measured "
+            "| not measured: this build has no TLS |")
+    add("")
+    add("| measurement | transport | placement | unit | min | median | max | samples |")
+    add("|---|---|---|---|---|---|---|---|")
+    for placement in PLACEMENTS:
+        for key in ("unix", "tls"):
+            if key not in placements[placement]:
+                continue
+            entry = placements[placement][key]
+            for transport, kinds in entry["rtt_us"].items():
+                for kind, figure in kinds.items():
+                    add(f"| remote launch, {RTT_LABELS[kind]} (per process run) | {TRANSPORT_LABELS[transport]} "
+                        f"| {placement} | us | {fmt(figure['min'])} | {fmt(figure['median'])} | {fmt(figure['max'])} "
+                        f"| {figure['n']} |")
+            if key != "tls":
+                continue
+            for transport, figure in entry["bulk_mib_s"].items():
+                add(f"| remote launch, 64 MiB input: throughput (per launch) | {TRANSPORT_LABELS[transport]} "
+                    f"| {placement} | MiB/s | {fmt(figure['min'])} | {fmt(figure['median'])} | {fmt(figure['max'])} "
+                    f"| {figure['n']} |")
+            for transport, steps in entry["first_launch"].items():
+                for step, label in [("open", "open"), ("total", "open + send_binary + first launch")]:
+                    figure = steps[step]
+                    add(f"| first launch: {label} | {TRANSPORT_LABELS[transport]} | {placement} | us "
+                        f"| {fmt(figure['min'])} | {fmt(figure['median'])} | {fmt(figure['max'])} | {figure['n']} |")
     add("")
     return lines
 

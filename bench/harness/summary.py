@@ -174,3 +174,43 @@ def summarize_first_launch(raw: dict) -> dict:
         "send_ratio": kinds["object"]["send_binary"]["median"] / kinds["library"]["send_binary"]["median"],
     }
     return summary
+
+
+# ---------------------------------------------------------------------------
+# transports (measure.bench_transports)
+
+
+def summarize_rtt(rtt: dict, contender: str, baseline: str) -> dict:
+    """Each transport's round trips by kind, and the contender's medians over
+    the baseline's."""
+    figures = {transport: {kind: stats(values) for kind, values in kinds.items()} for transport, kinds in rtt.items()}
+    return {"rtt_us": figures,
+            "rtt_ratio": {kind: figures[contender][kind]["median"] / figures[baseline][kind]["median"]
+                          for kind in figures[contender]}}
+
+
+def summarize_transports(raw: dict) -> dict:
+    """Per placement: the Unix socket's round trips over TCP loopback's and,
+    when TLS was measured, TLS's over plaintext's, the 64 MiB throughput over
+    TLS over plaintext's, and the first launch over TLS minus plaintext's
+    (medians of each)."""
+    mib = BULK_BYTES / (1 << 20)
+    placements = {}
+    for placement, measured in raw["placements"].items():
+        entry = {"unix": summarize_rtt(measured["unix"]["rtt_us"], "unix", "tcp")}
+        if "tls" in measured:
+            tls = measured["tls"]
+            first = {transport: summarize_steps(runs) for transport, runs in tls["first_launch_us"].items()}
+            entry["tls"] = {
+                **summarize_rtt(tls["rtt_us"], "tls", "plain"),
+                "bulk_s": {transport: stats(values) for transport, values in tls["bulk_s"].items()},
+                "bulk_mib_s": {transport: stats(mib / value for value in values)
+                               for transport, values in tls["bulk_s"].items()},
+                "first_launch": first,
+                "first_launch_extra_us": first["tls"]["total"]["median"] - first["plain"]["total"]["median"],
+            }
+            bulk = entry["tls"]["bulk_s"]
+            # Throughput over TLS over plaintext's: the inverse of their times.
+            entry["tls"]["bulk_ratio"] = bulk["plain"]["median"] / bulk["tls"]["median"]
+        placements[placement] = entry
+    return {"tls": raw["tls"], "placements": placements}

@@ -18,6 +18,12 @@ TARGET_FIRST_LAUNCH_US = 2000.0  # open + send_binary + first launch on a fresh 
 TARGET_LOCAL_FIRST_LAUNCH = 2.0  # the same on `local` over the same with the code as a dlopen'ed library, at most
 TARGET_BIG_OBJECT = 2.0  # send_binary + first launch of 10,000 kernels over the same as a shared library, at most
 
+# The transports' targets (issue 29), each judged with both placements.
+TARGET_UNIX_RTT = 0.7  # 1 KiB round trip over a Unix socket over the same over TCP loopback, at most
+TARGET_TLS_RTT = 1.15  # 1 KiB round trip over TLS over the same over plaintext TCP, at most
+TARGET_TLS_BULK = 0.7  # 64 MiB launch throughput over TLS over plaintext's, at least
+TARGET_TLS_FIRST_LAUNCH_US = 1500.0  # first launch over TLS minus over plaintext, medians, us, at most
+
 # The remote round trips judged against TARGET_RTT: 1 KiB in with 1 KiB back as
 # the result, and 1 KiB in without a result.
 RTT_KINDS = ("echo_1k", "sink_1k")
@@ -80,6 +86,11 @@ def runtime_targets(rs: dict) -> dict:
     }
 
 
+# The targets of `verdicts`, whose misses run.py profiles.
+PROFILED_TARGETS = ("per_op", "scaling", "memory", "local", "async", "rtt", "bulk", "first_launch",
+                    "local_first_launch", "big_object")
+
+
 def verdicts(cs: dict, rs: dict) -> dict:
     """Each performance target: met (True) or missed (False), in the report's order."""
     compiled, ran = compile_targets(cs), runtime_targets(rs)
@@ -89,8 +100,36 @@ def verdicts(cs: dict, rs: dict) -> dict:
             "big_object": ran["big_object_met"]}
 
 
+def transport_verdicts(ts: dict) -> dict:
+    """The transports' targets (summary.summarize_transports), met (True) or
+    missed (False) with both placements: the Unix socket's, and TLS's only
+    when TLS was measured (absent otherwise, neither met nor missed)."""
+    placements = list(ts["placements"].values())
+    judged = {"unix_rtt": all(entry["unix"]["rtt_ratio"][kind] <= TARGET_UNIX_RTT
+                              for entry in placements for kind in RTT_KINDS)}
+    if ts["tls"]:
+        tls = [entry["tls"] for entry in placements]
+        judged.update({
+            "tls_rtt": all(entry["rtt_ratio"][kind] <= TARGET_TLS_RTT for entry in tls for kind in RTT_KINDS),
+            "tls_bulk": all(entry["bulk_ratio"] >= TARGET_TLS_BULK for entry in tls),
+            "tls_first_launch": all(entry["first_launch_extra_us"] <= TARGET_TLS_FIRST_LAUNCH_US for entry in tls),
+        })
+    return judged
+
+
+def other_load_noted(other_load: dict) -> bool:
+    """Other processes kept enough of the machine busy for the report to say so."""
+    return other_load["cores"] > OTHER_LOAD_NOTED
+
+
 def missed(verdict: dict) -> list:
     return [name for name, met in verdict.items() if not met]
+
+
+def profiled_missed(verdict: dict) -> list:
+    """The missed targets of `verdicts` (those a missed one of gets a profile),
+    not the session passes' or the transports' that the run's verdicts also hold."""
+    return [name for name in missed(verdict) if name in PROFILED_TARGETS]
 
 
 def compile_missed(verdict: dict) -> bool:
@@ -150,7 +189,7 @@ def bulk_findings(rs: dict, bulk_profile) -> dict:
 def findings(rs: dict, profiles: dict, other_load: dict) -> dict:
     """Everything besides the targets that decides what the report says."""
     return {
-        "other_load_noted": other_load["cores"] > OTHER_LOAD_NOTED,
+        "other_load_noted": other_load_noted(other_load),
         "async": async_findings(profiles.get("async", {})),
         "remote": remote_findings(rs, profiles.get("remote", {})),
         "bulk": bulk_findings(rs, profiles.get("remote", {}).get("bulk")),
