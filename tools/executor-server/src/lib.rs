@@ -13,6 +13,7 @@
 mod activation;
 mod handover;
 mod handshake;
+pub mod identity;
 mod linger;
 mod listen;
 mod listener;

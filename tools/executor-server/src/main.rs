@@ -3,7 +3,7 @@
 
 use std::{
     io::{IsTerminal, Write},
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::ExitCode,
     time::Duration,
 };
@@ -14,7 +14,8 @@ use executor_runtime::{address::Address, config, protocol::DEFAULT_MAX_MESSAGE_S
 use executor_server::{
     DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS,
     DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_MAX_SESSIONS, DEFAULT_WARM_WORKERS,
-    HandshakeLimits, Listen, Server, ServerConfig, WorkerConfig, run_worker, sockets_passed,
+    HandshakeLimits, Listen, Server, ServerConfig, WorkerConfig, identity, run_worker,
+    sockets_passed,
 };
 use tracing_subscriber::EnvFilter;
 
@@ -116,6 +117,15 @@ struct Cli {
     /// at its first request.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_WARM_WORKERS)]
     warm_workers: usize,
+
+    /// Instead of serving, makes a TLS identity in DIR (created, private, if
+    /// missing): a self-signed certificate for this host's name, localhost,
+    /// 127.0.0.1 and ::1 in DIR/cert.pem, and its key in DIR/key.pem (mode
+    /// 0600). Prints the certificate's fingerprint, sha256: and 64 hex
+    /// digits, which clients pin (tls_fingerprint in their config file).
+    /// Never replaces an identity already there.
+    #[arg(long, value_name = "DIR")]
+    gen_identity: Option<PathBuf>,
 
     #[command(flatten)]
     handshake: HandshakeArgs,
@@ -244,9 +254,32 @@ fn check(address: &str) -> Result<()> {
     Ok(())
 }
 
+/// `--gen-identity DIR`: a new identity, and its fingerprint on stdout.
+fn gen_identity(dir: &Path) -> Result<()> {
+    let mut names = vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        "::1".to_owned(),
+    ];
+    names.extend(host_name());
+    let fingerprint = identity::generate(dir, names)?;
+    println!("{fingerprint}");
+    Ok(())
+}
+
+/// This host's name, if it has one that is not localhost.
+fn host_name() -> Option<String> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
+    let name = name.trim();
+    (!name.is_empty() && name != "localhost").then(|| name.to_owned())
+}
+
 fn run(cli: Cli, listen_given: bool) -> Result<()> {
     if let Some(address) = &cli.check {
         return check(address).with_context(|| format!("--check {address}"));
+    }
+    if let Some(dir) = &cli.gen_identity {
+        return gen_identity(dir).with_context(|| format!("--gen-identity {}", dir.display()));
     }
     if cli.worker.worker {
         let WorkerArgs {
