@@ -14,7 +14,7 @@ use executor_runtime::{address::Address, config, protocol::DEFAULT_MAX_MESSAGE_S
 use executor_server::{
     DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS,
     DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_MAX_SESSIONS, DEFAULT_WARM_WORKERS,
-    HandshakeLimits, Listen, Server, ServerConfig, WorkerConfig, identity, run_worker,
+    HandshakeLimits, Listen, Server, ServerConfig, TlsFiles, WorkerConfig, identity, run_worker,
     sockets_passed,
 };
 use tracing_subscriber::EnvFilter;
@@ -29,7 +29,8 @@ struct Cli {
     /// HOST:PORT, or unix:PATH for a Unix socket at the absolute PATH. Port
     /// 0 picks a free port; each address is printed as "listening on
     /// ADDRESS", in the order given. A non-loopback HOST:PORT requires
-    /// --token-file. A unix:PATH socket file is made mode 0600 (see
+    /// --token-file, and --tls-cert with --tls-key unless
+    /// --insecure-plaintext. A unix:PATH socket file is made mode 0600 (see
     /// --socket-group), replaces a stale one, is removed when the server
     /// stops, and admits the processes of --allow-uid only, without a token.
     /// Started by systemd with sockets (socket activation: LISTEN_PID and
@@ -54,6 +55,22 @@ struct Cli {
     /// (clients set EXECUTOR_TOKEN or EXECUTOR_TOKEN_FILE).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
+
+    /// The PEM certificate (chain) to serve TLS 1.3 with on every TCP
+    /// listener (Unix sockets stay plaintext: the kernel vouches for their
+    /// peer). Clients pin its fingerprint (tls_fingerprint) or name its CA
+    /// (tls_ca); a plaintext client is refused. --gen-identity makes one.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+
+    /// The PEM private key of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+
+    /// Serves a non-loopback TCP address without TLS (with a warning): the
+    /// token and every session cross the network in clear.
+    #[arg(long)]
+    insecure_plaintext: bool,
 
     /// A shared library loaded into every session's worker with its symbols
     /// global (RTLD_GLOBAL): they serve executor.call in both layouts and
@@ -247,8 +264,11 @@ fn check(address: &str) -> Result<()> {
         _ if health.authenticated => "authenticated",
         _ => "admitted without a token",
     };
+    let tls = health
+        .tls_fingerprint
+        .map_or_else(String::new, |fingerprint| format!(", TLS {fingerprint}"));
     println!(
-        "{parsed}: reachable, {admission}, protocol version {}, {} of {} sessions in use",
+        "{parsed}: reachable, {admission}, protocol version {}, {} of {} sessions in use{tls}",
         health.protocol_version, health.sessions, health.max_sessions
     );
     Ok(())
@@ -308,6 +328,11 @@ fn run(cli: Cli, listen_given: bool) -> Result<()> {
     let config = ServerConfig {
         listen,
         token_file: cli.token_file,
+        tls: cli
+            .tls_cert
+            .zip(cli.tls_key)
+            .map(|(cert, key)| TlsFiles { cert, key }),
+        insecure_plaintext: cli.insecure_plaintext,
         preload: cli.preload,
         max_message_size: cli.max_message_size,
         work_dir: cli.work_dir.unwrap_or_else(std::env::temp_dir),

@@ -37,11 +37,15 @@ const SLOTS: usize = 64;
 // The table: a header, then the slots.
 //
 // header := unrecorded: u64          -- runs in progress that have no slot
+//           tx_sequence: u64         -- over TLS, 1 + the sequence number of
+//                                       the next record the worker sends
+//                                       (0: none sent since the handover)
 // slot   := running: u32             -- runs of the symbol in progress
 //           len: u32                 -- the symbol's length in bytes
 //           order: u64               -- when running last went from 0 to 1
 //           name: [u8; MAX_RECORDED_SYMBOL]
 const UNRECORDED: usize = 0;
+const TX_SEQUENCE: usize = 8;
 const HEADER_SIZE: usize = 64;
 const SLOT_RUNNING: usize = 0;
 const SLOT_LEN: usize = 4;
@@ -116,6 +120,10 @@ impl Table {
         self.at(UNRECORDED)
     }
 
+    fn tx_sequence(&self) -> &AtomicU64 {
+        self.at(TX_SEQUENCE)
+    }
+
     fn running(&self, slot: usize) -> &AtomicU32 {
         self.at(HEADER_SIZE + slot * SLOT_SIZE + SLOT_RUNNING)
     }
@@ -165,6 +173,15 @@ impl StatusTable {
         }
         let table = Table::map(file.as_fd())?;
         Ok((Self { table }, file))
+    }
+
+    /// Over TLS, the sequence number of the next record the worker would
+    /// have sent, as it last recorded it: None if it recorded none.
+    pub fn tx_sequence(&self) -> Option<u64> {
+        self.table
+            .tx_sequence()
+            .load(Ordering::Acquire)
+            .checked_sub(1)
     }
 
     /// What the worker is running, as far as the table says.
@@ -221,6 +238,15 @@ impl Announcer {
             unrecorded: 0,
             next_order: 0,
         })
+    }
+
+    /// Records, over TLS, the sequence number of the next record this worker
+    /// sends (after each reply), so that the supervisor can send a record
+    /// after it if it dies.
+    pub fn sent_records_up_to(&mut self, next_sequence: u64) {
+        self.table
+            .tx_sequence()
+            .store(next_sequence.saturating_add(1), Ordering::Release);
     }
 
     /// Records that `symbol` is about to run; stored before the call, so it
@@ -369,6 +395,16 @@ mod tests {
         let reused = announcer.started("a\nb");
         assert_eq!(table.running_symbols().describe(), "a\nb");
         announcer.finished(reused);
+    }
+
+    #[test]
+    fn the_supervisor_sees_the_last_tls_sequence_number_recorded() {
+        let (table, mut announcer) = pair();
+        assert_eq!(table.tx_sequence(), None);
+        announcer.sent_records_up_to(0);
+        assert_eq!(table.tx_sequence(), Some(0));
+        announcer.sent_records_up_to(41);
+        assert_eq!(table.tx_sequence(), Some(41));
     }
 
     #[test]
