@@ -7,10 +7,11 @@
 
 use std::{
     io::{self, Read, Write},
+    os::fd::AsFd,
     time::{Duration, Instant},
 };
 
-use executor_protocol::Stream;
+use executor_protocol::{Stream, unix_socket};
 
 use crate::{
     pending::{Pending, Progress},
@@ -59,7 +60,15 @@ impl<'s> HandshakeSocket<'s> {
     /// closes first.
     pub fn peek_first_byte(&mut self) -> io::Result<Option<u8>> {
         let mut first = [0u8];
-        let peeked = self.wait_for_client(|stream| stream.peek(&mut first))?;
+        let peek = |stream: &Stream, first: &mut [u8], flags| {
+            unix_socket::receive(stream.as_fd(), first, libc::MSG_PEEK | flags)
+        };
+        let peeked = match peek(self.stream, &mut first, libc::MSG_DONTWAIT) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                self.wait_for_client(|stream| peek(stream, &mut first, 0))
+            }
+            peeked => peeked,
+        }?;
         Ok((peeked == 1).then_some(first[0]))
     }
 

@@ -15,7 +15,8 @@
 //! distinct symbols at once than there are slots are only counted. The table
 //! lives in the worker's memory, where a kernel could scribble on it: the
 //! supervisor reads it as untrusted data (every length clamped, any bytes
-//! accepted), and at worst names the wrong kernel.
+//! accepted), and at worst names the wrong kernel, or (over TLS) numbers its
+//! crash report wrongly, which the client then sees as a decryption error.
 
 use std::{
     io,
