@@ -18,6 +18,8 @@
 //!   kernel's output descriptors, byte for byte what `framing` would make of it;
 //! - `varint`: postcard's integers, for those two;
 //! - `token_file`: the shared secret's file, as both ends read it;
+//! - `fingerprint`: the SHA-256 fingerprint of a server's certificate, which
+//!   clients pin;
 //! - `dead_peer`: TCP keepalive and user timeout, so that both ends see a
 //!   peer whose link or host is gone;
 //! - `stream`: the connection, over TCP or a Unix-domain socket, as both
@@ -28,6 +30,7 @@
 
 pub mod dead_peer;
 mod error;
+mod fingerprint;
 mod framing;
 mod launch_codec;
 mod launched_frame;
@@ -42,6 +45,7 @@ pub mod unix_socket;
 mod varint;
 
 pub use error::ProtocolError;
+pub use fingerprint::{Fingerprint, InvalidFingerprint};
 pub use framing::{
     DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, LENGTH_PREFIX_SIZE, READ_BUFFER_SIZE,
     decode_payload, encode_frame, read_frame, read_frame_into, read_message, write_message,

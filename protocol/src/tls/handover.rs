@@ -74,6 +74,19 @@ impl<S: Read + Write> RecordExactStream<S> {
         &self.connection
     }
 
+    /// The transport, to set its timeouts. Reading from it directly would
+    /// break the record-exact invariant: only this stream reads it.
+    pub fn socket_mut(&mut self) -> &mut S {
+        &mut self.socket
+    }
+
+    /// Ends the session from this side (close_notify), as when the client
+    /// is refused after the TLS handshake.
+    pub fn send_close_notify(&mut self) -> io::Result<()> {
+        self.connection.send_close_notify();
+        self.write_pending()
+    }
+
     /// Ends this stream's part: everything rustls was to send is sent, what
     /// it decrypted and nobody read is taken out, and the session's secrets
     /// are extracted for the worker.

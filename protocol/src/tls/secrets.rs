@@ -191,6 +191,19 @@ impl TlsSessionSecrets {
         &self.rx
     }
 
+    /// The same session with the next record sent numbered `tx_sequence`:
+    /// how the supervisor sends a last record after its worker, which sent
+    /// the records since the handover, died.
+    pub fn with_tx_sequence(&self, tx_sequence: u64) -> Self {
+        let copy =
+            |keys: &TrafficKeys, sequence| TrafficKeys::new(sequence, keys.key.clone(), keys.iv);
+        Self {
+            suite: self.suite,
+            tx: copy(&self.tx, tx_sequence),
+            rx: copy(&self.rx, self.rx.sequence),
+        }
+    }
+
     /// rustls's record encrypter for what this side sends, and the sequence
     /// number of the next record.
     pub(super) fn encrypter(&self) -> Result<(Box<dyn MessageEncrypter>, u64), TlsSessionError> {

@@ -7,14 +7,20 @@
 //! [10.0.0.2:9000]
 //! token_file = /etc/executor/a.token
 //! dead_link_timeout_ms = 5000
+//! tls_fingerprint = sha256:<64 hex digits>
 //! ```
+//!
+//! `tls_fingerprint` (the server certificate's SHA-256, which
+//! `executor-server --gen-identity` printed) or `tls_ca` (a PEM file of CA
+//! certificates) makes a `<host>:<port>` address TLS; one of the two, not
+//! both.
 
 use std::{
     path::{Path, PathBuf},
     time::Duration,
 };
 
-use crate::address::Address;
+use crate::{address::Address, protocol::Fingerprint};
 
 /// The keys a section may set.
 const KEYS: &[&str] = &[
@@ -23,6 +29,8 @@ const KEYS: &[&str] = &[
     "handshake_timeout_ms",
     "dead_link_timeout_ms",
     "launch_timeout_ms",
+    "tls_fingerprint",
+    "tls_ca",
 ];
 
 /// A setting and the line that set it.
@@ -41,6 +49,11 @@ pub struct Section {
     pub handshake_timeout: Option<Located<Duration>>,
     pub dead_link_timeout: Option<Located<Duration>>,
     pub launch_timeout: Option<Located<Duration>>,
+    /// The server certificate's pinned fingerprint: the session is TLS.
+    pub tls_fingerprint: Option<Located<Fingerprint>>,
+    /// A PEM file of the CAs that issue the server's certificate (relative
+    /// paths from the configuration file's directory): the session is TLS.
+    pub tls_ca: Option<Located<PathBuf>>,
 }
 
 /// A parsed configuration file.
@@ -132,6 +145,45 @@ impl ConfigFile {
                 ));
             }
             let set_twice = || at(line, column, format!("'{key}' is set twice for {address}"));
+            if key.starts_with("tls_") {
+                if !matches!(address, Address::Remote { .. }) {
+                    return Err(at(
+                        line,
+                        column,
+                        format!(
+                            "'{key}' applies to '<host>:<port>' addresses only, not {address} \
+                             (a Unix socket's peer is checked by the kernel)"
+                        ),
+                    ));
+                }
+                let other = if key == "tls_ca" {
+                    section.tls_fingerprint.is_some()
+                } else {
+                    section.tls_ca.is_some()
+                };
+                if other {
+                    return Err(at(
+                        line,
+                        column,
+                        format!(
+                            "'tls_fingerprint' and 'tls_ca' are both set for {address}: \
+                             pin the certificate or name its CA, not both"
+                        ),
+                    ));
+                }
+                if key == "tls_ca" {
+                    if value.is_empty() {
+                        return Err(at(line, value_column, "expected a file name".into()));
+                    }
+                    fill(&mut section.tls_ca, directory.join(value), line).ok_or_else(set_twice)?;
+                } else {
+                    let fingerprint = value
+                        .parse::<Fingerprint>()
+                        .map_err(|error| at(line, value_column, error.to_string()))?;
+                    fill(&mut section.tls_fingerprint, fingerprint, line).ok_or_else(set_twice)?;
+                }
+                continue;
+            }
             if key == "token_file" {
                 if value.is_empty() {
                     return Err(at(line, value_column, "expected a file name".into()));
@@ -243,6 +295,31 @@ mod tests {
     }
 
     #[test]
+    fn tls_settings_make_an_address_tls() {
+        let pin = format!("sha256:{}", "ab".repeat(32));
+        let file = parse(&format!(
+            "[10.0.0.2:9000]\ntls_fingerprint = {pin}\n[10.0.0.3:9000]\ntls_ca = ca/lab.pem\n"
+        ))
+        .unwrap();
+        let pinned = file.section(&address("10.0.0.2:9000")).unwrap();
+        assert_eq!(
+            pinned
+                .tls_fingerprint
+                .as_ref()
+                .map(|setting| setting.value.to_string()),
+            Some(pin)
+        );
+        let ca = file.section(&address("10.0.0.3:9000")).unwrap();
+        assert_eq!(
+            ca.tls_ca,
+            Some(Located {
+                value: PathBuf::from("/etc/ca/lab.pem"),
+                line: 4
+            })
+        );
+    }
+
+    #[test]
     fn each_error_names_the_line_and_column() {
         let cases = [
             (
@@ -285,6 +362,18 @@ mod tests {
             (
                 "[h:1]\ntoken_file =\n",
                 "/etc/executor.conf:2:13: expected a file name",
+            ),
+            (
+                "[h:1]\ntls_fingerprint = sha256:00\n",
+                "/etc/executor.conf:2:19: invalid fingerprint 'sha256:00'",
+            ),
+            (
+                "[h:1]\ntls_ca = ca.pem\ntls_fingerprint = sha256:00\n",
+                "/etc/executor.conf:3:1: 'tls_fingerprint' and 'tls_ca' are both set for h:1",
+            ),
+            (
+                "[unix:/run/s.sock]\ntls_ca = ca.pem\n",
+                "/etc/executor.conf:2:1: 'tls_ca' applies to '<host>:<port>' addresses only",
             ),
         ];
         for (text, expected) in cases {

@@ -1,6 +1,7 @@
 //! The client's settings for each executor address, in one place: the file
 //! named by `EXECUTOR_CONFIG` (its syntax in `file.rs`), whose section for an
-//! address sets that address's token file and deadlines; what it leaves unset
+//! address sets that address's token file, deadlines and TLS trust (which
+//! has no environment variable); what it leaves unset
 //! comes from the environment (`EXECUTOR_TOKEN`, `EXECUTOR_TOKEN_FILE`,
 //! `EXECUTOR_LAUNCH_TIMEOUT_MS`) or the defaults. Secrets stay in token
 //! files: neither the IR nor this file holds one.
@@ -18,7 +19,7 @@ use crate::{
     address::Address,
     error::{Result, RuntimeError},
     protocol,
-    remote::{ConnectOptions, TOKEN_ENV, TOKEN_FILE_ENV},
+    remote::{ConnectOptions, TOKEN_ENV, TOKEN_FILE_ENV, TlsTrust},
 };
 
 /// The environment variable naming the configuration file.
@@ -106,6 +107,7 @@ impl ClientConfig {
                 |section| &section.dead_link_timeout,
                 defaults.dead_link_timeout,
             ),
+            tls: section.and_then(|(_, section)| tls_trust(section)),
         };
         let launch_timeout = match section
             .and_then(|(path, section)| Some((path, section.launch_timeout.as_ref()?)))
@@ -132,6 +134,16 @@ pub fn settings_for(address: &Address) -> Result<AddressSettings> {
         .as_ref()
         .map_err(|error| RuntimeError::Config(error.clone()))?
         .settings(address)
+}
+
+/// Whom a section trusts at its address, if it makes it TLS (the file's
+/// parser allows one of the two settings, not both).
+fn tls_trust(section: &Section) -> Option<TlsTrust> {
+    match (&section.tls_fingerprint, &section.tls_ca) {
+        (Some(pin), _) => Some(TlsTrust::Fingerprint(pin.value)),
+        (None, Some(ca)) => Some(TlsTrust::CaFile(ca.value.clone())),
+        (None, None) => None,
+    }
 }
 
 fn read_token(path: &Path) -> std::result::Result<String, String> {

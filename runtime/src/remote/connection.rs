@@ -1,6 +1,6 @@
 //! One connection to an executor-server, over TCP or a Unix-domain socket
-//! (`executor_protocol::stream`): connecting, the handshake, and
-//! request/response round trips. Once a connection fails (or the session
+//! (`executor_protocol::stream`), in TLS where the address's settings say so
+//! (`tls.rs`): connecting, the handshakes, and request/response round trips. Once a connection fails (or the session
 //! ends) it stays failed, and says why on every later use.
 
 use std::{
@@ -13,12 +13,12 @@ use std::{
 
 use executor_abi::address::Address;
 
-use super::options::ConnectOptions;
+use super::{channel::Channel, options::ConnectOptions, tls};
 use crate::{
     error::{Result, RuntimeError},
     memref::{DenseView, Descriptor},
     protocol::{
-        self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame, OutputShape,
+        self, Fingerprint, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame, OutputShape,
         PROTOCOL_VERSION, ProtocolError, READ_BUFFER_SIZE, Request, Response, Stream, signal_name,
     },
 };
@@ -31,10 +31,12 @@ const RETAINED_PAYLOAD_CAPACITY: usize = 16 * 1024 * 1024;
 
 pub(super) struct Connection {
     address: String,
-    stream: Stream,
-    /// Responses are read through a buffer: a small frame then takes one
-    /// system call, not one for its length and more for its payload.
-    reader: BufReader<Stream>,
+    /// Requests are written to the channel (`get_mut`) and responses read
+    /// from it through a buffer: a small frame then takes one system call,
+    /// not one for its length and more for its payload.
+    reader: BufReader<Channel>,
+    /// The fingerprint of the certificate the server presented, over TLS.
+    peer_fingerprint: Option<Fingerprint>,
     /// The last reply's payload: every reply is read into this buffer,
     /// which is kept up to [`RETAINED_PAYLOAD_CAPACITY`].
     payload: Vec<u8>,
@@ -52,15 +54,24 @@ impl Connection {
     /// handshake.
     pub fn open(address: &str, options: &ConnectOptions) -> Result<Self> {
         let stream = connect(address, options)?;
-        let max_message_size = handshake(address, &stream, options)?;
-        let reader = BufReader::with_capacity(
-            READ_BUFFER_SIZE,
-            stream.try_clone().map_err(ProtocolError::Io)?,
-        );
+        let (mut channel, peer_fingerprint) = match &options.tls {
+            None => (Channel::Plain(stream), None),
+            Some(trust) => {
+                let (session, presented) =
+                    tls::handshake(address, stream, trust, options.handshake_timeout).map_err(
+                        |reason| RuntimeError::Unreachable {
+                            address: address.to_owned(),
+                            reason,
+                        },
+                    )?;
+                (Channel::Tls(Box::new(session)), Some(presented))
+            }
+        };
+        let max_message_size = handshake(address, &mut channel, options)?;
         Ok(Self {
             address: address.to_owned(),
-            stream,
-            reader,
+            reader: BufReader::with_capacity(READ_BUFFER_SIZE, channel),
+            peer_fingerprint,
             payload: Vec::new(),
             max_message_size,
             dead_link_timeout: options.dead_link_timeout,
@@ -76,11 +87,12 @@ impl Connection {
         if self.ended.is_some() || !self.reader.buffer().is_empty() {
             return true;
         }
-        if self.stream.set_nonblocking(true).is_err() {
+        let socket = self.socket();
+        if socket.set_nonblocking(true).is_err() {
             return true;
         }
-        let peeked = self.stream.peek(&mut [0; 1]);
-        let restored = self.stream.set_nonblocking(false);
+        let peeked = socket.peek(&mut [0; 1]);
+        let restored = socket.set_nonblocking(false);
         let quiet = matches!(&peeked, Err(error) if error.kind() == io::ErrorKind::WouldBlock);
         !quiet || restored.is_err()
     }
@@ -89,7 +101,7 @@ impl Connection {
     /// than for the handshake's: the sessions it serves besides this one,
     /// and its limit.
     pub fn ping(&mut self, timeout: Duration) -> Result<(u32, u32)> {
-        self.stream
+        self.socket()
             .set_read_timeout(Some(timeout))
             .map_err(ProtocolError::Io)?;
         match self.round_trip(&Request::Ping)? {
@@ -142,6 +154,15 @@ impl Connection {
         }
     }
 
+    /// The fingerprint of the server's certificate, for a TLS session.
+    pub fn peer_fingerprint(&self) -> Option<Fingerprint> {
+        self.peer_fingerprint
+    }
+
+    fn socket(&self) -> &Stream {
+        self.reader.get_ref().socket()
+    }
+
     /// Frees the payload buffer once a reply larger than what is kept has
     /// been used.
     fn release_large_payload(&mut self) {
@@ -158,7 +179,7 @@ impl Connection {
     }
 
     /// Sends a request with `send` and reads its response.
-    fn exchange(&mut self, send: impl FnOnce(&mut &Stream) -> io::Result<()>) -> Result<Response> {
+    fn exchange(&mut self, send: impl FnOnce(&mut Channel) -> io::Result<()>) -> Result<Response> {
         let response = self
             .send_and_receive(send)
             .and_then(protocol::decode_payload);
@@ -169,9 +190,11 @@ impl Connection {
     /// Sends a request and reads the payload of its reply.
     fn send_and_receive(
         &mut self,
-        send: impl FnOnce(&mut &Stream) -> io::Result<()>,
+        send: impl FnOnce(&mut Channel) -> io::Result<()>,
     ) -> std::result::Result<&[u8], ProtocolError> {
-        send(&mut &self.stream)?;
+        let channel = self.reader.get_mut();
+        send(channel)?;
+        io::Write::flush(channel)?;
         protocol::read_frame_into(&mut self.reader, self.max_message_size, &mut self.payload)?;
         Ok(&self.payload)
     }
@@ -217,7 +240,7 @@ impl Connection {
     /// ends as well.
     pub fn end(&mut self, reason: String) {
         if self.ended.is_none() {
-            let _ = self.stream.shutdown(std::net::Shutdown::Both);
+            self.reader.get_mut().close();
             self.ended = Some(reason);
         }
     }
@@ -329,26 +352,28 @@ fn connect_unix(path: &Path, options: &ConnectOptions) -> std::result::Result<St
 }
 
 /// Sends `Hello`, reads the reply and returns the server's message size limit.
-fn handshake(address: &str, stream: &Stream, options: &ConnectOptions) -> Result<u32> {
+fn handshake(address: &str, channel: &mut Channel, options: &ConnectOptions) -> Result<u32> {
     let unreachable = |reason: String| RuntimeError::Unreachable {
         address: address.to_owned(),
         reason,
     };
-    let set_timeouts = |timeout| {
+    let set_timeouts = |channel: &Channel, timeout| {
+        let stream = channel.socket();
         stream
             .set_read_timeout(timeout)
             .and_then(|()| stream.set_write_timeout(timeout))
             .map_err(|error| unreachable(error.to_string()))
     };
-    set_timeouts(Some(options.handshake_timeout))?;
+    set_timeouts(channel, Some(options.handshake_timeout))?;
     let hello = Hello {
         protocol_version: PROTOCOL_VERSION,
         token: options.token.clone(),
     };
-    protocol::write_message(&mut &*stream, &hello, HANDSHAKE_MAX_MESSAGE_SIZE)
+    protocol::write_message(channel, &hello, HANDSHAKE_MAX_MESSAGE_SIZE)
+        .and_then(|()| io::Write::flush(channel).map_err(ProtocolError::Io))
         .map_err(|error| unreachable(format!("handshake failed: {error}")))?;
-    let reply = protocol::read_message::<HelloReply>(&mut &*stream, HANDSHAKE_MAX_MESSAGE_SIZE)
-        .map_err(|error| match error {
+    let reply = protocol::read_message::<HelloReply>(channel, HANDSHAKE_MAX_MESSAGE_SIZE).map_err(
+        |error| match error {
             ProtocolError::Io(error)
                 if matches!(
                     error.kind(),
@@ -366,13 +391,14 @@ fn handshake(address: &str, stream: &Stream, options: &ConnectOptions) -> Result
                 ))
             }
             other => unreachable(format!("handshake failed: {other}")),
-        })?;
+        },
+    )?;
     match reply {
         HelloReply::Welcome {
             protocol_version: PROTOCOL_VERSION,
             max_message_size,
         } => {
-            set_timeouts(None)?;
+            set_timeouts(channel, None)?;
             Ok(max_message_size)
         }
         HelloReply::Welcome {

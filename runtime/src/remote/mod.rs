@@ -13,10 +13,12 @@
 //! is seen as ended without a round trip ([`Executor::has_ended`]), so that
 //! `executor.open` starts a new one and closing the old one is no error.
 
+mod channel;
 mod connection;
 #[cfg(test)]
 pub(crate) mod fake_server;
 mod options;
+mod tls;
 
 use std::{
     collections::HashSet,
@@ -28,6 +30,7 @@ pub use options::{
     ConnectOptions, DEFAULT_CONNECT_TIMEOUT, DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT,
     TOKEN_ENV, TOKEN_FILE_ENV,
 };
+pub use tls::TlsTrust;
 
 use executor_abi::call_buffer::Layout;
 
@@ -65,6 +68,8 @@ pub struct Health {
     /// The server's sessions besides the checking connection.
     pub sessions: u32,
     pub max_sessions: u32,
+    /// Over TLS, the fingerprint of the certificate the server presented.
+    pub tls_fingerprint: Option<crate::protocol::Fingerprint>,
 }
 
 /// Connects to the server at `address`, completes the handshake and pings
@@ -73,12 +78,14 @@ pub struct Health {
 pub fn check(address: &str, options: &ConnectOptions) -> Result<Health> {
     let mut connection = Connection::open(address, options)?;
     let (sessions, max_sessions) = connection.ping(options.handshake_timeout)?;
+    let tls_fingerprint = connection.peer_fingerprint();
     connection.end("checked".to_owned());
     Ok(Health {
         protocol_version: crate::protocol::PROTOCOL_VERSION,
         authenticated: options.token.is_some(),
         sessions,
         max_sessions,
+        tls_fingerprint,
     })
 }
 

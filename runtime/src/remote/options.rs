@@ -1,7 +1,9 @@
-//! How a client connects: its token and its deadlines. `crate::config` fills
+//! How a client connects: its token, its deadlines and its TLS trust. `crate::config` fills
 //! them in for each address, from the configuration file and the environment.
 
 use std::{fmt, time::Duration};
+
+use super::tls::TlsTrust;
 
 /// The token itself, for a server started with `--token-file`.
 pub const TOKEN_ENV: &str = "EXECUTOR_TOKEN";
@@ -27,6 +29,9 @@ pub struct ConnectOptions {
     /// given up (`executor_protocol::dead_peer`): a reply may take as long as its kernel
     /// runs, but a link or host that is gone fails every wait by then.
     pub dead_link_timeout: Duration,
+    /// Whom to trust at a TCP address, which makes its session TLS; none:
+    /// plaintext.
+    pub tls: Option<TlsTrust>,
 }
 
 impl Default for ConnectOptions {
@@ -36,6 +41,7 @@ impl Default for ConnectOptions {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             dead_link_timeout: DEFAULT_DEAD_LINK_TIMEOUT,
+            tls: None,
         }
     }
 }
@@ -48,6 +54,7 @@ impl fmt::Debug for ConnectOptions {
             .field("connect_timeout", &self.connect_timeout)
             .field("handshake_timeout", &self.handshake_timeout)
             .field("dead_link_timeout", &self.dead_link_timeout)
+            .field("tls", &self.tls)
             .finish()
     }
 }

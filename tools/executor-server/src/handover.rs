@@ -1,9 +1,12 @@
 //! How a worker that is already running gets its session: the server sends
 //! the connection's descriptor (`SCM_RIGHTS`) with the session's directory
-//! as one message on a Unix `SOCK_SEQPACKET` pair it created with the worker
-//! (the worker's *control channel*). A message is received whole or not at
-//! all, and the channel reads as ended once the server's end is closed. Every
-//! `unsafe` call of the exchange is here.
+//! and, for a TLS session, its secrets and the plaintext the supervisor
+//! decrypted and did not serve ([`SessionTls`]), as one message (postcard) on
+//! a Unix `SOCK_SEQPACKET` pair it created with the worker (the worker's
+//! *control channel*). A message is received whole or not at all, and the
+//! channel reads as ended once the server's end is closed. The buffers that
+//! held the secrets are cleared once sent or read. Every `unsafe` call of
+//! the exchange is here.
 
 use std::{
     ffi::OsString,
@@ -17,8 +20,61 @@ use std::{
     ptr,
 };
 
+use executor_protocol::tls::{MAX_PLAINTEXT_LEN, TlsSessionSecrets};
+use serde::{Deserialize, Serialize};
+use zeroize::Zeroizing;
+
 /// The longest session directory a handover carries (Linux's `PATH_MAX`).
 const MAX_DIRECTORY_LEN: usize = 4096;
+
+/// The most unread plaintext a TLS handover carries: what rustls decrypted
+/// of one record, and the few bytes the supervisor read of a request.
+const MAX_UNREAD_PLAINTEXT: usize = MAX_PLAINTEXT_LEN + 64;
+
+/// The longest handover message: the directory, the unread plaintext, and
+/// room for the secrets and postcard's lengths.
+const MAX_MESSAGE_LEN: usize = MAX_DIRECTORY_LEN + MAX_UNREAD_PLAINTEXT + 1024;
+
+/// A TLS session as the supervisor hands it to the worker.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct SessionTls {
+    pub secrets: TlsSessionSecrets,
+    /// What the worker reads first: the bytes of a request the supervisor
+    /// read (looking for a Ping), then what rustls decrypted and nobody read.
+    pub unread_plaintext: Vec<u8>,
+}
+
+/// A session as the worker receives it.
+pub(crate) struct ReceivedSession {
+    pub connection: OwnedFd,
+    pub directory: PathBuf,
+    pub tls: Option<SessionTls>,
+}
+
+impl std::fmt::Debug for ReceivedSession {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ReceivedSession")
+            .field("connection", &self.connection)
+            .field("directory", &self.directory)
+            .field("tls", &self.tls.is_some())
+            .finish()
+    }
+}
+
+/// The handover message as sent.
+#[derive(Serialize)]
+struct Outgoing<'a> {
+    directory: &'a [u8],
+    tls: Option<&'a SessionTls>,
+}
+
+/// The handover message as received.
+#[derive(Deserialize)]
+struct Incoming {
+    directory: Vec<u8>,
+    tls: Option<SessionTls>,
+}
 
 /// Room for the control message of one descriptor, aligned as `cmsghdr`
 /// needs (64 bytes hold `CMSG_SPACE(sizeof(int))` on every Linux ABI).
@@ -46,23 +102,37 @@ pub(crate) fn channel() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Sends the session on `connection`, whose private directory is
-/// `directory`, to the worker at the other end of `control`.
+/// `directory` (and, over TLS, whose session is `tls`), to the worker at the
+/// other end of `control`.
 pub(crate) fn send_session(
     control: BorrowedFd<'_>,
     connection: BorrowedFd<'_>,
     directory: &Path,
+    tls: Option<&SessionTls>,
 ) -> io::Result<()> {
     let directory = directory.as_os_str().as_bytes();
+    let invalid = |what: String| io::Error::new(io::ErrorKind::InvalidInput, what);
     if directory.is_empty() || directory.len() > MAX_DIRECTORY_LEN {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("a session directory of {} bytes", directory.len()),
-        ));
+        return Err(invalid(format!(
+            "a session directory of {} bytes",
+            directory.len()
+        )));
     }
+    if let Some(tls) = tls
+        && tls.unread_plaintext.len() > MAX_UNREAD_PLAINTEXT
+    {
+        return Err(invalid(format!(
+            "{} bytes of unread plaintext",
+            tls.unread_plaintext.len()
+        )));
+    }
+    let encoded = Zeroizing::new(
+        postcard::to_stdvec(&Outgoing { directory, tls }).map_err(io::Error::other)?,
+    );
     let mut space = OneDescriptor([0; 64]);
     let mut payload = libc::iovec {
-        iov_base: directory.as_ptr().cast_mut().cast(),
-        iov_len: directory.len(),
+        iov_base: encoded.as_ptr().cast_mut().cast(),
+        iov_len: encoded.len(),
     };
     // SAFETY: an all-zero msghdr is a valid empty header, filled in below.
     let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
@@ -97,15 +167,14 @@ pub(crate) fn send_session(
     }
 }
 
-/// Waits for the server to send this worker its session: the connection and
-/// the session's directory. `None` when the server closed the channel
-/// without sending one.
-pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<(OwnedFd, PathBuf)>> {
-    let mut directory = vec![0u8; MAX_DIRECTORY_LEN];
+/// Waits for the server to send this worker its session. `None` when the
+/// server closed the channel without sending one.
+pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<ReceivedSession>> {
+    let mut encoded = Zeroizing::new(vec![0u8; MAX_MESSAGE_LEN]);
     let mut space = OneDescriptor([0; 64]);
     let mut payload = libc::iovec {
-        iov_base: directory.as_mut_ptr().cast(),
-        iov_len: directory.len(),
+        iov_base: encoded.as_mut_ptr().cast(),
+        iov_len: encoded.len(),
     };
     // SAFETY: an all-zero msghdr is a valid empty header, filled in below.
     let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
@@ -136,14 +205,16 @@ pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<(Own
     }
     let connection =
         connection.ok_or_else(|| malformed("a session handover without its connection"))?;
-    if received == 0 {
+    let Incoming { directory, tls }: Incoming = postcard::from_bytes(&encoded[..received])
+        .map_err(|error| malformed(&format!("a malformed session handover: {error}")))?;
+    if directory.is_empty() {
         return Err(malformed("a session handover without its directory"));
     }
-    directory.truncate(received);
-    Ok(Some((
+    Ok(Some(ReceivedSession {
         connection,
-        PathBuf::from(OsString::from_vec(directory)),
-    )))
+        directory: PathBuf::from(OsString::from_vec(directory)),
+        tls,
+    }))
 }
 
 /// The descriptor that came with `message`, now owned here; any other
@@ -197,18 +268,51 @@ mod tests {
             server_end.as_fd(),
             accepted.as_fd(),
             Path::new("/tmp/session-x"),
+            None,
         )
         .unwrap();
         drop(accepted);
 
-        let (connection, directory) = receive_session(worker_end.as_fd()).unwrap().unwrap();
-        assert_eq!(directory, Path::new("/tmp/session-x"));
+        let received = receive_session(worker_end.as_fd()).unwrap().unwrap();
+        assert_eq!(received.directory, Path::new("/tmp/session-x"));
+        assert!(received.tls.is_none());
+        let connection = received.connection;
         // The descriptor received is the connection itself.
         let mut received = TcpStream::from(connection);
         received.write_all(b"hi").unwrap();
         let mut greeting = [0u8; 2];
         client.read_exact(&mut greeting).unwrap();
         assert_eq!(&greeting, b"hi");
+    }
+
+    #[test]
+    fn a_tls_session_arrives_with_its_secrets_and_unread_plaintext() {
+        use executor_protocol::tls::{TlsSuite, TrafficKeys};
+        let (server_end, worker_end) = channel().unwrap();
+        let (connection, _peer) = std::os::unix::net::UnixStream::pair().unwrap();
+        let tls = SessionTls {
+            secrets: TlsSessionSecrets::new(
+                TlsSuite::Chacha20Poly1305Sha256,
+                TrafficKeys::new(3, vec![1; 32], [2; 12]),
+                TrafficKeys::new(5, vec![3; 32], [4; 12]),
+            ),
+            unread_plaintext: vec![7; MAX_UNREAD_PLAINTEXT],
+        };
+        let directory = "/tmp/".to_owned() + &"d".repeat(MAX_DIRECTORY_LEN - 5);
+        send_session(
+            server_end.as_fd(),
+            connection.as_fd(),
+            Path::new(&directory),
+            Some(&tls),
+        )
+        .unwrap();
+        let received = receive_session(worker_end.as_fd()).unwrap().unwrap();
+        assert_eq!(received.directory, Path::new(&directory));
+        let received = received.tls.unwrap();
+        assert_eq!(received.unread_plaintext, tls.unread_plaintext);
+        assert_eq!(received.secrets.tx().sequence(), 3);
+        assert_eq!(received.secrets.rx().sequence(), 5);
+        assert_eq!(received.secrets.suite(), TlsSuite::Chacha20Poly1305Sha256);
     }
 
     #[test]

@@ -3,15 +3,11 @@
 //! all of it must arrive by one deadline.
 
 use std::{
-    io::{self, Read},
+    io::{Read, Write},
     time::{Duration, Instant},
 };
 
-use crate::{
-    pending::{Pending, Progress},
-    request_stream::receive,
-    token::tokens_match,
-};
+use crate::token::tokens_match;
 use executor_runtime::protocol::{
     self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError, Stream,
 };
@@ -25,22 +21,10 @@ pub(crate) enum Admission {
     Drop(ProtocolError),
 }
 
-/// Reads the client's `Hello`, which must have arrived whole by `deadline`,
-/// and checks it against `expected_token`. While the read waits for bytes
-/// the client has not sent, `pending` says so.
-pub(crate) fn read_hello(
-    stream: &Stream,
-    expected_token: Option<&str>,
-    deadline: Instant,
-    pending: &Pending,
-) -> Admission {
-    let mut reader = UntilDeadline {
-        stream,
-        deadline,
-        pending,
-        received: 0,
-    };
-    let hello = match protocol::read_message::<Hello>(&mut reader, HANDSHAKE_MAX_MESSAGE_SIZE) {
+/// Reads the client's `Hello` from `reader` (which bounds the wait: the
+/// handshake's deadline) and checks it against `expected_token`.
+pub(crate) fn read_hello(reader: &mut impl Read, expected_token: Option<&str>) -> Admission {
+    let hello = match protocol::read_message::<Hello>(reader, HANDSHAKE_MAX_MESSAGE_SIZE) {
         Ok(hello) => hello,
         Err(error @ (ProtocolError::Malformed(_) | ProtocolError::TooLarge { .. })) => {
             return Admission::Refuse(format!("expected a Hello message: {error}"));
@@ -72,80 +56,39 @@ fn check(hello: &Hello, expected_token: Option<&str>) -> Result<(), String> {
     }
 }
 
-/// A stream read by a deadline: each read waits at most until then, so a
-/// client that sends its `Hello` a byte at a time must still be done by then.
-/// While a read waits for bytes the client has not sent, `pending` says so.
-struct UntilDeadline<'s> {
-    stream: &'s Stream,
-    deadline: Instant,
-    pending: &'s Pending,
-    /// Bytes read so far.
-    received: usize,
-}
-
-impl Read for UntilDeadline<'_> {
-    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        let read = match receive(self.stream, buffer, true) {
-            Err(error) if error.kind() == io::ErrorKind::WouldBlock => self.wait_and_read(buffer),
-            read => read,
-        }?;
-        self.received += read;
-        Ok(read)
-    }
-}
-
-impl UntilDeadline<'_> {
-    /// Reads once the client sends more, by the deadline.
-    fn wait_and_read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        let timed_out =
-            || io::Error::new(io::ErrorKind::TimedOut, "the handshake's deadline passed");
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(timed_out());
-        }
-        self.stream.set_read_timeout(Some(left))?;
-        self.pending.set_progress(Progress::WaitingForClient {
-            received_part: self.received > 0,
-        });
-        let read = receive(self.stream, buffer, false);
-        self.pending.set_progress(Progress::Reading);
-        match read {
-            Err(error) if error.kind() == io::ErrorKind::WouldBlock => Err(timed_out()),
-            read => read,
-        }
-    }
-}
-
-pub(crate) fn welcome(
-    stream: &Stream,
-    max_message_size: u32,
-    deadline: Instant,
-) -> Result<(), ProtocolError> {
+/// Welcomes the client through `writer` (which bounds the wait).
+pub(crate) fn welcome(writer: &mut impl Write, max_message_size: u32) -> Result<(), ProtocolError> {
     let reply = HelloReply::Welcome {
         protocol_version: PROTOCOL_VERSION,
         max_message_size,
     };
-    write_reply(stream, &reply, deadline)
+    write_reply(writer, &reply)
 }
 
-/// Best effort: the connection is closed right after, whether or not the
-/// client reads this.
+/// Refuses the client through `writer`. Best effort: the connection is
+/// closed right after, whether or not the client reads this.
+pub(crate) fn refuse_through(writer: &mut impl Write, reason: String) {
+    let _ = write_reply(writer, &HelloReply::Refused { reason });
+}
+
+/// Refuses the client on `stream` in plaintext, by `deadline` (a reply is
+/// small enough for an empty send buffer, so it only waits on a client that
+/// sent a lot and reads nothing).
 pub(crate) fn refuse(stream: &Stream, reason: String, deadline: Instant) {
-    let _ = write_reply(stream, &HelloReply::Refused { reason }, deadline);
-}
-
-/// Writes the reply to `Hello`, by `deadline` (a reply is small enough for an
-/// empty send buffer, so it only waits on a client that sent a lot and reads
-/// nothing).
-fn write_reply(
-    stream: &Stream,
-    reply: &HelloReply,
-    deadline: Instant,
-) -> Result<(), ProtocolError> {
     // A zero timeout is not allowed: it would mean none.
     let left = deadline.saturating_duration_since(Instant::now());
-    stream.set_write_timeout(Some(left.max(Duration::from_millis(1))))?;
-    protocol::write_message(&mut &*stream, reply, HANDSHAKE_MAX_MESSAGE_SIZE)
+    if stream
+        .set_write_timeout(Some(left.max(Duration::from_millis(1))))
+        .is_ok()
+    {
+        refuse_through(&mut &*stream, reason);
+    }
+}
+
+fn write_reply(writer: &mut impl Write, reply: &HelloReply) -> Result<(), ProtocolError> {
+    protocol::write_message(writer, reply, HANDSHAKE_MAX_MESSAGE_SIZE)?;
+    writer.flush()?;
+    Ok(())
 }
 
 #[cfg(test)]

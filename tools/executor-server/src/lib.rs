@@ -13,18 +13,23 @@
 mod activation;
 mod handover;
 mod handshake;
+mod handshake_socket;
+pub mod identity;
 mod linger;
+mod link;
 mod listen;
 mod listener;
 mod pending;
 mod ping;
 mod request_stream;
 mod session;
+mod session_io;
 mod shutdown;
 mod socket_file;
 mod spawn;
 mod status;
 mod supervisor;
+mod tls;
 mod token;
 mod warm_pool;
 mod work_dir;
@@ -32,7 +37,7 @@ mod worker;
 
 use std::{
     io,
-    net::TcpListener,
+    net::{SocketAddr, TcpListener},
     path::PathBuf,
     sync::{
         Arc,
@@ -56,6 +61,7 @@ use listener::Listener;
 use pending::PendingHandshakes;
 use shutdown::LiveSessions;
 use socket_file::SocketFile;
+use tls::ServerTls;
 use warm_pool::WarmPool;
 use work_dir::WorkDirClaim;
 
@@ -85,12 +91,24 @@ pub enum Listen {
 /// when none is given.
 pub const DEFAULT_WARM_WORKERS: usize = 1;
 
+/// The PEM files of the server's TLS identity (`--tls-cert`, `--tls-key`).
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
     pub listen: Listen,
     /// The file holding the token every client must present; required for a
     /// non-loopback `listen` address.
     pub token_file: Option<PathBuf>,
+    /// The identity every TCP listener serves TLS 1.3 with; required for a
+    /// non-loopback `listen` address unless `insecure_plaintext`.
+    pub tls: Option<TlsFiles>,
+    /// Serves a non-loopback TCP address in plaintext (with a warning).
+    pub insecure_plaintext: bool,
     /// Shared libraries whose symbols `call` can use, loaded into every worker.
     pub preload: Vec<PathBuf>,
     /// The limit on every message after the handshake, in bytes.
@@ -127,6 +145,21 @@ pub enum ServerError {
          who can reach it could run code on this machine"
     )]
     TokenRequired { address: String },
+    #[error(
+        "refusing to listen on '{address}' in plaintext: it is not a loopback address, so the \
+         token and every kernel and its data would cross the network readable and alterable by \
+         anyone on the way; give --tls-cert and --tls-key (executor-server --gen-identity DIR \
+         makes them), or --insecure-plaintext if the network is trusted"
+    )]
+    PlaintextRefused { address: String },
+    #[error(transparent)]
+    Identity(#[from] identity::IdentityError),
+    #[error("cannot serve TLS with the certificate '{cert}' and the key '{key}': {reason}")]
+    Tls {
+        cert: String,
+        key: String,
+        reason: String,
+    },
     #[error("cannot serve the sockets passed by systemd: {0}")]
     Activation(String),
     #[error("cannot use token file '{path}': {reason}")]
@@ -152,6 +185,8 @@ pub enum ServerError {
 /// What every session of a server shares.
 struct Settings {
     token: Option<String>,
+    /// What TCP connections are served with, if TLS.
+    tls: Option<ServerTls>,
     preload: Vec<PathBuf>,
     max_message_size: u32,
     work_dir: PathBuf,
@@ -198,10 +233,23 @@ impl Server {
                 })
             })
             .transpose()?;
-        let (listeners, socket_files) = match &config.listen {
-            Listen::Addresses(listen) => bind_addresses(listen, token.is_some(), socket_group)?,
-            Listen::PassedSockets => (passed_sockets(token.is_some())?, Vec::new()),
+        let tls = config
+            .tls
+            .as_ref()
+            .map(|files| ServerTls::load(&files.cert, &files.key))
+            .transpose()?;
+        let rules = ExposureRules {
+            has_token: token.is_some(),
+            has_tls: tls.is_some(),
+            insecure_plaintext: config.insecure_plaintext,
         };
+        let (listeners, socket_files) = match &config.listen {
+            Listen::Addresses(listen) => bind_addresses(listen, rules, socket_group)?,
+            Listen::PassedSockets => (passed_sockets(rules)?, Vec::new()),
+        };
+        if let Some(tls) = &tls {
+            tracing::info!(fingerprint = %tls.fingerprint, "serving TLS 1.3 on TCP listeners");
+        }
         if let Some(group) = &config.socket_group
             && socket_files.is_empty()
         {
@@ -224,6 +272,7 @@ impl Server {
             socket_files: Arc::new(socket_files),
             settings: Arc::new(Settings {
                 token,
+                tls,
                 preload: config.preload,
                 max_message_size: config.max_message_size,
                 work_dir: config.work_dir,
@@ -288,27 +337,59 @@ impl Server {
     }
 }
 
+/// What a TCP listener that is not on loopback needs: a token (which
+/// authenticates the client), and TLS (which authenticates the server and
+/// protects the session) unless plaintext is asked for.
+#[derive(Clone, Copy)]
+struct ExposureRules {
+    has_token: bool,
+    has_tls: bool,
+    insecure_plaintext: bool,
+}
+
+impl ExposureRules {
+    /// Whether `addresses`, which `address` names, may be listened on.
+    fn check(self, address: &str, addresses: &[SocketAddr]) -> Result<(), ServerError> {
+        if is_loopback_only(addresses) {
+            return Ok(());
+        }
+        if !self.has_token {
+            return Err(ServerError::TokenRequired {
+                address: address.to_owned(),
+            });
+        }
+        if !self.has_tls {
+            if !self.insecure_plaintext {
+                return Err(ServerError::PlaintextRefused {
+                    address: address.to_owned(),
+                });
+            }
+            tracing::warn!(
+                address,
+                "listening in plaintext on a non-loopback address (--insecure-plaintext): \
+                 the token and every session can be read and altered on the network"
+            );
+        }
+        Ok(())
+    }
+}
+
 /// Binds each `host:port` and `unix:<path>`, once all are known to be
-/// allowed: a non-loopback `host:port` needs a token. Returns the listeners
-/// and the socket files made for the `unix:` ones.
+/// allowed (`ExposureRules`). Returns the listeners and the socket files
+/// made for the `unix:` ones.
 fn bind_addresses(
     listen: &[String],
-    has_token: bool,
+    rules: ExposureRules,
     socket_group: Option<u32>,
 ) -> Result<(Vec<Listener>, Vec<SocketFile>), ServerError> {
     let resolved = listen
         .iter()
         .map(|listen| Ok((listen, listen::resolve(listen)?)))
         .collect::<Result<Vec<_>, ServerError>>()?;
-    if !has_token
-        && let Some((listen, _)) = resolved.iter().find(|(_, resolved)| match resolved {
-            listen::Resolved::Tcp(addresses) => !is_loopback_only(addresses),
-            listen::Resolved::Unix(_) => false,
-        })
-    {
-        return Err(ServerError::TokenRequired {
-            address: (*listen).clone(),
-        });
+    for (listen, resolved) in &resolved {
+        if let listen::Resolved::Tcp(addresses) = resolved {
+            rules.check(listen, addresses)?;
+        }
     }
     let mut listeners = Vec::new();
     let mut socket_files = Vec::new();
@@ -339,19 +420,15 @@ fn bind_addresses(
 }
 
 /// Takes the sockets passed by systemd, each allowed as a `--listen` address
-/// would be: a non-loopback TCP one needs a token.
-fn passed_sockets(has_token: bool) -> Result<Vec<Listener>, ServerError> {
+/// would be (`ExposureRules`).
+fn passed_sockets(rules: ExposureRules) -> Result<Vec<Listener>, ServerError> {
     let listeners = activation::take_passed_sockets()?;
     for listener in &listeners {
         let Listener::Tcp(listener) = listener else {
             continue;
         };
         let address = listener.local_addr()?;
-        if !has_token && !is_loopback_only(&[address]) {
-            return Err(ServerError::TokenRequired {
-                address: format!("{address} (passed by systemd)"),
-            });
-        }
+        rules.check(&format!("{address} (passed by systemd)"), &[address])?;
     }
     Ok(listeners)
 }
@@ -456,6 +533,8 @@ mod tests {
         let config = ServerConfig {
             listen: Listen::Addresses(vec!["0.0.0.0:0".to_owned()]),
             token_file: None,
+            tls: None,
+            insecure_plaintext: false,
             preload: Vec::new(),
             max_message_size: executor_runtime::protocol::DEFAULT_MAX_MESSAGE_SIZE,
             work_dir: std::env::temp_dir(),
@@ -473,5 +552,43 @@ mod tests {
             "{error}"
         );
         assert!(error.to_string().contains("--token-file"), "{error}");
+    }
+
+    #[test]
+    fn a_non_loopback_address_needs_tls_unless_plaintext_is_asked_for() {
+        let rules = |has_tls, insecure_plaintext| ExposureRules {
+            has_token: true,
+            has_tls,
+            insecure_plaintext,
+        };
+        let everywhere: Vec<SocketAddr> = vec!["0.0.0.0:9000".parse().unwrap()];
+        let loopback: Vec<SocketAddr> = vec!["127.0.0.1:9000".parse().unwrap()];
+        let error = rules(false, false)
+            .check("0.0.0.0:9000", &everywhere)
+            .unwrap_err();
+        assert!(
+            matches!(error, ServerError::PlaintextRefused { .. }),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains("--tls-cert") && message.contains("--insecure-plaintext"),
+            "{message}"
+        );
+        assert!(
+            rules(true, false)
+                .check("0.0.0.0:9000", &everywhere)
+                .is_ok()
+        );
+        assert!(
+            rules(false, true)
+                .check("0.0.0.0:9000", &everywhere)
+                .is_ok()
+        );
+        assert!(
+            rules(false, false)
+                .check("127.0.0.1:9000", &loopback)
+                .is_ok()
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use std::{
     io::{IsTerminal, Write},
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::ExitCode,
     time::Duration,
 };
@@ -14,7 +14,8 @@ use executor_runtime::{address::Address, config, protocol::DEFAULT_MAX_MESSAGE_S
 use executor_server::{
     DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS,
     DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_MAX_SESSIONS, DEFAULT_WARM_WORKERS,
-    HandshakeLimits, Listen, Server, ServerConfig, WorkerConfig, run_worker, sockets_passed,
+    HandshakeLimits, Listen, Server, ServerConfig, TlsFiles, WorkerConfig, identity, run_worker,
+    sockets_passed,
 };
 use tracing_subscriber::EnvFilter;
 
@@ -29,7 +30,8 @@ struct Cli {
     /// Port 0 picks a free port; once all are bound, each address is printed
     /// to stdout as "Listening on ADDRESS", in the order given. A port in use
     /// is one line on stderr saying "Address already in use", and exit 1.
-    /// A non-loopback HOST:PORT requires --token-file. A unix:PATH socket file is made mode 0600 (see
+    /// A non-loopback HOST:PORT requires --token-file, and --tls-cert with
+    /// --tls-key unless --insecure-plaintext. A unix:PATH socket file is made mode 0600 (see
     /// --socket-group), replaces a stale one, is removed when the server
     /// stops, and admits the processes of --allow-uid only, without a token.
     /// Started by systemd with sockets (socket activation: LISTEN_PID and
@@ -59,6 +61,22 @@ struct Cli {
     /// (clients set EXECUTOR_TOKEN or EXECUTOR_TOKEN_FILE).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
+
+    /// The PEM certificate (chain) to serve TLS 1.3 with on every TCP
+    /// listener (Unix sockets stay plaintext: the kernel vouches for their
+    /// peer). Clients pin its fingerprint (tls_fingerprint) or name its CA
+    /// (tls_ca); a plaintext client is refused. --gen-identity makes one.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+
+    /// The PEM private key of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+
+    /// Serves a non-loopback TCP address without TLS (with a warning): the
+    /// token and every session cross the network in clear.
+    #[arg(long)]
+    insecure_plaintext: bool,
 
     /// A shared library loaded into every session's worker with its symbols
     /// global (RTLD_GLOBAL): they serve executor.call in both layouts and
@@ -122,6 +140,15 @@ struct Cli {
     /// at its first request.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_WARM_WORKERS)]
     warm_workers: usize,
+
+    /// Instead of serving, makes a TLS identity in DIR (created, private, if
+    /// missing): a self-signed certificate for this host's name, localhost,
+    /// 127.0.0.1 and ::1 in DIR/cert.pem, and its key in DIR/key.pem (mode
+    /// 0600). Prints the certificate's fingerprint, sha256: and 64 hex
+    /// digits, which clients pin (tls_fingerprint in their config file).
+    /// Never replaces an identity already there.
+    #[arg(long, value_name = "DIR")]
+    gen_identity: Option<PathBuf>,
 
     #[command(flatten)]
     handshake: HandshakeArgs,
@@ -243,16 +270,42 @@ fn check(address: &str) -> Result<()> {
         _ if health.authenticated => "authenticated",
         _ => "admitted without a token",
     };
+    let tls = health
+        .tls_fingerprint
+        .map_or_else(String::new, |fingerprint| format!(", TLS {fingerprint}"));
     println!(
-        "{parsed}: reachable, {admission}, protocol version {}, {} of {} sessions in use",
+        "{parsed}: reachable, {admission}, protocol version {}, {} of {} sessions in use{tls}",
         health.protocol_version, health.sessions, health.max_sessions
     );
     Ok(())
 }
 
+/// `--gen-identity DIR`: a new identity, and its fingerprint on stdout.
+fn gen_identity(dir: &Path) -> Result<()> {
+    let mut names = vec![
+        "localhost".to_owned(),
+        "127.0.0.1".to_owned(),
+        "::1".to_owned(),
+    ];
+    names.extend(host_name());
+    let fingerprint = identity::generate(dir, names)?;
+    println!("{fingerprint}");
+    Ok(())
+}
+
+/// This host's name, if it has one that is not localhost.
+fn host_name() -> Option<String> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
+    let name = name.trim();
+    (!name.is_empty() && name != "localhost").then(|| name.to_owned())
+}
+
 fn run(cli: Cli, listen_given: bool) -> Result<()> {
     if let Some(address) = &cli.check {
         return check(address).with_context(|| format!("--check {address}"));
+    }
+    if let Some(dir) = &cli.gen_identity {
+        return gen_identity(dir).with_context(|| format!("--gen-identity {}", dir.display()));
     }
     if cli.worker.worker {
         let WorkerArgs {
@@ -281,6 +334,11 @@ fn run(cli: Cli, listen_given: bool) -> Result<()> {
     let config = ServerConfig {
         listen,
         token_file: cli.token_file,
+        tls: cli
+            .tls_cert
+            .zip(cli.tls_key)
+            .map(|(cert, key)| TlsFiles { cert, key }),
+        insecure_plaintext: cli.insecure_plaintext,
         preload: cli.preload,
         max_message_size: cli.max_message_size,
         work_dir: cli.work_dir.unwrap_or_else(std::env::temp_dir),

@@ -3,6 +3,11 @@
 //! them, answers a `Ping` with a `Pong`, and leaves anything else, still
 //! unread, to the worker it then starts. A connection that only pings
 //! (`executor-server --check`) thus costs no process.
+//!
+//! Over TLS the bytes cannot be peeked at (they are records): the supervisor
+//! reads a request's length through the session, and its one byte if it is
+//! a Ping's; anything else is handed to the worker with the session, as
+//! plaintext it reads first. Never more than a Ping's five bytes are read.
 
 use std::{
     io::{self, Read, Write},
@@ -54,6 +59,44 @@ pub(crate) fn answer_pings(stream: &Stream, pong: impl Fn() -> Response) -> Afte
         if let Err(error) = answered {
             tracing::info!(%error, "cannot answer a ping");
             return AfterPings::ClientGone;
+        }
+        tracing::debug!("answered a ping");
+    }
+}
+
+/// [`answer_pings`] through a TLS session: returns the bytes of the next
+/// request read so far (its first five at most), or None if the client left.
+pub(crate) fn answer_pings_through(
+    session: &mut (impl Read + Write),
+    pong: impl Fn() -> Response,
+) -> Option<Vec<u8>> {
+    loop {
+        let mut head = [0; PING_FRAME.len()];
+        let read = session
+            .read_exact(&mut head[..LENGTH_PREFIX_SIZE])
+            .map(|()| LENGTH_PREFIX_SIZE)
+            .and_then(|read| {
+                if head[..LENGTH_PREFIX_SIZE] == PING_FRAME[..LENGTH_PREFIX_SIZE] {
+                    session.read_exact(&mut head[read..]).map(|()| head.len())
+                } else {
+                    Ok(read)
+                }
+            });
+        match read {
+            Ok(read) if head != PING_FRAME => return Some(head[..read].to_vec()),
+            Ok(_) => {}
+            Err(error) => {
+                tracing::info!(%error, "the client is gone");
+                return None;
+            }
+        }
+        let answered = protocol::encode_frame(&pong(), u32::MAX)
+            .map_err(io::Error::other)
+            .and_then(|frame| session.write_all(&frame))
+            .and_then(|()| session.flush());
+        if let Err(error) = answered {
+            tracing::info!(%error, "cannot answer a ping");
+            return None;
         }
         tracing::debug!("answered a ping");
     }
@@ -152,6 +195,57 @@ mod tests {
         let mut unread = [0; 4];
         (&server).read_exact(&mut unread).unwrap();
         assert_eq!(unread, [0, 0, 0, 0]);
+    }
+
+    /// A byte stream in (`incoming`), what is written kept.
+    struct Scripted {
+        incoming: io::Cursor<Vec<u8>>,
+        written: Vec<u8>,
+    }
+
+    impl Read for Scripted {
+        fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+            self.incoming.read(buffer)
+        }
+    }
+
+    impl Write for Scripted {
+        fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
+            self.written.write(buffer)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn through_tls_pings_are_answered_and_no_more_of_a_request_is_read_than_its_head() {
+        let close = protocol::encode_frame(&Request::Close, 1024).unwrap();
+        let big = [0, 0, 0, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+        for (next, head) in [
+            (&close[..], &close[..]),
+            (&big[..], &big[..4]),
+            (&[0, 0, 0, 0][..], &[0, 0, 0, 0][..]),
+        ] {
+            let mut incoming = [&PING_FRAME[..], &PING_FRAME[..]].concat();
+            incoming.extend_from_slice(next);
+            let mut session = Scripted {
+                incoming: io::Cursor::new(incoming),
+                written: Vec::new(),
+            };
+            assert_eq!(
+                answer_pings_through(&mut session, pong).as_deref(),
+                Some(head)
+            );
+            let pong_frame = protocol::encode_frame(&pong(), 1024).unwrap();
+            assert_eq!(session.written, [&pong_frame[..], &pong_frame[..]].concat());
+        }
+        let mut leaving = Scripted {
+            incoming: io::Cursor::new([&PING_FRAME[..], &PING_FRAME[..3]].concat()),
+            written: Vec::new(),
+        };
+        assert_eq!(answer_pings_through(&mut leaving, pong), None);
     }
 
     #[test]

@@ -1,19 +1,23 @@
-//! One connection, from accept to close: the handshake, the session's private
-//! directory, and the supervised worker that serves it.
+//! One connection, from accept to close: on a TLS listener the TLS
+//! handshake, then the protocol's handshake (through TLS there), the
+//! session's private directory, and the supervised worker that serves it.
 
 use std::{io, os::unix::fs::PermissionsExt, path::Path, time::Instant};
 
 use tempfile::TempDir;
 
-use executor_protocol::{Stream, Transport};
+use executor_protocol::{Stream, Transport, tls::RecordExactStream};
 
 use crate::{
     Accepting,
     handshake::{self, Admission},
+    handshake_socket::HandshakeSocket,
     linger::close_gracefully,
+    link::Link,
     listener::Peer,
     pending::Pending,
     supervisor,
+    tls::{self, ServerTls},
 };
 
 /// Serves the connection `stream`, accepted at `accepted`, which counts as
@@ -55,20 +59,27 @@ pub(crate) fn serve(
         return;
     }
     // On a Unix socket, the uid was the credential: a token is not needed,
-    // and one sent is ignored.
-    let expected_token = match stream.transport() {
-        Transport::Tcp => settings.token.as_deref(),
-        Transport::Unix => None,
+    // and one sent is ignored. TLS is for TCP listeners only.
+    let (expected_token, tls) = match stream.transport() {
+        Transport::Tcp => (settings.token.as_deref(), settings.tls.as_ref()),
+        Transport::Unix => (None, None),
     };
-    let admission = handshake::read_hello(stream, expected_token, deadline, &pending);
-    if !pending.finish() {
+    let socket = HandshakeSocket::new(stream, deadline, pending);
+    let mut link = match tls {
+        None => Link::Plain(socket),
+        Some(tls) => match start_tls(tls, socket) {
+            Some(link) => link,
+            None => return,
+        },
+    };
+    let admission = handshake::read_hello(&mut link, expected_token);
+    if !link.socket_mut().finish_pending() {
         tracing::info!("closed to make room for newer connections in their handshake");
-        handshake::refuse(
-            stream,
+        handshake::refuse_through(
+            &mut link,
             "too many connections are in their handshake with this server; this one was the \
              oldest and had not sent its whole Hello"
                 .to_owned(),
-            deadline,
         );
         return;
     }
@@ -76,7 +87,8 @@ pub(crate) fn serve(
         Admission::Admit => {}
         Admission::Refuse(reason) => {
             tracing::warn!(%reason, "refused");
-            handshake::refuse(stream, reason, deadline);
+            handshake::refuse_through(&mut link, reason);
+            link.close();
             return;
         }
         Admission::Drop(error) => {
@@ -91,11 +103,11 @@ pub(crate) fn serve(
         Ok(directory) => directory,
         Err(error) => {
             tracing::error!(%error, work_dir = %settings.work_dir.display(), "cannot create a session directory");
-            handshake::refuse(
-                stream,
+            handshake::refuse_through(
+                &mut link,
                 format!("the server cannot create a session directory: {error}"),
-                deadline,
             );
+            link.close();
             return;
         }
     };
@@ -104,29 +116,30 @@ pub(crate) fn serve(
             max_sessions = settings.max_sessions,
             "refused: the server serves its limit of sessions"
         );
-        handshake::refuse(
-            stream,
+        handshake::refuse_through(
+            &mut link,
             format!(
                 "the server already serves its limit of {} sessions (executor-server --max-sessions)",
                 settings.max_sessions
             ),
-            deadline,
         );
+        link.close();
         return;
     }
     let started = Instant::now();
-    let admitted = handshake::welcome(stream, settings.max_message_size, deadline)
+    let admitted = handshake::welcome(&mut link, settings.max_message_size)
         .map_err(io::Error::other)
         // Requests may come at any pace and kernels run as long as they
         // need: no timeouts once the session is open. Only a client whose
         // host has gone silent is given up on (on TCP, set up above).
-        .and_then(|()| clear_timeouts(stream));
+        .and_then(|()| link.socket_mut().end_deadline());
     match admitted {
         Ok(()) => {
             tracing::info!(directory = %directory.path().display(), "session started");
             supervisor::run(
                 id,
                 stream,
+                link,
                 directory.path(),
                 settings,
                 live_sessions,
@@ -143,9 +156,43 @@ pub(crate) fn serve(
     tracing::info!(elapsed = ?started.elapsed(), "session ended");
 }
 
-fn clear_timeouts(stream: &Stream) -> io::Result<()> {
-    stream.set_read_timeout(None)?;
-    stream.set_write_timeout(None)
+/// Runs the TLS handshake of a connection on a TLS listener; None when the
+/// connection ends there. A client that does not start with a TLS record
+/// speaks the protocol in plaintext: it is told so, in plaintext.
+fn start_tls<'s>(tls: &ServerTls, mut socket: HandshakeSocket<'s>) -> Option<Link<'s>> {
+    match socket.peek_first_byte() {
+        Ok(Some(tls::HANDSHAKE_RECORD)) => {}
+        Ok(Some(_)) => {
+            socket.finish_pending();
+            tracing::warn!("refused: a plaintext client on a TLS listener");
+            handshake::refuse_through(&mut socket, tls::PLAINTEXT_REFUSED.to_owned());
+            close_gracefully(socket.stream());
+            return None;
+        }
+        Ok(None) => {
+            tracing::info!("closed before the TLS handshake");
+            return None;
+        }
+        Err(error) => {
+            tracing::info!(%error, "closed before the TLS handshake");
+            return None;
+        }
+    }
+    let connection = match tls.accept() {
+        Ok(connection) => connection,
+        Err(error) => {
+            tracing::error!(%error, "cannot start a TLS session");
+            return None;
+        }
+    };
+    let mut session = RecordExactStream::new(connection, socket);
+    match session.complete_handshake() {
+        Ok(()) => Some(Link::Tls(Box::new(session))),
+        Err(error) => {
+            tracing::info!(%error, "the TLS handshake failed");
+            None
+        }
+    }
 }
 
 /// A directory only this user can enter, removed when the session ends.

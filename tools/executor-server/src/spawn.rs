@@ -15,7 +15,11 @@ use std::{
     process::{Child, Command, Stdio},
 };
 
-use crate::{Settings, handover, status::StatusTable};
+use crate::{
+    Settings,
+    handover::{self, SessionTls},
+    status::StatusTable,
+};
 use executor_protocol::Stream;
 
 /// A worker process that has not been given a session yet.
@@ -87,8 +91,9 @@ impl SpawnedWorker {
         mut self,
         stream: &Stream,
         directory: &Path,
+        tls: Option<&SessionTls>,
     ) -> io::Result<(Child, StatusTable)> {
-        match handover::send_session(self.control.as_fd(), stream.as_fd(), directory) {
+        match handover::send_session(self.control.as_fd(), stream.as_fd(), directory, tls) {
             Ok(()) => Ok((self.child, self.status)),
             Err(error) => {
                 let _ = self.child.kill();

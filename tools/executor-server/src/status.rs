@@ -15,13 +15,24 @@
 //! distinct symbols at once than there are slots are only counted. The table
 //! lives in the worker's memory, where a kernel could scribble on it: the
 //! supervisor reads it as untrusted data (every length clamped, any bytes
-//! accepted), and at worst names the wrong kernel.
+//! accepted), and at worst names the wrong kernel, or (over TLS) numbers its
+//! crash report wrongly. A kernel that does so runs in its own session's
+//! worker, which holds that session's keys anyway: it can harm only its own
+//! session.
+//!
+//! Over TLS the worker's writer marks the table while it sends records and
+//! notes the next record's number after each write, so that the supervisor
+//! sends a crash report only where no record was sent before (a number used
+//! twice would reuse an AES-GCM nonce).
 
 use std::{
     io,
     os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd},
     ptr::NonNull,
-    sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering},
+    sync::{
+        Arc,
+        atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering},
+    },
 };
 
 use rustc_hash::FxHashMap;
@@ -37,12 +48,20 @@ const SLOTS: usize = 64;
 // The table: a header, then the slots.
 //
 // header := unrecorded: u64          -- runs in progress that have no slot
+//           tx_sequence: u64         -- over TLS, 1 + the sequence number of
+//                                       the next record the worker sends
+//                                       (0: none sent since the handover;
+//                                       WRITING while it sends records)
 // slot   := running: u32             -- runs of the symbol in progress
 //           len: u32                 -- the symbol's length in bytes
 //           order: u64               -- when running last went from 0 to 1
 //           name: [u8; MAX_RECORDED_SYMBOL]
 const UNRECORDED: usize = 0;
+const TX_SEQUENCE: usize = 8;
 const HEADER_SIZE: usize = 64;
+/// `tx_sequence` while the worker is sending records: which numbers it has
+/// used is unknown, so no record may follow them.
+const WRITING: u64 = u64::MAX;
 const SLOT_RUNNING: usize = 0;
 const SLOT_LEN: usize = 4;
 const SLOT_ORDER: usize = 8;
@@ -51,6 +70,7 @@ const SLOT_SIZE: usize = SLOT_NAME + MAX_RECORDED_SYMBOL;
 const TABLE_SIZE: usize = HEADER_SIZE + SLOTS * SLOT_SIZE;
 
 /// The table mapped into this process, accessed only through atomics.
+/// Shared by the worker's announcer and its TLS writer ([`RecordLog`]).
 struct Table {
     base: NonNull<u8>,
 }
@@ -116,6 +136,10 @@ impl Table {
         self.at(UNRECORDED)
     }
 
+    fn tx_sequence(&self) -> &AtomicU64 {
+        self.at(TX_SEQUENCE)
+    }
+
     fn running(&self, slot: usize) -> &AtomicU32 {
         self.at(HEADER_SIZE + slot * SLOT_SIZE + SLOT_RUNNING)
     }
@@ -167,6 +191,15 @@ impl StatusTable {
         Ok((Self { table }, file))
     }
 
+    /// Over TLS, where the worker's records to the client stopped.
+    pub fn records_sent(&self) -> RecordsSent {
+        match self.table.tx_sequence().load(Ordering::Acquire) {
+            0 => RecordsSent::NoneRecorded,
+            WRITING => RecordsSent::Writing,
+            next => RecordsSent::UpTo(next - 1),
+        }
+    }
+
     /// What the worker is running, as far as the table says.
     pub fn running_symbols(&self) -> RunningSymbols {
         let table = &self.table;
@@ -190,9 +223,42 @@ impl StatusTable {
     }
 }
 
+/// Over TLS, where the worker's records to the client stopped, as the table
+/// says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RecordsSent {
+    /// None since the handover: the next record is the handover's.
+    NoneRecorded,
+    /// It died while sending: a record sent after its last one would reuse
+    /// a number (and so an AES-GCM nonce) it may have used.
+    Writing,
+    /// The next record is numbered this.
+    UpTo(u64),
+}
+
+/// The worker's TLS writer's note, in the table, of the records it sends:
+/// [`RecordLog::writing`] before each write, [`RecordLog::sent_up_to`]
+/// after it.
+pub(crate) struct RecordLog {
+    table: Arc<Table>,
+}
+
+impl RecordLog {
+    pub fn writing(&self) {
+        self.table.tx_sequence().store(WRITING, Ordering::Release);
+    }
+
+    pub fn sent_up_to(&self, next_sequence: u64) {
+        // Never WRITING or 0: a sequence number that high ends the session
+        // long before (rustls's limits).
+        let stored = next_sequence.saturating_add(1).min(WRITING - 1);
+        self.table.tx_sequence().store(stored, Ordering::Release);
+    }
+}
+
 /// The worker's side: records what it runs.
 pub(crate) struct Announcer {
-    table: Table,
+    table: Arc<Table>,
     /// The slot of each symbol in the table, running or not (Fx hashing:
     /// looked up at every launch, with names from the session's own client).
     slots: FxHashMap<String, usize>,
@@ -214,13 +280,21 @@ impl Announcer {
     /// afterwards).
     pub fn attach(file: BorrowedFd<'_>) -> io::Result<Self> {
         Ok(Self {
-            table: Table::map(file)?,
+            table: Arc::new(Table::map(file)?),
             slots: FxHashMap::default(),
             names: vec![None; SLOTS],
             running: vec![0; SLOTS],
             unrecorded: 0,
             next_order: 0,
         })
+    }
+
+    /// The note the worker's TLS writer keeps of the records it sends, so
+    /// that the supervisor can send one after them if the worker dies.
+    pub fn record_log(&self) -> RecordLog {
+        RecordLog {
+            table: Arc::clone(&self.table),
+        }
     }
 
     /// Records that `symbol` is about to run; stored before the call, so it
@@ -369,6 +443,19 @@ mod tests {
         let reused = announcer.started("a\nb");
         assert_eq!(table.running_symbols().describe(), "a\nb");
         announcer.finished(reused);
+    }
+
+    #[test]
+    fn the_supervisor_sees_where_the_tls_records_stopped() {
+        let (table, announcer) = pair();
+        let log = announcer.record_log();
+        assert_eq!(table.records_sent(), RecordsSent::NoneRecorded);
+        log.sent_up_to(0);
+        assert_eq!(table.records_sent(), RecordsSent::UpTo(0));
+        log.writing();
+        assert_eq!(table.records_sent(), RecordsSent::Writing);
+        log.sent_up_to(41);
+        assert_eq!(table.records_sent(), RecordsSent::UpTo(41));
     }
 
     #[test]

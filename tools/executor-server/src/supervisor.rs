@@ -9,9 +9,16 @@
 //! supervisor sleeps in `poll` on a pidfd of the worker (readable when it
 //! exits) and on the connection (for the client hanging up): nothing wakes it
 //! while the session runs.
+//!
+//! Over TLS, the supervisor hands the worker the session's secrets with the
+//! connection and keeps them: the worker notes in the status table the
+//! sequence number of its next record after each write, and that it is
+//! writing while it writes, so that a crash report can be sent as the record
+//! after its last. A worker that died while writing leaves the session
+//! unreported: the client sees the connection end.
 
 use std::{
-    io,
+    io::{self, Write},
     os::{
         fd::{AsRawFd, FromRawFd, OwnedFd, RawFd},
         unix::process::ExitStatusExt,
@@ -23,14 +30,19 @@ use std::{
 
 use crate::{
     Settings,
+    handover::SessionTls,
     linger::close_gracefully,
+    link::Link,
     ping::{self, AfterPings},
     shutdown::{LiveSessions, kill_process_group},
     spawn::SpawnedWorker,
-    status::{RunningSymbols, StatusTable},
+    status::{RecordsSent, RunningSymbols, StatusTable},
     warm_pool::WarmPool,
 };
-use executor_protocol::{self as protocol, Response, Stream, signal_name};
+use executor_protocol::{
+    self as protocol, Response, Stream, signal_name,
+    tls::{TlsRecords, TlsSessionSecrets},
+};
 
 /// How long a worker may go on after its client disconnected (it notices on
 /// its next read, unless a kernel keeps it busy) before it is killed.
@@ -49,6 +61,7 @@ const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(50);
 pub(crate) fn run(
     id: u64,
     stream: &Stream,
+    link: Link<'_>,
     directory: &Path,
     settings: &Settings,
     live_sessions: &LiveSessions,
@@ -58,15 +71,40 @@ pub(crate) fn run(
         sessions: u32::try_from(live_sessions.count().saturating_sub(1)).unwrap_or(u32::MAX),
         max_sessions: settings.max_sessions,
     };
-    if ping::answer_pings(stream, pong) == AfterPings::ClientGone {
-        return;
-    }
-    let (mut child, status) = match start_session(stream, directory, settings, pool) {
+    let tls = match link {
+        Link::Plain(_) => {
+            if ping::answer_pings(stream, pong) == AfterPings::ClientGone {
+                return;
+            }
+            None
+        }
+        Link::Tls(mut session) => {
+            let Some(mut unread_plaintext) = ping::answer_pings_through(&mut *session, pong) else {
+                return;
+            };
+            match session.hand_over() {
+                Ok(handover) => {
+                    unread_plaintext.extend_from_slice(&handover.unread_plaintext);
+                    Some(SessionTls {
+                        secrets: handover.secrets,
+                        unread_plaintext,
+                    })
+                }
+                Err(error) => {
+                    tracing::info!(%error, "cannot hand the TLS session over");
+                    return;
+                }
+            }
+        }
+    };
+    let (mut child, status) = match start_session(stream, directory, tls.as_ref(), settings, pool) {
         Ok(started) => started,
         Err(error) => {
             tracing::error!(%error, program = %settings.worker_program.display(), "cannot start a worker");
+            let secrets = tls.as_ref().map(|tls| &tls.secrets);
             report(
                 stream,
+                secrets.map(|secrets| (secrets, secrets.tx().sequence())),
                 &Response::Failed {
                     message: format!("the server cannot start a worker: {error}"),
                 },
@@ -88,8 +126,30 @@ pub(crate) fn run(
             return;
         }
     };
-    // The worker is gone: what the table says now is what it was running.
-    conclude(stream, exit, &status.running_symbols(), client_gone);
+    // The worker is gone: what the table says now is what it was running,
+    // and, over TLS, where its records stopped. The report goes on as its
+    // next record, unless it died while sending: which numbers it used is
+    // then unknown, and a number used twice reuses an AES-GCM nonce.
+    let next_record = tls.as_ref().map(|tls| match status.records_sent() {
+        RecordsSent::NoneRecorded => Some(tls.secrets.tx().sequence()),
+        RecordsSent::UpTo(next) => Some(next),
+        RecordsSent::Writing => None,
+    });
+    let reportable = !matches!(next_record, Some(None));
+    if !reportable {
+        tracing::warn!("the worker died while sending a TLS record: the session ends unreported");
+    }
+    let position = tls
+        .as_ref()
+        .zip(next_record.flatten())
+        .map(|(tls, next)| (&tls.secrets, next));
+    conclude(
+        stream,
+        position,
+        exit,
+        &status.running_symbols(),
+        client_gone || !reportable,
+    );
 }
 
 /// Hands the session to a warm worker, or to one started for it when none is
@@ -97,16 +157,17 @@ pub(crate) fn run(
 fn start_session(
     stream: &Stream,
     directory: &Path,
+    tls: Option<&SessionTls>,
     settings: &Settings,
     pool: &WarmPool,
 ) -> io::Result<(Child, StatusTable)> {
     if let Some(warm) = pool.take() {
-        match warm.hand_over(stream, directory) {
+        match warm.hand_over(stream, directory, tls) {
             Ok(started) => return Ok(started),
             Err(error) => tracing::warn!(%error, "a warm worker could not take the session"),
         }
     }
-    SpawnedWorker::spawn(settings)?.hand_over(stream, directory)
+    SpawnedWorker::spawn(settings)?.hand_over(stream, directory, tls)
 }
 
 /// Waits until the worker exits. A client that disconnects gets its worker
@@ -226,9 +287,19 @@ fn poll(
     Ok((fds[0].revents != 0, fds[1].revents & hung_up != 0))
 }
 
+/// Over TLS: the session's secrets and the sequence number of the next
+/// record to the client.
+type TlsPosition<'a> = Option<(&'a TlsSessionSecrets, u64)>;
+
 /// Tells a client that is still there how its session ended, if the worker
 /// could not: it died by a signal, or exited in the middle of a request.
-fn conclude(stream: &Stream, exit: ExitStatus, running: &RunningSymbols, client_gone: bool) {
+fn conclude(
+    stream: &Stream,
+    tls: TlsPosition<'_>,
+    exit: ExitStatus,
+    running: &RunningSymbols,
+    client_gone: bool,
+) {
     let symbol = running.describe();
     let response = match exit.signal() {
         Some(signal) => {
@@ -255,14 +326,29 @@ fn conclude(stream: &Stream, exit: ExitStatus, running: &RunningSymbols, client_
         }
     };
     if !client_gone {
-        report(stream, &response);
+        report(stream, tls, &response);
     }
 }
 
-/// Sends a last message and closes the connection.
-fn report(stream: &Stream, response: &Response) {
+/// Sends a last message and closes the connection (over TLS, as the record
+/// numbered as `tls` says, then close_notify).
+fn report(stream: &Stream, tls: TlsPosition<'_>, response: &Response) {
     let _ = stream.set_write_timeout(Some(REPORT_TIMEOUT));
-    if let Err(error) = protocol::write_message(&mut &*stream, response, u32::MAX) {
+    let sent = match tls {
+        None => protocol::write_message(&mut &*stream, response, u32::MAX),
+        Some((secrets, next)) => {
+            TlsRecords::resume(stream, &secrets.with_tx_sequence(next), Vec::new())
+                .map_err(io::Error::from)
+                .and_then(|mut records| {
+                    let frame =
+                        protocol::encode_frame(response, u32::MAX).map_err(io::Error::other)?;
+                    records.write_all(&frame)?;
+                    records.close()
+                })
+                .map_err(protocol::ProtocolError::Io)
+        }
+    };
+    if let Err(error) = sent {
         tracing::info!(%error, "cannot report to the client");
     }
     close_gracefully(stream);

@@ -5,7 +5,9 @@
 //! comes), and serves that session's requests. Before running any client
 //! symbol it records which in the status table it shares with the
 //! supervisor, so that a crash can be reported. Between requests it polls its
-//! socket for a moment before it blocks on it (`executor_runtime::polling`).
+//! socket for a moment before it blocks on it (`executor_runtime::polling`),
+//! except over TLS (`session_io.rs`), where a read cannot stop inside a
+//! record.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -20,8 +22,7 @@ use std::{
 
 use crate::{
     ServerError, handover,
-    linger::close_gracefully,
-    request_stream::RequestStream,
+    session_io::{self, ReplyWriter, RequestReader},
     status::{Announcer, Running},
 };
 use executor_abi::call_buffer::Layout;
@@ -56,16 +57,19 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     die_of_memory_faults();
     // Before the session comes: this is what a warm worker has done already.
     let started = start_executor(&config.preload);
-    let Some((socket, session_dir)) = handover::receive_session(control.as_fd())
+    let Some(session) = handover::receive_session(control.as_fd())
         .map_err(|error| ServerError::Worker(format!("cannot receive a session: {error}")))?
     else {
         // The server closed the channel: no session will come.
         return Ok(());
     };
     drop(control);
-    let stream = Stream::from_fd(socket).map_err(|error| {
-        ServerError::Worker(format!("cannot serve the session's socket: {error}"))
-    })?;
+    let session_dir = session.directory;
+    let (reader, mut writer) = Stream::from_fd(session.connection)
+        .and_then(|stream| session_io::split(stream, session.tls, announcer.record_log()))
+        .map_err(|error| {
+            ServerError::Worker(format!("cannot serve the session's socket: {error}"))
+        })?;
     let executor = match started {
         Ok(executor) => executor,
         Err(error) => {
@@ -73,22 +77,17 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
             let failed = Response::Failed {
                 message: format!("the executor cannot start: {error}"),
             };
-            let _ = protocol::write_message(&mut &stream, &failed, config.max_message_size);
-            close_gracefully(&stream);
+            let _ = protocol::write_message(&mut writer, &failed, config.max_message_size);
+            writer.close();
             return Err(ServerError::Worker(error.to_string()));
         }
     };
-    let reader = match stream.try_clone() {
-        Ok(clone) => {
-            BufReader::with_capacity(protocol::READ_BUFFER_SIZE, RequestStream::new(clone))
-        }
-        Err(error) => return Err(ServerError::Worker(error.to_string())),
-    };
+    let reader = BufReader::with_capacity(protocol::READ_BUFFER_SIZE, reader);
     let assets = open_asset_directory(&session_dir).map_err(|error| {
         ServerError::Worker(format!("cannot make the asset directory: {error}"))
     })?;
     Worker {
-        stream,
+        writer,
         reader,
         announcer,
         executor,
@@ -162,10 +161,10 @@ fn start_executor(preload: &[PathBuf]) -> Result<LocalExecutor> {
 }
 
 struct Worker {
-    stream: Stream,
+    writer: ReplyWriter,
     /// Requests are read through a buffer: a small frame then takes one
     /// system call, not one for its length and more for its payload.
-    reader: BufReader<RequestStream>,
+    reader: BufReader<RequestReader>,
     announcer: Announcer,
     executor: LocalExecutor,
     /// The session's private directory, where shared libraries are stored.
@@ -200,7 +199,7 @@ enum Reply {
 impl Worker {
     fn serve(mut self) {
         loop {
-            if self.reader.buffer().is_empty() {
+            if self.reader.buffer().is_empty() && self.reader.get_ref().can_poll() {
                 // A client launching in a loop sends its next request within
                 // the poll, and the worker is still on its CPU to take it:
                 // the poll reads it into the buffer.
@@ -237,7 +236,7 @@ impl Worker {
                         ),
                     };
                     let _ = self.reply(Reply::Message(failed));
-                    close_gracefully(&self.stream);
+                    self.writer.close();
                     return self.abandon();
                 }
                 Err(error) => {
@@ -252,7 +251,7 @@ impl Worker {
                 return self.abandon();
             }
             if closing {
-                close_gracefully(&self.stream);
+                self.writer.close();
                 return;
             }
         }
@@ -320,7 +319,7 @@ impl Worker {
                 Err(error) => protocol::encode_frame(&unsendable(&error), self.max_message_size)?,
             };
         }
-        (&self.stream).write_all(&self.frame)?;
+        self.writer.write_all(&self.frame)?;
         Ok(())
     }
 

@@ -1,7 +1,8 @@
 //! Three executor-servers on three hosts: network namespaces on one bridge,
 //! with addresses this test assigns (a 10.x.y.0/24 derived from its process
-//! id), each server with a token of its own that the client takes from a
-//! configuration file (`EXECUTOR_CONFIG`). A host program (this test binary
+//! id), each server with a token and a TLS identity of its own, which the
+//! client's configuration file (`EXECUTOR_CONFIG`) names: its token file and
+//! the pinned fingerprint of its certificate. A host program (this test binary
 //! again, running `host_program`) uses all three through the C ABI, sync and
 //! async; one server restarts and the host reopens it; then one link is set
 //! down under a running launch: the host prints one line naming that address
@@ -144,9 +145,11 @@ impl Drop for Network {
     }
 }
 
-/// The executor-server of `host`, in its namespace, with its token file.
+/// The executor-server of `host`, in its namespace, with its token file and
+/// TLS identity.
 fn start_server(network: &Network, host: usize, secrets: &Path) -> Server {
     let token_file = secrets.join(format!("{host}.token"));
+    let identity = secrets.join(format!("identity-{host}"));
     let work_dir = secrets.join(format!("work-{host}"));
     std::fs::create_dir_all(&work_dir).unwrap();
     let mut command = Command::new("ip");
@@ -155,21 +158,35 @@ fn start_server(network: &Network, host: usize, secrets: &Path) -> Server {
         .args(["--listen", &network.address(host)])
         .arg("--token-file")
         .arg(&token_file)
+        .arg("--tls-cert")
+        .arg(identity.join("cert.pem"))
+        .arg("--tls-key")
+        .arg(identity.join("key.pem"))
         .args(["--dead-link-timeout", &DEAD_LINK_SECONDS.to_string()]);
     Server::spawn(command, &work_dir)
 }
 
-/// Writes each host's token file and the client's configuration naming them.
+/// Writes each host's token file and TLS identity, and the client's
+/// configuration naming them.
 fn write_secrets(network: &Network, secrets: &Path) -> PathBuf {
     let mut config = String::from("# one section per executor-server\n");
     for host in 0..HOSTS {
         let token_file = secrets.join(format!("{host}.token"));
         std::fs::write(&token_file, format!("the secret of host {host}\n")).unwrap();
+        let identity = Command::new(SERVER)
+            .arg("--gen-identity")
+            .arg(secrets.join(format!("identity-{host}")))
+            .output()
+            .unwrap();
+        assert!(identity.status.success(), "{identity:?}");
+        let fingerprint = String::from_utf8(identity.stdout).unwrap();
         let deadline_ms = DEAD_LINK_SECONDS * 1000;
         config += &format!(
-            "[{}]\ntoken_file = {host}.token\nconnect_timeout_ms = {deadline_ms}\n\
-             handshake_timeout_ms = {deadline_ms}\ndead_link_timeout_ms = {deadline_ms}\n\n",
-            network.address(host)
+            "[{}]\ntoken_file = {host}.token\ntls_fingerprint = {}\n\
+             connect_timeout_ms = {deadline_ms}\nhandshake_timeout_ms = {deadline_ms}\n\
+             dead_link_timeout_ms = {deadline_ms}\n\n",
+            network.address(host),
+            fingerprint.trim()
         );
     }
     let path = secrets.join("executors.conf");
@@ -305,6 +322,7 @@ fn three_hosts_with_their_own_tokens_a_restart_a_cut_link_and_a_killed_server() 
             )),
             "{line}"
         );
+        assert!(line.contains(", TLS sha256:"), "the session is TLS: {line}");
     }
 
     // One host program uses all three, sync and async.

@@ -1,0 +1,333 @@
+//! The client's side of TLS: whom it trusts at an address (a pinned
+//! certificate fingerprint, or the CA certificates of a file), the rustls
+//! configuration that trusts exactly that (TLS 1.3 only, the ring provider),
+//! and the handshake, whose every failure is one line saying what failed.
+//!
+//! A pinned fingerprint is checked by [`PinnedCertificate`]: the server's
+//! certificate must be the one whose SHA-256 is pinned (so names and dates do
+//! not matter: it is the key that is trusted, as with SSH's known_hosts), and
+//! the handshake's signatures are still verified against it, which proves the
+//! server holds its key.
+
+use std::{
+    io::{self, Read, Write},
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Duration,
+};
+
+use executor_protocol::{Fingerprint, Stream};
+use rustls::{
+    CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, OtherError,
+    RootCertStore, SignatureScheme,
+    client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier},
+    crypto::{CryptoProvider, ring},
+    pki_types::{CertificateDer, ServerName, UnixTime, pem::PemObject},
+};
+
+/// Which servers a client trusts at an address: what makes it TLS.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TlsTrust {
+    /// The server's certificate is the one with this SHA-256 fingerprint
+    /// (`tls_fingerprint`).
+    Fingerprint(Fingerprint),
+    /// The server's certificate is issued by a CA of this PEM file for the
+    /// address's host name or IP address (`tls_ca`).
+    CaFile(PathBuf),
+}
+
+/// A session's TLS stream over its socket.
+pub(super) type TlsStream = rustls::StreamOwned<ClientConnection, Stream>;
+
+/// Runs the TLS handshake with the server at `address` over `stream`, each
+/// wait bounded by `timeout`; returns the session and the fingerprint of the
+/// certificate the server presented. The error is the reason, one line.
+pub(super) fn handshake(
+    address: &str,
+    stream: Stream,
+    trust: &TlsTrust,
+    timeout: Duration,
+) -> Result<(TlsStream, Fingerprint), String> {
+    let config = client_config(address, trust)?;
+    let name = server_name(address, trust)?;
+    let mut connection = ClientConnection::new(config, name)
+        .map_err(|error| format!("cannot start a TLS session: {error}"))?;
+    stream
+        .set_read_timeout(Some(timeout))
+        .and_then(|()| stream.set_write_timeout(Some(timeout)))
+        .map_err(|error| error.to_string())?;
+    let mut observed = FirstByte {
+        stream: &stream,
+        first: None,
+    };
+    while connection.is_handshaking() {
+        if let Err(error) = connection.complete_io(&mut observed) {
+            return Err(explain(&error, observed.first, trust, timeout));
+        }
+    }
+    let presented = connection
+        .peer_certificates()
+        .and_then(|chain| chain.first())
+        .map(|certificate| Fingerprint::of_certificate(certificate))
+        .ok_or_else(|| "the server presented no certificate".to_owned())?;
+    Ok((rustls::StreamOwned::new(connection, stream), presented))
+}
+
+/// The one line a failed handshake is reported as.
+fn explain(error: &io::Error, first: Option<u8>, trust: &TlsTrust, timeout: Duration) -> String {
+    /// A TLS server's first record is a handshake one (or an alert).
+    const HANDSHAKE: u8 = 0x16;
+    const ALERT: u8 = 0x15;
+    if let Some(first) = first
+        && first != HANDSHAKE
+        && first != ALERT
+    {
+        return "the server does not speak TLS (it answered in plaintext): remove tls_fingerprint \
+                and tls_ca from its section, or start it with --tls-cert and --tls-key"
+            .to_owned();
+    }
+    if matches!(
+        error.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    ) {
+        return format!(
+            "no TLS handshake reply within {timeout:?}: is an executor-server listening there?"
+        );
+    }
+    match error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+    {
+        Some(rustls::Error::InvalidCertificate(CertificateError::Other(OtherError(inner))))
+            if inner.downcast_ref::<Mismatch>().is_some() =>
+        {
+            inner.to_string()
+        }
+        Some(rustls::Error::InvalidCertificate(reason)) => match trust {
+            TlsTrust::CaFile(path) => format!(
+                "the server's certificate is not trusted by tls_ca '{}': {}",
+                path.display(),
+                rustls::Error::InvalidCertificate(reason.clone())
+            ),
+            TlsTrust::Fingerprint(_) => {
+                format!("TLS: {}", rustls::Error::InvalidCertificate(reason.clone()))
+            }
+        },
+        Some(other) => format!("the TLS handshake failed: {other}"),
+        None if first.is_none() && error.kind() == io::ErrorKind::UnexpectedEof => {
+            "the server closed the connection in the TLS handshake".to_owned()
+        }
+        None => format!("the TLS handshake failed: {error}"),
+    }
+}
+
+/// The client configuration trusting `trust`, TLS 1.3 only.
+fn client_config(address: &str, trust: &TlsTrust) -> Result<Arc<ClientConfig>, String> {
+    let provider = Arc::new(ring::default_provider());
+    let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|error| format!("cannot configure TLS: {error}"))?;
+    let config = match trust {
+        TlsTrust::Fingerprint(expected) => builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(PinnedCertificate {
+                address: address.to_owned(),
+                expected: *expected,
+                provider,
+            }))
+            .with_no_client_auth(),
+        TlsTrust::CaFile(path) => builder
+            .with_root_certificates(read_roots(path)?)
+            .with_no_client_auth(),
+    };
+    Ok(Arc::new(config))
+}
+
+/// The CA certificates of the PEM file at `path`.
+fn read_roots(path: &Path) -> Result<RootCertStore, String> {
+    let unusable = |reason: String| format!("cannot use tls_ca '{}': {reason}", path.display());
+    let certificates = CertificateDer::pem_file_iter(path)
+        .and_then(|certificates| certificates.collect::<Result<Vec<_>, _>>())
+        .map_err(|error| unusable(error.to_string()))?;
+    if certificates.is_empty() {
+        return Err(unusable("it holds no certificate".to_owned()));
+    }
+    let mut roots = RootCertStore::empty();
+    for certificate in certificates {
+        roots
+            .add(certificate)
+            .map_err(|error| unusable(error.to_string()))?;
+    }
+    Ok(roots)
+}
+
+/// The name the server's certificate must be valid for: the address's host
+/// (a DNS name or an IP address). A pinned certificate is not checked for
+/// names, so any host will do there.
+fn server_name(address: &str, trust: &TlsTrust) -> Result<ServerName<'static>, String> {
+    let host = address
+        .rsplit_once(':')
+        .map_or(address, |(host, _)| host)
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    match (ServerName::try_from(host.to_owned()), trust) {
+        (Ok(name), _) => Ok(name),
+        (Err(_), TlsTrust::Fingerprint(_)) => Ok(ServerName::try_from("executor-server")
+            .map_err(|error| error.to_string())?
+            .to_owned()),
+        (Err(error), TlsTrust::CaFile(_)) => Err(format!(
+            "'{host}' is neither a host name nor an IP address a certificate can name: {error}"
+        )),
+    }
+}
+
+/// A pinned fingerprint that the server's certificate does not have.
+#[derive(Debug)]
+struct Mismatch {
+    address: String,
+    expected: Fingerprint,
+    presented: Fingerprint,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            formatter,
+            "the server's certificate is {}, not the pinned {} (tls_fingerprint): another \
+             server answers at {}, or its identity changed",
+            self.presented, self.expected, self.address
+        )
+    }
+}
+
+impl std::error::Error for Mismatch {}
+
+/// Trusts the one certificate whose fingerprint is pinned.
+#[derive(Debug)]
+struct PinnedCertificate {
+    address: String,
+    expected: Fingerprint,
+    provider: Arc<CryptoProvider>,
+}
+
+impl ServerCertVerifier for PinnedCertificate {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let presented = Fingerprint::of_certificate(end_entity);
+        if presented == self.expected {
+            return Ok(ServerCertVerified::assertion());
+        }
+        Err(rustls::Error::InvalidCertificate(CertificateError::Other(
+            OtherError(Arc::new(Mismatch {
+                address: self.address.clone(),
+                expected: self.expected,
+                presented,
+            })),
+        )))
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        _message: &[u8],
+        _certificate: &CertificateDer<'_>,
+        _signature: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        // The configuration offers TLS 1.3 only.
+        Err(rustls::Error::PeerIncompatible(
+            rustls::PeerIncompatible::Tls12NotOffered,
+        ))
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        certificate: &CertificateDer<'_>,
+        signature: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            certificate,
+            signature,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+/// The socket during the handshake, remembering the first byte the server
+/// sent: a plaintext server's answer is told apart by it.
+struct FirstByte<'s> {
+    stream: &'s Stream,
+    first: Option<u8>,
+}
+
+impl Read for FirstByte<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let read = (&*self.stream).read(buffer)?;
+        if self.first.is_none() && read > 0 {
+            self.first = Some(buffer[0]);
+        }
+        Ok(read)
+    }
+}
+
+impl Write for FirstByte<'_> {
+    fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
+        (&*self.stream).write(buffer)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_name_is_the_addresss_host() {
+        let pinned = TlsTrust::Fingerprint(Fingerprint::of_certificate(b"x"));
+        let ca = TlsTrust::CaFile(PathBuf::from("/ca.pem"));
+        let name = |address: &str, trust: &TlsTrust| server_name(address, trust);
+        let expected = |text: &str| ServerName::try_from(text.to_owned()).unwrap();
+        assert_eq!(name("10.0.0.2:9000", &ca).unwrap(), expected("10.0.0.2"));
+        assert_eq!(name("[::1]:9000", &ca).unwrap(), expected("::1"));
+        assert_eq!(name("gpu-3.lab:9000", &ca).unwrap(), expected("gpu-3.lab"));
+        assert!(
+            name("bad_host!:9000", &ca)
+                .unwrap_err()
+                .contains("bad_host!")
+        );
+        assert_eq!(
+            name("bad_host!:9000", &pinned).unwrap(),
+            expected("executor-server")
+        );
+    }
+
+    #[test]
+    fn an_unusable_ca_file_is_named() {
+        let directory = tempfile::tempdir().unwrap();
+        let empty = directory.path().join("empty.pem");
+        std::fs::write(&empty, "").unwrap();
+        let error = read_roots(&empty).err().unwrap();
+        assert!(
+            error.contains("empty.pem") && error.contains("no certificate"),
+            "{error}"
+        );
+        let missing = directory.path().join("missing.pem");
+        let error = read_roots(&missing).err().unwrap();
+        assert!(error.starts_with("cannot use tls_ca '"), "{error}");
+    }
+}

@@ -1,0 +1,138 @@
+//! A connection's socket as its handshake reads and writes it: every read
+//! and write by the handshake's deadline, and while a read waits for bytes
+//! the client has not sent, its pending entry says so (so that it can be
+//! shed to make room, `pending.rs`). The TLS handshake and the `Hello` both
+//! go through it; once the client is welcomed, it reads and writes without
+//! deadline.
+
+use std::{
+    io::{self, Read, Write},
+    os::fd::AsFd,
+    time::{Duration, Instant},
+};
+
+use executor_protocol::{Stream, unix_socket};
+
+use crate::{
+    pending::{Pending, Progress},
+    request_stream::receive,
+};
+
+pub(crate) struct HandshakeSocket<'s> {
+    stream: &'s Stream,
+    /// Until the client is welcomed.
+    deadline: Option<Instant>,
+    /// Until the handshake's outcome is known.
+    pending: Option<Pending>,
+    /// Bytes read so far.
+    received: usize,
+}
+
+impl<'s> HandshakeSocket<'s> {
+    pub fn new(stream: &'s Stream, deadline: Instant, pending: Pending) -> Self {
+        Self {
+            stream,
+            deadline: Some(deadline),
+            pending: Some(pending),
+            received: 0,
+        }
+    }
+
+    pub fn stream(&self) -> &'s Stream {
+        self.stream
+    }
+
+    /// Stops counting the connection as pending; false if it was shed
+    /// meanwhile (`Pending::finish`).
+    pub fn finish_pending(&mut self) -> bool {
+        self.pending.take().is_none_or(Pending::finish)
+    }
+
+    /// Ends the deadline: from here on, reads and writes wait as long as
+    /// they need (requests come at any pace; only a dead link ends them).
+    pub fn end_deadline(&mut self) -> io::Result<()> {
+        self.deadline = None;
+        self.stream.set_read_timeout(None)?;
+        self.stream.set_write_timeout(None)
+    }
+
+    /// The first byte the client sends, without taking it; None if it
+    /// closes first.
+    pub fn peek_first_byte(&mut self) -> io::Result<Option<u8>> {
+        let mut first = [0u8];
+        let peek = |stream: &Stream, first: &mut [u8], flags| {
+            unix_socket::receive(stream.as_fd(), first, libc::MSG_PEEK | flags)
+        };
+        let peeked = match peek(self.stream, &mut first, libc::MSG_DONTWAIT) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                self.wait_for_client(|stream| peek(stream, &mut first, 0))
+            }
+            peeked => peeked,
+        }?;
+        Ok((peeked == 1).then_some(first[0]))
+    }
+
+    /// Runs `read` at once if the client sent something, else once it does,
+    /// by the deadline.
+    fn wait_for_client(
+        &mut self,
+        mut read: impl FnMut(&Stream) -> io::Result<usize>,
+    ) -> io::Result<usize> {
+        let Some(deadline) = self.deadline else {
+            return read(self.stream);
+        };
+        let timed_out =
+            || io::Error::new(io::ErrorKind::TimedOut, "the handshake's deadline passed");
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(timed_out());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        self.set_progress(Progress::WaitingForClient {
+            received_part: self.received > 0,
+        });
+        let result = read(self.stream);
+        self.set_progress(Progress::Reading);
+        match result {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => Err(timed_out()),
+            result => result,
+        }
+    }
+
+    fn set_progress(&self, progress: Progress) {
+        if let Some(pending) = &self.pending {
+            pending.set_progress(progress);
+        }
+    }
+}
+
+impl Read for HandshakeSocket<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        let read = match receive(self.stream, buffer, true) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                self.wait_for_client(|stream| receive(stream, buffer, false))
+            }
+            read => read,
+        }?;
+        self.received += read;
+        Ok(read)
+    }
+}
+
+impl Write for HandshakeSocket<'_> {
+    /// By the deadline (a reply is small enough for an empty send buffer,
+    /// so it only waits on a client that sent a lot and reads nothing).
+    fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
+        if let Some(deadline) = self.deadline {
+            // A zero timeout is not allowed: it would mean none.
+            let left = deadline.saturating_duration_since(Instant::now());
+            self.stream
+                .set_write_timeout(Some(left.max(Duration::from_millis(1))))?;
+        }
+        (&*self.stream).write(buffer)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
