@@ -13,7 +13,7 @@ use std::{
     io::{self, Read, Write},
     path::{Path, PathBuf},
     sync::Arc,
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use executor_protocol::{Fingerprint, Stream};
@@ -39,8 +39,8 @@ pub enum TlsTrust {
 /// A session's TLS stream over its socket.
 pub(super) type TlsStream = rustls::StreamOwned<ClientConnection, Stream>;
 
-/// Runs the TLS handshake with the server at `address` over `stream`, each
-/// wait bounded by `timeout`; returns the session and the fingerprint of the
+/// Runs the TLS handshake with the server at `address` over `stream`, all of
+/// it within `timeout`; returns the session and the fingerprint of the
 /// certificate the server presented. The error is the reason, one line.
 pub(super) fn handshake(
     address: &str,
@@ -59,6 +59,7 @@ pub(super) fn handshake(
     let mut observed = FirstByte {
         stream: &stream,
         first: None,
+        deadline: Instant::now() + timeout,
     };
     while connection.is_handshaking() {
         if let Err(error) = connection.complete_io(&mut observed) {
@@ -270,10 +271,29 @@ impl ServerCertVerifier for PinnedCertificate {
 struct FirstByte<'s> {
     stream: &'s Stream,
     first: Option<u8>,
+    /// When the whole handshake must be done: a server that sends a byte
+    /// now and then cannot hold the client past it.
+    deadline: Instant,
+}
+
+impl FirstByte<'_> {
+    /// Bounds the next wait by the time left; TimedOut once there is none.
+    fn bound_wait(&self) -> io::Result<()> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the handshake's deadline passed",
+            ));
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        self.stream.set_write_timeout(Some(left))
+    }
 }
 
 impl Read for FirstByte<'_> {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        self.bound_wait()?;
         let read = (&*self.stream).read(buffer)?;
         if self.first.is_none() && read > 0 {
             self.first = Some(buffer[0]);
@@ -284,6 +304,7 @@ impl Read for FirstByte<'_> {
 
 impl Write for FirstByte<'_> {
     fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
+        self.bound_wait()?;
         (&*self.stream).write(buffer)
     }
 
