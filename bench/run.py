@@ -24,9 +24,9 @@ with the 64 MiB launches and the first launch over each (an identity from
 executor-server --gen-identity, the client pinning its fingerprint in an
 EXECUTOR_CONFIG file); each pair of servers in alternation, free and pinned.
 Without TLS in the build, its targets are not measured (absent, not missed).
---transports-only measures them and nothing else and writes a
-docs/performance.md and results.json of them alone (--report-only reads that
-back). On this 2-core machine under load (other builds running), with an
+--transports-only measures them and nothing else and writes their page to
+target/bench/transports.md (docs/performance.md stays as it is) and a
+results.json of them alone (--report-only reads that back). On this 2-core machine under load (other builds running), with an
 executor-server that has TLS: 15 s with --quick, 2.8 minutes with the full
 counts (0.7 minutes without TLS). It needs executor-opt,
 executor-server, libexecutor_runtime.so and LLVM's tools, not hyperfine,
@@ -69,7 +69,7 @@ from pathlib import Path
 from harness import measure, profiles, report, revision, session_passes, summary, verdicts
 from harness.plots import plot
 from harness.common import (
-    ASYNC_RUNTIME, CURRENT, DOC, EXECUTOR_OPT, EXECUTOR_SERVER, GNU_TIME, MLIR_OPT, MLIR_RUNNER, PLACEMENT_LABELS,
+    ASYNC_RUNTIME, CURRENT, DOC, TRANSPORTS_DOC, EXECUTOR_OPT, EXECUTOR_SERVER, GNU_TIME, MLIR_OPT, MLIR_RUNNER, PLACEMENT_LABELS,
     PLACEMENTS, PLOTS, RESULTS, ROOT, RUNTIME_LIB, TCP_ECHO, WORK, Config, log,
 )
 
@@ -170,7 +170,7 @@ def measure_transports_only(config: Config) -> None:
         "transports_raw": transports_raw, "transports": context["transports"], "verdicts": context["verdicts"],
         "other_load": context["other_load"], "elapsed_min": context["elapsed_min"],
     }, indent=1, default=str))
-    log(f"wrote {DOC.relative_to(ROOT)} (the transports only) in {context['elapsed_min']:.1f} minutes")
+    log(f"wrote {TRANSPORTS_DOC.relative_to(ROOT)} (the transports only) in {context['elapsed_min']:.1f} minutes")
     log_transports(context["transports"])
     log_verdicts(context["verdicts"])
 
@@ -278,7 +278,7 @@ def report_only() -> None:
                                                    "other_load")}
         context["config"] = config
         write_results(context)
-        log(f"wrote {DOC.relative_to(ROOT)} (the transports only)")
+        log(f"wrote {TRANSPORTS_DOC.relative_to(ROOT)} (the transports only)")
         log_transports(context["transports"])
         log_verdicts(context["verdicts"], recorded["verdicts"])
         return

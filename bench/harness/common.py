@@ -16,6 +16,8 @@ LLVM_BIN = LLVM / "bin"
 LLVM_LIB = LLVM / "lib"
 WORK = ROOT / "target" / "bench"
 RESULTS = WORK / "results.json"
+# The page of a --transports-only run: the full report stays as it is.
+TRANSPORTS_DOC = WORK / "transports.md"
 DOC = ROOT / "docs" / "performance.md"
 PLOTS = ROOT / "docs" / "performance"
 

@@ -7,7 +7,7 @@ import shlex
 import statistics
 
 from .common import (
-    ASYNC_PIPELINE, BULK_BYTES, DOC, EXECUTOR_PASS, FIRST_LAUNCH_PAUSE_S, PLACEMENT_LABELS, PLACEMENTS, ROOT,
+    ASYNC_PIPELINE, BULK_BYTES, DOC, TRANSPORTS_DOC, EXECUTOR_PASS, FIRST_LAUNCH_PAUSE_S, PLACEMENT_LABELS, PLACEMENTS, ROOT,
     UPSTREAM_PASS,
 )
 from . import session_passes
@@ -84,9 +84,16 @@ def sessions(context: dict) -> list:
     return session_passes.report_section(context["sessions"], context["verdicts"])
 
 
+def report_path(context: dict):
+    """Where the run's page goes: docs/performance.md, or for a
+    --transports-only run a page of its own under target/bench/."""
+    return TRANSPORTS_DOC if context.get("transports_only") else DOC
+
+
 def write_report(context: dict) -> None:
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(render_report(context))
+    path = report_path(context)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_report(context))
 
 
 def both(rs: dict, render_one) -> str:
