@@ -32,7 +32,7 @@ use melior::{
 use super::{
     catalyst_form::{self as form, string_value},
     host_module::{
-        block_operations, entry_block, first_result, is_function, is_public, lossy,
+        Prologue, block_operations, entry_block, first_result, is_function, is_public, lossy,
         nearest_isolated_ancestor, returns,
     },
     ir, module_symbols,
@@ -537,15 +537,7 @@ impl<'c, 'a> Host<'c, 'a> {
         }
 
         let location = function.operation.location();
-        let mut last: Option<OperationRef<'c, 'a>> = None;
-        let mut insert_at_start = |operation: melior::ir::Operation<'c>| {
-            let inserted = match last {
-                Some(previous) => entry.insert_operation_after(previous, operation),
-                None => entry.insert_operation(0, operation),
-            };
-            last = Some(inserted);
-            inserted
-        };
+        let mut prologue = Prologue::of(entry);
         let mut sessions: Vec<(&[u8], Value<'c, 'a>)> = Vec::new();
         for address in addresses {
             let open = executor::open(
@@ -554,7 +546,7 @@ impl<'c, 'a> Host<'c, 'a> {
                 ir::string_attribute_typed(context, address),
                 location,
             );
-            sessions.push((address, first_result(insert_at_start(open.into()))));
+            sessions.push((address, first_result(prologue.append(open.into()))));
         }
         let session_at = |address: &[u8]| {
             sessions
@@ -570,7 +562,7 @@ impl<'c, 'a> Host<'c, 'a> {
                 ir::string_attribute_typed(context, object),
                 location,
             );
-            insert_at_start(send.into());
+            prologue.append(send.into());
         }
 
         let mut tokens = Vec::new();

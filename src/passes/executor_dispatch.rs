@@ -31,8 +31,8 @@ use super::{
     catalyst_form,
     dispatch_plan::{self, FunctionSessions, FunctionUse},
     host_module::{
-        block_operations, entry_block, first_result, function_type, is_function, is_public, lossy,
-        nearest_isolated_ancestor, returns,
+        Prologue, block_operations, entry_block, first_result, function_type, is_function,
+        is_public, lossy, nearest_isolated_ancestor, returns,
     },
     ir, module_symbols, object_file,
 };
@@ -634,15 +634,7 @@ impl<'c, 'a> Host<'c, 'a> {
         };
         let location = function.operation.location();
         let session_type = ffi::session_type(context);
-        let mut last: Option<OperationRef<'c, 'a>> = None;
-        let mut insert_at_start = |operation: melior::ir::Operation<'c>| {
-            let inserted = match last {
-                Some(previous) => entry.insert_operation_after(previous, operation),
-                None => entry.insert_operation(0, operation),
-            };
-            last = Some(inserted);
-            inserted
-        };
+        let mut prologue = Prologue::of(entry);
         let mut session_of: HashMap<usize, Value<'c, 'a>> = HashMap::new();
         for &address in &sessions.opens {
             let open = executor::open(
@@ -651,7 +643,7 @@ impl<'c, 'a> Host<'c, 'a> {
                 ir::string_attribute_typed(context, self.addresses[address]),
                 location,
             );
-            let open = insert_at_start(open.into());
+            let open = prologue.append(open.into());
             session_of.insert(address, first_result(open));
         }
         for &module in &sessions.sends {
@@ -662,7 +654,7 @@ impl<'c, 'a> Host<'c, 'a> {
                 ir::string_attribute_typed(context, target.object.as_os_str().as_bytes()),
                 location,
             );
-            insert_at_start(send.into());
+            prologue.append(send.into());
         }
 
         let mut tokens = Vec::new();

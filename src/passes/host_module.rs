@@ -5,8 +5,8 @@
 use melior::{
     dialect::ods::func,
     ir::{
-        BlockLike, BlockRef, OperationRef, RegionLike, Type, Value, attribute::TypeAttribute,
-        operation::OperationLike,
+        BlockLike, BlockRef, Operation, OperationRef, RegionLike, Type, Value,
+        attribute::TypeAttribute, operation::OperationLike,
     },
 };
 
@@ -26,6 +26,31 @@ pub fn block_operations<'c, 'a>(block: BlockRef<'c, 'a>) -> Vec<OperationRef<'c,
 
 pub fn is_function(operation: OperationRef<'_, '_>) -> bool {
     ir::operation_name(operation) == func::FuncOperation::name()
+}
+
+/// The ops a dispatch pass puts at the start of a function, in the order
+/// they are appended.
+pub struct Prologue<'c, 'a> {
+    entry: BlockRef<'c, 'a>,
+    last: Option<OperationRef<'c, 'a>>,
+}
+
+impl<'c, 'a> Prologue<'c, 'a> {
+    /// The start of the block `entry`, before any op.
+    pub fn of(entry: BlockRef<'c, 'a>) -> Self {
+        Self { entry, last: None }
+    }
+
+    /// Inserts `operation` after the ops appended so far (at the very start
+    /// for the first); returns it.
+    pub fn append(&mut self, operation: Operation<'c>) -> OperationRef<'c, 'a> {
+        let inserted = match self.last {
+            Some(previous) => self.entry.insert_operation_after(previous, operation),
+            None => self.entry.insert_operation(0, operation),
+        };
+        self.last = Some(inserted);
+        inserted
+    }
 }
 
 /// The entry block of a function with a body.

@@ -22,7 +22,6 @@ use executor_abi::call_buffer::Layout;
 use executor_runtime::{
     error::RuntimeError,
     executor::{BinaryFormat, Executor},
-    memref::{DenseBuffer, OwnedDescriptor},
     packed::{self, CallArguments},
     protocol::{
         self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, OutputShape, PROTOCOL_VERSION,
@@ -33,7 +32,9 @@ use executor_runtime::{
 
 mod common;
 
-use common::{Server, children_of, compile_kernels, compile_kernels_to, floats, process_state};
+use common::{
+    Server, children_of, compile_kernels, compile_kernels_to, floats, launch_1d, process_state,
+};
 
 #[test]
 fn a_session_has_a_private_directory_until_it_closes() {
@@ -412,28 +413,6 @@ fn a_port_in_use_is_reported_once() {
         stderr,
         format!("executor-server: cannot listen on '{address}': {reason}\n")
     );
-}
-
-/// Launches a rank-1 f32 kernel with one result remotely and reads the result
-/// back as the host would (freeing its buffer).
-fn launch_1d(
-    session: &RemoteExecutor,
-    entry: &str,
-    object: &str,
-    inputs: &[&[f32]],
-) -> Result<DenseBuffer, RuntimeError> {
-    let mut inputs: Vec<OwnedDescriptor> = inputs
-        .iter()
-        .map(|values| OwnedDescriptor::from_dense(floats(values)))
-        .collect();
-    let inputs: Vec<_> = inputs.iter_mut().map(OwnedDescriptor::descriptor).collect();
-    let mut output = OwnedDescriptor::empty(1, 4);
-    let output = output.descriptor();
-    session.launch(entry, object, &inputs, &[output])?;
-    let result = output.to_dense();
-    // SAFETY: the client filled the output with a malloc'ed buffer it hands over.
-    unsafe { libc::free(output.allocated().cast()) };
-    Ok(result)
 }
 
 #[test]

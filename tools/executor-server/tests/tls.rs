@@ -21,7 +21,6 @@ use executor_abi::call_buffer::Layout;
 use executor_runtime::{
     error::RuntimeError,
     executor::{BinaryFormat, Executor},
-    memref::{DenseBuffer, OwnedDescriptor},
     packed::{self, CallArguments},
     protocol::Fingerprint,
     remote::{ConnectOptions, RemoteExecutor, TlsTrust},
@@ -29,7 +28,7 @@ use executor_runtime::{
 
 mod common;
 
-use common::{SERVER, Server, compile_kernels};
+use common::{SERVER, Server, compile_kernels, floats, launch_1d};
 
 const TOKEN: &str = "tls-test-token-7f3a9c2e";
 
@@ -94,37 +93,6 @@ fn pinned(fingerprint: Fingerprint) -> ConnectOptions {
         tls: Some(TlsTrust::Fingerprint(fingerprint)),
         ..ConnectOptions::default()
     }
-}
-
-fn floats(values: &[f32]) -> DenseBuffer {
-    DenseBuffer {
-        element_size: 4,
-        sizes: vec![values.len() as i64],
-        data: values
-            .iter()
-            .flat_map(|value| value.to_ne_bytes())
-            .collect(),
-    }
-}
-
-fn launch_1d(
-    session: &RemoteExecutor,
-    entry: &str,
-    object: &str,
-    inputs: &[&[f32]],
-) -> Result<DenseBuffer, RuntimeError> {
-    let mut inputs: Vec<OwnedDescriptor> = inputs
-        .iter()
-        .map(|values| OwnedDescriptor::from_dense(floats(values)))
-        .collect();
-    let inputs: Vec<_> = inputs.iter_mut().map(OwnedDescriptor::descriptor).collect();
-    let mut output = OwnedDescriptor::empty(1, 4);
-    let output = output.descriptor();
-    session.launch(entry, object, &inputs, &[output])?;
-    let result = output.to_dense();
-    // SAFETY: the client filled the output with a malloc'ed buffer it hands over.
-    unsafe { libc::free(output.allocated().cast()) };
-    Ok(result)
 }
 
 /// Input values whose bytes are not likely anywhere else.

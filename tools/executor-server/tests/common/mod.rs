@@ -14,7 +14,8 @@ use std::{
 
 use executor_runtime::{
     error::RuntimeError,
-    memref::DenseBuffer,
+    executor::Executor,
+    memref::{DenseBuffer, OwnedDescriptor},
     protocol::{self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION},
     remote::{ConnectOptions, RemoteExecutor},
 };
@@ -341,4 +342,26 @@ pub fn check(address: &str, config: Option<&Path>) -> (bool, String) {
         output.status.success(),
         String::from_utf8_lossy(&text).into_owned(),
     )
+}
+
+/// Launches a rank-1 f32 kernel with one result remotely and reads the result
+/// back as the host would (freeing its buffer).
+pub fn launch_1d(
+    session: &RemoteExecutor,
+    entry: &str,
+    object: &str,
+    inputs: &[&[f32]],
+) -> Result<DenseBuffer, RuntimeError> {
+    let mut inputs: Vec<OwnedDescriptor> = inputs
+        .iter()
+        .map(|values| OwnedDescriptor::from_dense(floats(values)))
+        .collect();
+    let inputs: Vec<_> = inputs.iter_mut().map(OwnedDescriptor::descriptor).collect();
+    let mut output = OwnedDescriptor::empty(1, 4);
+    let output = output.descriptor();
+    session.launch(entry, object, &inputs, &[output])?;
+    let result = output.to_dense();
+    // SAFETY: the client filled the output with a malloc'ed buffer it hands over.
+    unsafe { libc::free(output.allocated().cast()) };
+    Ok(result)
 }
