@@ -22,7 +22,6 @@ use executor_abi::call_buffer::Layout;
 use executor_runtime::{
     error::RuntimeError,
     executor::{BinaryFormat, Executor},
-    packed::{self, CallArguments},
     protocol::{
         self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, OutputShape, PROTOCOL_VERSION,
         ProtocolError, Request, Response,
@@ -33,7 +32,8 @@ use executor_runtime::{
 mod common;
 
 use common::{
-    Server, children_of, compile_kernels, compile_kernels_to, floats, launch_1d, process_state,
+    Server, call_twice, children_of, compile_kernels, compile_kernels_to, floats, launch_1d,
+    process_state,
 };
 
 #[test]
@@ -459,17 +459,7 @@ fn kernels_run_remotely_and_a_crash_ends_only_its_session() {
         "a token is awaited once"
     );
 
-    let arguments = packed::encode_arguments(&CallArguments {
-        buffers: vec![floats(&[1., 2.5]), floats(&[0., 0.])],
-        num_inputs: 1,
-    });
-    let outputs = packed::decode_outputs(
-        &session
-            .call("twice", Layout::ThisProject, &arguments)
-            .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(outputs, [floats(&[2., 5.])]);
+    assert_eq!(call_twice(&session), [floats(&[2., 5.])]);
 
     let error = launch_1d(&session, "_mlir_ciface_nonexistent", object, &[]).unwrap_err();
     assert!(matches!(error, RuntimeError::Remote(_)), "{error}");

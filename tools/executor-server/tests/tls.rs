@@ -17,18 +17,16 @@ use std::{
     thread::{self, JoinHandle},
 };
 
-use executor_abi::call_buffer::Layout;
 use executor_runtime::{
     error::RuntimeError,
     executor::{BinaryFormat, Executor},
-    packed::{self, CallArguments},
     protocol::Fingerprint,
     remote::{ConnectOptions, RemoteExecutor, TlsTrust},
 };
 
 mod common;
 
-use common::{SERVER, Server, compile_kernels, floats, launch_1d};
+use common::{SERVER, Server, call_twice, compile_kernels, floats, launch_1d};
 
 const TOKEN: &str = "tls-test-token-7f3a9c2e";
 
@@ -112,17 +110,7 @@ fn run_kernels(session: &RemoteExecutor, object: &str) {
     assert_eq!(sum, floats(&DISTINCT.map(|value| value + 1.)));
     let token = session.launch_async("warm_up", object).unwrap();
     session.await_launch(token).unwrap();
-    let arguments = packed::encode_arguments(&CallArguments {
-        buffers: vec![floats(&[1., 2.5]), floats(&[0., 0.])],
-        num_inputs: 1,
-    });
-    let outputs = packed::decode_outputs(
-        &session
-            .call("twice", Layout::ThisProject, &arguments)
-            .unwrap(),
-    )
-    .unwrap();
-    assert_eq!(outputs, [floats(&[2., 5.])]);
+    assert_eq!(call_twice(session), [floats(&[2., 5.])]);
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {

@@ -12,10 +12,12 @@ use std::{
     time::{Duration, Instant},
 };
 
+use executor_abi::call_buffer::Layout;
 use executor_runtime::{
     error::RuntimeError,
     executor::Executor,
     memref::{DenseBuffer, OwnedDescriptor},
+    packed::{self, CallArguments},
     protocol::{self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION},
     remote::{ConnectOptions, RemoteExecutor},
 };
@@ -364,4 +366,17 @@ pub fn launch_1d(
     // SAFETY: the client filled the output with a malloc'ed buffer it hands over.
     unsafe { libc::free(output.allocated().cast()) };
     Ok(result)
+}
+
+/// Calls `twice` of the test library (`KERNELS`' object, loaded in
+/// `session`) on [1, 2.5] in this project's layout; its outputs.
+pub fn call_twice(session: &RemoteExecutor) -> Vec<DenseBuffer> {
+    let arguments = packed::encode_arguments(&CallArguments {
+        buffers: vec![floats(&[1., 2.5]), floats(&[0., 0.])],
+        num_inputs: 1,
+    });
+    let outputs = session
+        .call("twice", Layout::ThisProject, &arguments)
+        .unwrap();
+    packed::decode_outputs(&outputs).unwrap()
 }
