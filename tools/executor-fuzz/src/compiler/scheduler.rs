@@ -79,19 +79,20 @@ impl Fuzzer<'_> {
     /// returns the members that are findings.
     fn recheck(
         &self,
-        checker: &Checker,
+        batch: &mut Batch,
         target: Target,
-        inputs: &[Input],
         members: &[usize],
-        outcome: &mut BatchOutcome,
     ) -> io::Result<Vec<usize>> {
+        let inputs = batch.inputs;
         let mut found = Vec::new();
         for &member in members {
-            outcome.stats.rechecked += 1;
-            let checked = checker.check(target, inputs[member].text.as_bytes(), false)?;
+            batch.outcome.stats.rechecked += 1;
+            let checked = batch
+                .checker
+                .check(target, inputs[member].text.as_bytes(), false)?;
             if let Some((signature, detail)) = checked.finding {
                 found.push(member);
-                outcome.findings.add(self.finding(
+                batch.outcome.findings.add(self.finding(
                     target,
                     &inputs[member],
                     signature,
@@ -107,35 +108,24 @@ impl Fuzzer<'_> {
     /// output's split), found by halves: a half whose batch runs clean is
     /// left alone, one that does not is split again, down to single inputs,
     /// which are checked alone.
-    #[allow(clippy::too_many_arguments)]
     fn isolate(
         &self,
-        checker: &Checker,
-        batch_checker: &Checker,
+        batch: &mut Batch,
         target: Target,
         command: &dyn Fn(&Checker, &Path) -> io::Result<Run>,
-        inputs: &[Input],
         members: &[usize],
-        outcome: &mut BatchOutcome,
     ) -> io::Result<Vec<usize>> {
         if members.len() <= 2 {
-            return self.recheck(checker, target, inputs, members, outcome);
+            return self.recheck(batch, target, members);
         }
+        let inputs = batch.inputs;
         let mut found = Vec::new();
         for half in members.chunks(members.len().div_ceil(2)) {
             let texts: Vec<&[u8]> = half.iter().map(|&m| inputs[m].text.as_bytes()).collect();
-            let file = write_batch(batch_checker.scratch.join("half.mlir"), &texts)?;
-            let run = command(batch_checker, &file.path)?;
+            let file = write_batch(batch.batch_checker.scratch.join("half.mlir"), &texts)?;
+            let run = command(&batch.batch_checker, &file.path)?;
             if classify(&run).is_some() || split_output(&run.stdout, half.len()).is_none() {
-                found.extend(self.isolate(
-                    checker,
-                    batch_checker,
-                    target,
-                    command,
-                    inputs,
-                    half,
-                    outcome,
-                )?);
+                found.extend(self.isolate(batch, target, command, half)?);
             }
         }
         Ok(found)
@@ -146,42 +136,32 @@ impl Fuzzer<'_> {
     /// rest run again. Returns the members left, the run and their outputs;
     /// None when the batch is a finding that no input makes alone (then
     /// recorded with the whole batch as its input).
-    #[allow(clippy::too_many_arguments)]
     fn batch_run(
         &self,
-        checker: &Checker,
-        batch_checker: &Checker,
+        batch: &mut Batch,
         target: Target,
         command: &dyn Fn(&Checker, &Path) -> io::Result<Run>,
-        inputs: &[Input],
         members: &[usize],
-        outcome: &mut BatchOutcome,
     ) -> io::Result<Option<BatchRun>> {
+        let inputs = batch.inputs;
         let mut current = members.to_vec();
         loop {
             let texts: Vec<&[u8]> = current.iter().map(|&m| inputs[m].text.as_bytes()).collect();
             let file = write_batch(
-                batch_checker
+                batch
+                    .batch_checker
                     .scratch
                     .join(format!("{}.mlir", target.name())),
                 &texts,
             )?;
-            let run = command(batch_checker, &file.path)?;
+            let run = command(&batch.batch_checker, &file.path)?;
             let signature = classify(&run);
             if signature.is_none()
                 && let Some(outputs) = split_output(&run.stdout, current.len())
             {
                 return Ok(Some((current, file, run, outputs)));
             }
-            let found = self.isolate(
-                checker,
-                batch_checker,
-                target,
-                command,
-                inputs,
-                &current,
-                outcome,
-            )?;
+            let found = self.isolate(batch, target, command, &current)?;
             if found.is_empty() {
                 if let Some(signature) = signature {
                     let input = Input {
@@ -192,7 +172,7 @@ impl Fuzzer<'_> {
                         ),
                         mutations: Vec::new(),
                     };
-                    outcome.findings.add(self.finding(
+                    batch.outcome.findings.add(self.finding(
                         target,
                         &input,
                         signature,
@@ -244,15 +224,7 @@ impl Fuzzer<'_> {
         let count = inputs.len();
         let everyone: Vec<usize> = (0..count).collect();
         let parse = |c: &Checker, path: &Path| c.opt(path, None, true, c.timeout);
-        let members: Vec<usize> = match self.batch_run(
-            &batch.checker,
-            &batch.batch_checker,
-            Target::Parse,
-            &parse,
-            inputs,
-            &everyone,
-            &mut batch.outcome,
-        )? {
+        let members: Vec<usize> = match self.batch_run(batch, Target::Parse, &parse, &everyone)? {
             Some((left, _, _, outputs)) => left
                 .into_iter()
                 .zip(&outputs)
@@ -282,22 +254,13 @@ impl Fuzzer<'_> {
     /// The pass, with either convention; the default one's output parsed
     /// again.
     fn pass(&self, batch: &mut Batch, target: Target, members: &[usize]) -> io::Result<()> {
-        let inputs = batch.inputs;
         let pipeline = if target == Target::Pass {
             PASS
         } else {
             PASS_PYFACE
         };
         let command = |c: &Checker, path: &Path| c.opt(path, Some(pipeline), true, c.timeout);
-        let Some((left, file, run, outputs)) = self.batch_run(
-            &batch.checker,
-            &batch.batch_checker,
-            target,
-            &command,
-            inputs,
-            members,
-            &mut batch.outcome,
-        )?
+        let Some((left, file, run, outputs)) = self.batch_run(batch, target, &command, members)?
         else {
             batch.outcome.stats.count(target, members.len(), 0);
             return Ok(());
@@ -352,13 +315,7 @@ impl Fuzzer<'_> {
         suspects.sort_unstable();
         suspects.dedup();
         if !suspects.is_empty() {
-            self.recheck(
-                &batch.checker,
-                target,
-                inputs,
-                &suspects,
-                &mut batch.outcome,
-            )?;
+            self.recheck(batch, target, &suspects)?;
         }
         Ok(())
     }
@@ -370,17 +327,8 @@ impl Fuzzer<'_> {
         batch: &mut Batch,
         members: &[usize],
     ) -> io::Result<BTreeMap<usize, Vec<u8>>> {
-        let inputs = batch.inputs;
         let lowering = |c: &Checker, path: &Path| c.opt(path, Some(LOWERING), true, c.timeout);
-        let pipeline = self.batch_run(
-            &batch.checker,
-            &batch.batch_checker,
-            Target::Pipeline,
-            &lowering,
-            inputs,
-            members,
-            &mut batch.outcome,
-        )?;
+        let pipeline = self.batch_run(batch, Target::Pipeline, &lowering, members)?;
         let mut lowered_by_us: BTreeMap<usize, Vec<u8>> = BTreeMap::new();
         match &pipeline {
             Some((left, file, run, outputs)) => {
@@ -407,13 +355,7 @@ impl Fuzzer<'_> {
                 );
                 let suspects = errors_but_success(run, &first_errors, outputs, left);
                 if !suspects.is_empty() {
-                    for member in self.recheck(
-                        &batch.checker,
-                        Target::Pipeline,
-                        inputs,
-                        &suspects,
-                        &mut batch.outcome,
-                    )? {
+                    for member in self.recheck(batch, Target::Pipeline, &suspects)? {
                         lowered_by_us.remove(&member);
                     }
                 }
@@ -461,14 +403,7 @@ impl Fuzzer<'_> {
         let found = if suspects.is_empty() {
             0
         } else {
-            self.recheck(
-                &batch.checker,
-                Target::Translate,
-                inputs,
-                &suspects,
-                &mut batch.outcome,
-            )?
-            .len()
+            self.recheck(batch, Target::Translate, &suspects)?.len()
         };
         batch
             .outcome
@@ -485,17 +420,8 @@ impl Fuzzer<'_> {
         members: &[usize],
         lowered_by_us: &BTreeMap<usize, Vec<u8>>,
     ) -> io::Result<()> {
-        let inputs = batch.inputs;
         let plugin = |c: &Checker, path: &Path| c.plugin(path, true, c.timeout);
-        match self.batch_run(
-            &batch.checker,
-            &batch.batch_checker,
-            Target::Plugin,
-            &plugin,
-            inputs,
-            members,
-            &mut batch.outcome,
-        )? {
+        match self.batch_run(batch, Target::Plugin, &plugin, members)? {
             Some((left, _, _, outputs)) => {
                 batch.outcome.stats.count(
                     Target::Plugin,
@@ -509,13 +435,7 @@ impl Fuzzer<'_> {
                     .map(|(&m, _)| m)
                     .collect();
                 if !suspects.is_empty() {
-                    self.recheck(
-                        &batch.checker,
-                        Target::Plugin,
-                        inputs,
-                        &suspects,
-                        &mut batch.outcome,
-                    )?;
+                    self.recheck(batch, Target::Plugin, &suspects)?;
                 }
             }
             None => batch.outcome.stats.count(Target::Plugin, members.len(), 0),
