@@ -13,7 +13,8 @@
 //! `tls_fingerprint` (the server certificate's SHA-256, which
 //! `executor-server --gen-identity` printed) or `tls_ca` (a PEM file of CA
 //! certificates) makes a `<host>:<port>` address TLS; one of the two, not
-//! both.
+//! both. `insecure_plaintext = true` lets a session go to a non-loopback
+//! address in plaintext, which the client otherwise refuses.
 
 use std::{
     path::{Path, PathBuf},
@@ -31,6 +32,7 @@ const KEYS: &[&str] = &[
     "launch_timeout_ms",
     "tls_fingerprint",
     "tls_ca",
+    "insecure_plaintext",
 ];
 
 /// A setting and the line that set it.
@@ -54,6 +56,9 @@ pub struct Section {
     /// A PEM file of the CAs that issue the server's certificate (relative
     /// paths from the configuration file's directory): the session is TLS.
     pub tls_ca: Option<Located<PathBuf>>,
+    /// `insecure_plaintext = true`: the network to this address is trusted,
+    /// so a plaintext session off loopback is allowed.
+    pub insecure_plaintext: Option<Located<bool>>,
 }
 
 /// A parsed configuration file.
@@ -145,17 +150,48 @@ impl ConfigFile {
                 ));
             }
             let set_twice = || at(line, column, format!("'{key}' is set twice for {address}"));
+            let remote_only = key.starts_with("tls_") || key == "insecure_plaintext";
+            if remote_only && !matches!(address, Address::Remote { .. }) {
+                return Err(at(
+                    line,
+                    column,
+                    format!(
+                        "'{key}' applies to '<host>:<port>' addresses only, not {address} \
+                         (a Unix socket's peer is checked by the kernel)"
+                    ),
+                ));
+            }
+            let (tls_set, insecure_set) = (
+                section.tls_fingerprint.is_some() || section.tls_ca.is_some(),
+                section.insecure_plaintext.is_some(),
+            );
+            if (key.starts_with("tls_") && insecure_set) || (key == "insecure_plaintext" && tls_set)
+            {
+                return Err(at(
+                    line,
+                    column,
+                    format!(
+                        "'insecure_plaintext' and a 'tls_' key are both set for {address}: \
+                         the session is either TLS or plaintext"
+                    ),
+                ));
+            }
+            if key == "insecure_plaintext" {
+                let allowed = match value {
+                    "true" => true,
+                    "false" => false,
+                    _ => {
+                        return Err(at(
+                            line,
+                            value_column,
+                            format!("'{value}' is not 'true' or 'false'"),
+                        ));
+                    }
+                };
+                fill(&mut section.insecure_plaintext, allowed, line).ok_or_else(set_twice)?;
+                continue;
+            }
             if key.starts_with("tls_") {
-                if !matches!(address, Address::Remote { .. }) {
-                    return Err(at(
-                        line,
-                        column,
-                        format!(
-                            "'{key}' applies to '<host>:<port>' addresses only, not {address} \
-                             (a Unix socket's peer is checked by the kernel)"
-                        ),
-                    ));
-                }
                 let other = if key == "tls_ca" {
                     section.tls_fingerprint.is_some()
                 } else {
@@ -320,6 +356,18 @@ mod tests {
     }
 
     #[test]
+    fn insecure_plaintext_is_read_per_address() {
+        let file = parse("[10.0.0.2:9000]\ninsecure_plaintext = true\n[10.0.0.3:9000]\n").unwrap();
+        let allowed = |name: &str| {
+            file.section(&address(name))
+                .and_then(|section| section.insecure_plaintext.as_ref())
+                .map(|setting| setting.value)
+        };
+        assert_eq!(allowed("10.0.0.2:9000"), Some(true));
+        assert_eq!(allowed("10.0.0.3:9000"), None);
+    }
+
+    #[test]
     fn each_error_names_the_line_and_column() {
         let cases = [
             (
@@ -374,6 +422,23 @@ mod tests {
             (
                 "[unix:/run/s.sock]\ntls_ca = ca.pem\n",
                 "/etc/executor.conf:2:1: 'tls_ca' applies to '<host>:<port>' addresses only",
+            ),
+            (
+                "[h:1]\ninsecure_plaintext = yes\n",
+                "/etc/executor.conf:2:22: 'yes' is not 'true' or 'false'",
+            ),
+            (
+                "[h:1]\ntls_ca = ca.pem\ninsecure_plaintext = true\n",
+                "/etc/executor.conf:3:1: 'insecure_plaintext' and a 'tls_' key are both set",
+            ),
+            (
+                "[h:1]\ninsecure_plaintext = true\ntls_ca = ca.pem\n",
+                "/etc/executor.conf:3:1: 'insecure_plaintext' and a 'tls_' key are both set",
+            ),
+            (
+                "[unix:/run/s.sock]\ninsecure_plaintext = true\n",
+                "/etc/executor.conf:2:1: 'insecure_plaintext' applies to '<host>:<port>' \
+                 addresses only",
             ),
         ];
         for (text, expected) in cases {

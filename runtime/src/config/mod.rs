@@ -108,6 +108,9 @@ impl ClientConfig {
                 defaults.dead_link_timeout,
             ),
             tls: section.and_then(|(_, section)| tls_trust(section)),
+            insecure_plaintext: section
+                .and_then(|(_, section)| section.insecure_plaintext.as_ref())
+                .is_some_and(|setting| setting.value),
         };
         let launch_timeout = match section
             .and_then(|(path, section)| Some((path, section.launch_timeout.as_ref()?)))

@@ -308,6 +308,10 @@ fn connect(address: &str, options: &ConnectOptions) -> Result<Stream> {
         .collect();
     let mut last_error = None;
     for candidate in &candidates {
+        if options.tls.is_none() && !options.insecure_plaintext && !candidate.ip().is_loopback() {
+            last_error = Some(plaintext_refused(candidate));
+            continue;
+        }
         match TcpStream::connect_timeout(candidate, options.connect_timeout) {
             Ok(stream) => {
                 let stream = Stream::Tcp(stream);
@@ -323,6 +327,18 @@ fn connect(address: &str, options: &ConnectOptions) -> Result<Stream> {
         Some(error) => error.to_string(),
         None => "it resolves to no address".to_owned(),
     }))
+}
+
+/// Why a plaintext session to `candidate`, off loopback, is not attempted:
+/// the network could read the token and every object, and could pose as
+/// the server.
+fn plaintext_refused(candidate: &SocketAddr) -> io::Error {
+    io::Error::other(format!(
+        "refusing plaintext to {}, which is not loopback: pin the server's certificate \
+         (tls_fingerprint or tls_ca in the address's EXECUTOR_CONFIG section), or set \
+         insecure_plaintext = true there if the network is trusted",
+        candidate.ip()
+    ))
 }
 
 /// Connects to the server's socket file at `path`; the reason it cannot,

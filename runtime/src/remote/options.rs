@@ -32,6 +32,10 @@ pub struct ConnectOptions {
     /// Whom to trust at a TCP address, which makes its session TLS; none:
     /// plaintext.
     pub tls: Option<TlsTrust>,
+    /// Whether a plaintext session may go to an address off loopback
+    /// (`insecure_plaintext = true`): without it, the client refuses to
+    /// send its token, objects and data where the network can read them.
+    pub insecure_plaintext: bool,
 }
 
 impl Default for ConnectOptions {
@@ -42,6 +46,7 @@ impl Default for ConnectOptions {
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             dead_link_timeout: DEFAULT_DEAD_LINK_TIMEOUT,
             tls: None,
+            insecure_plaintext: false,
         }
     }
 }
@@ -55,6 +60,7 @@ impl fmt::Debug for ConnectOptions {
             .field("handshake_timeout", &self.handshake_timeout)
             .field("dead_link_timeout", &self.dead_link_timeout)
             .field("tls", &self.tls)
+            .field("insecure_plaintext", &self.insecure_plaintext)
             .finish()
     }
 }

@@ -532,11 +532,29 @@ fn plaintext_off_loopback_is_refused_unless_asked_for() {
         .unwrap();
     drop(tls);
     let insecure = start(&["--insecure-plaintext"]);
-    let options = ConnectOptions {
+    // The client refuses, too, before it connects: without a pin it would
+    // send its token to whatever answers there.
+    let plaintext = ConnectOptions {
         token: Some(TOKEN.to_owned()),
         ..ConnectOptions::default()
     };
-    RemoteExecutor::connect_with(&insecure.address, &options)
+    let refused = RemoteExecutor::connect_with(&insecure.address, &plaintext)
+        .err()
+        .expect("a plaintext session off loopback was opened")
+        .to_string();
+    let host = insecure.address.rsplit_once(':').unwrap().0;
+    assert!(
+        refused.contains(&format!(
+            "refusing plaintext to {host}, which is not loopback"
+        )) && refused.contains("insecure_plaintext = true")
+            && !refused.contains('\n'),
+        "{refused}"
+    );
+    let trusted_network = ConnectOptions {
+        insecure_plaintext: true,
+        ..plaintext
+    };
+    RemoteExecutor::connect_with(&insecure.address, &trusted_network)
         .unwrap()
         .close()
         .unwrap();
