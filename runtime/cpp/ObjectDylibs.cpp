@@ -28,11 +28,15 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 using llvm::orc::JITDylib;
 using llvm::orc::JITDylibLookupFlags;
@@ -75,13 +79,86 @@ public:
 /// once written.
 static constexpr size_t kJitReservation = size_t(1) << 30;
 
+namespace {
+/// The address ranges every JIT of this process has reserved for linked code
+/// and data, so that the runtime can tell a linked object's static memory
+/// (which a kernel may return as a result's buffer, but never hands over)
+/// from a buffer it may free.
+class Reservations {
+public:
+  void add(uintptr_t start, uintptr_t end) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ranges.push_back({start, end});
+  }
+  void remove(uintptr_t start) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ranges.erase(std::remove_if(ranges.begin(), ranges.end(),
+                                [start](const Range &range) {
+                                  return range.start == start;
+                                }),
+                 ranges.end());
+  }
+  bool hold(uintptr_t address) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return std::any_of(ranges.begin(), ranges.end(),
+                       [address](const Range &range) {
+                         return range.start <= address && address < range.end;
+                       });
+  }
+
+private:
+  struct Range {
+    uintptr_t start, end;
+  };
+  std::mutex mutex;
+  std::vector<Range> ranges;
+};
+
+Reservations &reservations() {
+  // Never destroyed: a JIT released during exit still finds it.
+  static Reservations *all = new Reservations();
+  return *all;
+}
+
+/// LLVM's in-process memory mapper, recording what it reserves in
+/// reservations().
+class RecordingMapper : public llvm::orc::InProcessMemoryMapper {
+public:
+  using InProcessMemoryMapper::InProcessMemoryMapper;
+
+  static llvm::Expected<std::unique_ptr<RecordingMapper>> Create() {
+    auto pageSize = llvm::sys::Process::getPageSize();
+    if (!pageSize)
+      return pageSize.takeError();
+    return std::make_unique<RecordingMapper>(*pageSize);
+  }
+
+  void reserve(size_t size, OnReservedFunction onReserved) override {
+    InProcessMemoryMapper::reserve(
+        size, [onReserved = std::move(onReserved)](
+                  llvm::Expected<llvm::orc::ExecutorAddrRange> range) mutable {
+          if (range)
+            reservations().add(range->Start.getValue(), range->End.getValue());
+          onReserved(std::move(range));
+        });
+  }
+
+  void release(llvm::ArrayRef<llvm::orc::ExecutorAddr> released,
+               OnReleasedFunction onReleased) override {
+    for (auto start : released)
+      reservations().remove(start.getValue());
+    InProcessMemoryMapper::release(released, std::move(onReleased));
+  }
+};
+} // namespace
+
 /// The object linking layer of a JIT: JITLink, as LLJIT's default on this
-/// host, with memory from reservations of kJitReservation, and unwind
-/// entries registered with the process's unwinder.
+/// host, with memory from reservations of kJitReservation (recorded), and
+/// unwind entries registered with the process's unwinder.
 static llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>>
 createObjectLayer(llvm::orc::ExecutionSession &session) {
   auto memory = llvm::orc::MapperJITLinkMemoryManager::CreateWithMapper<
-      llvm::orc::InProcessMemoryMapper>(kJitReservation);
+      RecordingMapper>(kJitReservation);
   if (!memory)
     return memory.takeError();
   auto layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(
@@ -94,6 +171,12 @@ createObjectLayer(llvm::orc::ExecutionSession &session) {
 }
 
 extern "C" {
+
+/// Whether `address` is in memory a JIT of this process reserved for linked
+/// code and data: a linked object's static memory, never a heap buffer.
+bool executorJitMemoryHolds(const void *address) {
+  return reservations().hold(reinterpret_cast<uintptr_t>(address));
+}
 
 /// Creates an LLJIT for the process's own triple that links object files
 /// and compiles nothing. A default LLJIT detects the host's CPU and features

@@ -1,18 +1,22 @@
 // The host owns every buffer a launch returns and may free it, also when the
-// kernel returned a buffer it does not hand over: a global's, or its input's.
-// The embedded executor then gives the result a copy of its own, as a server
-// does. Freeing them must neither crash nor free twice.
+// kernel returned a buffer it does not hand over: a global's, its input's, or
+// a C kernel's static array. The embedded executor then gives the result a
+// copy of its own, as a server does; a server's worker frees none of them.
+// Freeing them must neither crash nor free twice.
 
 // RUN: rm -rf %t && mkdir %t && split-file %s %t
 // RUN: mlir-opt %t/kernels.mlir --pass-pipeline=%kernel_pipeline | mlir-translate --mlir-to-llvmir \
 // RUN:   | llc -filetype=obj -relocation-model=pic -o %t/kernels.o
-// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@KERNELS@|%t/kernels.o|' %t/host.mlir \
+// RUN: clang -c -fPIC %t/table.c -o %t/table.o
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@KERNELS@|%t/kernels.o|' -e 's|@TABLE@|%t/table.o|' %t/host.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host | FileCheck %s
-// RUN: %with_server -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@KERNELS@|%t/kernels.o|' %t/host.mlir \
+// RUN: %with_server -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@KERNELS@|%t/kernels.o|' -e 's|@TABLE@|%t/table.o|' %t/host.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host" | FileCheck %s
 
 // CHECK:      [7,  8]
 // CHECK:      [1,  2]
+// CHECK:      [3,  4]
+// CHECK:      [3,  4]
 // CHECK:      freed
 
 //--- kernels.mlir
@@ -25,6 +29,15 @@ func.func @constant() -> memref<2xf32> attributes {llvm.emit_c_interface} {
 
 func.func @identity(%x: memref<2xf32>) -> memref<2xf32> attributes {llvm.emit_c_interface} {
   return %x : memref<2xf32>
+}
+
+//--- table.c
+// A kernel returning a descriptor over its static array, twice the same.
+#include <stdint.h>
+typedef struct { float *allocated, *aligned; int64_t offset, sizes[1], strides[1]; } memref_1d;
+static float table[2] = {3.0f, 4.0f};
+void _mlir_ciface_table(memref_1d *result) {
+  *result = (memref_1d){table, table, 0, {2}, {1}};
 }
 
 //--- host.mlir
@@ -54,6 +67,11 @@ func.func @main() {
   %b = executor.launch %s("identity", "@KERNELS@")(%x) : !executor.session, (memref<2xf32>) -> memref<2xf32>
   call @print_and_free(%b) : (memref<2xf32>) -> ()
   memref.dealloc %x : memref<2xf32>
+  executor.send_binary %s("@TABLE@") : !executor.session
+  %t1 = executor.launch %s("table", "@TABLE@")() : !executor.session, () -> memref<2xf32>
+  call @print_and_free(%t1) : (memref<2xf32>) -> ()
+  %t2 = executor.launch %s("table", "@TABLE@")() : !executor.session, () -> memref<2xf32>
+  call @print_and_free(%t2) : (memref<2xf32>) -> ()
   %message = llvm.mlir.addressof @freed : !llvm.ptr
   %0 = func.call @puts(%message) : (!llvm.ptr) -> i32
   executor.close %s : !executor.session

@@ -62,7 +62,8 @@ pub unsafe fn call_entry_with_result(
         let shared = allocated as usize == descriptor::GLOBAL_BUFFER
             || inputs
                 .iter()
-                .any(|input| *input.cast::<*mut u8>() == allocated);
+                .any(|input| *input.cast::<*mut u8>() == allocated)
+            || super::static_memory::holds(allocated);
         if shared {
             // A buffer the kernel does not hand over: the host gets a copy.
             output.take_own_copy();

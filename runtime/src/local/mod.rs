@@ -10,6 +10,7 @@ mod jit;
 mod library;
 mod object_bytes;
 mod split_object;
+pub mod static_memory;
 
 use std::{
     collections::HashMap,
@@ -413,9 +414,10 @@ fn call_entry(
 
 /// The host owns every output buffer and frees it (`memref.dealloc`). A kernel
 /// may return a buffer it does not hand over: a global's (MLIR's marker for
-/// it), an input's (the argument itself or a view of it) or one it returns
-/// twice. Such an output gets a dense copy in a buffer of its own; the others
-/// are the kernel's `malloc`ed buffers, passed on as they are.
+/// it), static memory (a C kernel's static array), an input's (the argument
+/// itself or a view of it) or one it returns twice. Such an output gets a
+/// dense copy in a buffer of its own; the others are the kernel's `malloc`ed
+/// buffers, passed on as they are.
 fn give_outputs_own_buffers(outputs: &[Descriptor], inputs: &[Descriptor]) {
     for (index, output) in outputs.iter().enumerate() {
         let buffer = output.allocated();
@@ -423,7 +425,8 @@ fn give_outputs_own_buffers(outputs: &[Descriptor], inputs: &[Descriptor]) {
             || inputs.iter().any(|input| input.allocated() == buffer)
             || outputs[..index]
                 .iter()
-                .any(|earlier| earlier.allocated() == buffer);
+                .any(|earlier| earlier.allocated() == buffer)
+            || static_memory::holds(buffer);
         if shared {
             output.take_own_copy();
         }

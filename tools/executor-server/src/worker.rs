@@ -30,7 +30,7 @@ use executor_abi::call_buffer::Layout;
 use executor_runtime::{
     error::{Result, RuntimeError},
     executor::{BinaryFormat, Executor},
-    local::{LocalExecutor, ObjectBytes},
+    local::{LocalExecutor, ObjectBytes, static_memory},
     memref::{DenseBuffer, Descriptor, OwnedDescriptor},
     polling::poll_briefly,
     protocol::{self, OutputShape, ProtocolError, Request, Response, Stream},
@@ -425,8 +425,9 @@ impl Worker {
             .map(OwnedDescriptor::descriptor)
             .collect();
 
-        // Reading the results back is part of what the kernel is blamed for:
-        // a kernel that fills in a bad descriptor crashes it.
+        // Reading the results back and freeing their buffers are part of
+        // what the kernel is blamed for: a kernel that fills in a bad
+        // descriptor, or one over a buffer `free` refuses, crashes it.
         let running = self.announcer.started(entry);
         let reply = self
             .executor
@@ -434,12 +435,13 @@ impl Worker {
             .and_then(|()| {
                 write_results(&mut self.frame, &output_descriptors, self.max_message_size)
             });
-        self.announcer.finished(running);
         // Only readable results are released: a descriptor that could not be
         // read is not trusted to point at a buffer of ours either.
-        let reply = reply?;
-        release_output_buffers(&output_descriptors, &input_descriptors);
-        Ok(reply)
+        if reply.is_ok() {
+            release_output_buffers(&output_descriptors, &input_descriptors);
+        }
+        self.announcer.finished(running);
+        reply
     }
 
     fn launch_async(&mut self, entry: &str, object: &str) -> Result<Response> {
@@ -571,8 +573,8 @@ fn unsendable(error: &ProtocolError) -> Response {
 /// Frees the buffers a kernel allocated for its outputs (their contents have
 /// been copied for the reply). A buffer the worker does not own is left alone:
 /// an input's (a kernel may return its argument or a view of it), a global's
-/// (MLIR's `0xdeadbeef` marker) or one already freed (two outputs may share
-/// one buffer).
+/// (MLIR's `0xdeadbeef` marker), static memory (a C kernel's static array) or
+/// one already freed (two outputs may share one buffer).
 fn release_output_buffers(outputs: &[Descriptor], inputs: &[Descriptor]) {
     // Sorted: the buffers not to free, and each one freed so far.
     let mut kept: Vec<*mut u8> = Vec::with_capacity(inputs.len() + outputs.len() + 2);
@@ -587,6 +589,9 @@ fn release_output_buffers(outputs: &[Descriptor], inputs: &[Descriptor]) {
         match kept.binary_search(&buffer) {
             Ok(_) => continue,
             Err(position) => kept.insert(position, buffer),
+        }
+        if static_memory::holds(buffer) {
+            continue;
         }
         // SAFETY: by the ABI, a kernel's result buffers are malloc'ed and
         // owned by the caller, which is this worker; each is freed once.

@@ -1010,6 +1010,49 @@ fn a_warm_worker_that_died_while_waiting_is_not_given_a_session() {
 }
 
 #[test]
+fn a_result_buffer_free_refuses_is_the_kernels_crash_on_both_sides() {
+    let scratch = tempfile::tempdir().unwrap();
+    let object = compile_kernels(scratch.path());
+    let object = object.to_str().unwrap();
+    let log_path = scratch.path().join("server.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let server = Server::start_with(&[], |command| {
+        command.env("EXECUTOR_LOG", "warn").stderr(log);
+    });
+    let session = server.connect().unwrap();
+    session
+        .send_binary(object, BinaryFormat::SharedLibrary)
+        .unwrap();
+    match launch_1d(&session, "_mlir_ciface_unfreeable", object, &[]).unwrap_err() {
+        RuntimeError::KernelCrashed { symbol, signal, .. } => {
+            assert_eq!(
+                (symbol.as_str(), signal),
+                ("_mlir_ciface_unfreeable", libc::SIGABRT)
+            );
+        }
+        other => panic!("expected a crash report naming the kernel, got {other}"),
+    }
+    server.assert_sessions_cleaned_up();
+    // The server's log blames the kernel too, not the executor.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let logged = loop {
+        let text = std::fs::read_to_string(&log_path).unwrap();
+        if text.contains("the worker died by a signal") || Instant::now() > deadline {
+            break text;
+        }
+        sleep(Duration::from_millis(20));
+    };
+    let line = logged
+        .lines()
+        .find(|line| line.contains("the worker died by a signal"))
+        .unwrap_or_else(|| panic!("no crash line in the log:\n{logged}"));
+    assert!(
+        line.contains("_mlir_ciface_unfreeable") && !line.contains("no kernel"),
+        "{line}"
+    );
+}
+
+#[test]
 fn an_object_file_is_linked_from_the_bytes_received_without_a_file() {
     let scratch = tempfile::tempdir().unwrap();
     let object = compile_kernels_to(&scratch.path().join("kernels.o"), &["-c"]);

@@ -76,9 +76,12 @@ impl Server {
         command
             .arg("--work-dir")
             .arg(work_dir)
-            .env("EXECUTOR_LOG", "error")
             .stdin(Stdio::null())
             .stdout(Stdio::piped());
+        // Errors only, unless the test asks for more.
+        if !command.get_envs().any(|(name, _)| name == "EXECUTOR_LOG") {
+            command.env("EXECUTOR_LOG", "error");
+        }
         let mut process = command.spawn().expect("executor-server starts");
         let mut stdout = BufReader::new(process.stdout.take().unwrap());
         let mut line = String::new();
@@ -229,6 +232,15 @@ void _mlir_ciface_add(memref_1d *result, memref_1d *a, memref_1d *b) {
 
 /* Returns its input: the executor must not free that buffer. */
 void _mlir_ciface_identity(memref_1d *result, memref_1d *a) { *result = *a; }
+
+/* Returns a buffer inside a malloc'ed block, not one malloc returned:
+   freeing it aborts the process. */
+void _mlir_ciface_unfreeable(memref_1d *result) {
+    float *inside = (float *)malloc(64) + 2;
+    inside[0] = 1;
+    inside[1] = 2;
+    *result = (memref_1d){inside, inside, 0, {2}, {1}};
+}
 
 void _mlir_ciface_segv(void) { *(volatile int *)0 = 1; }
 
