@@ -13,7 +13,11 @@ use std::{
     sync::{Arc, Mutex, PoisonError},
 };
 
-use crate::{socket_file::SocketFile, work_dir::WorkDirClaim};
+use crate::{
+    catalyst_assets,
+    socket_file::SocketFile,
+    work_dir::{self, WorkDirClaim},
+};
 use executor_protocol::signal_name;
 
 /// The sessions being served, by session id.
@@ -67,6 +71,10 @@ impl LiveSessions {
         for session in self.sessions().values() {
             if let Some(worker) = session.worker {
                 kill_process_group(worker);
+                catalyst_assets::remove_link_of(
+                    worker,
+                    &work_dir::asset_directory(&session.directory),
+                );
             }
             if let Err(error) = std::fs::remove_dir_all(&session.directory) {
                 tracing::warn!(directory = %session.directory.display(), %error, "cannot remove a session directory");

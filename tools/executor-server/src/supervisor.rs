@@ -29,7 +29,7 @@ use std::{
 };
 
 use crate::{
-    Settings,
+    Settings, catalyst_assets,
     handover::SessionTls,
     linger::close_gracefully,
     link::Link,
@@ -38,6 +38,7 @@ use crate::{
     spawn::SpawnedWorker,
     status::{RecordsSent, RunningSymbols, StatusTable},
     warm_pool::WarmPool,
+    work_dir,
 };
 use executor_protocol::{
     self as protocol, Response, Stream, signal_name,
@@ -126,6 +127,7 @@ pub(crate) fn run(
             return;
         }
     };
+    catalyst_assets::remove_link_of(child.id(), &work_dir::asset_directory(directory));
     // The worker is gone: what the table says now is what it was running,
     // and, over TLS, where its records stopped. The report goes on as its
     // next record, unless it died while sending: which numbers it used is

@@ -22,6 +22,12 @@ const SESSION_DIR_PREFIX: &str = "executor-session-";
 const LOCK_PREFIX: &str = "executor-server-";
 const LOCK_SUFFIX: &str = ".lock";
 
+/// The directory of a session's assets, inside its session directory: its
+/// worker's working directory.
+pub(crate) fn asset_directory(session_dir: &Path) -> PathBuf {
+    session_dir.join("assets")
+}
+
 /// This server's lock file in the work directory, locked while it runs.
 pub(crate) struct WorkDirClaim {
     path: PathBuf,

@@ -21,9 +21,12 @@ use std::{
 };
 
 use crate::{
-    ServerError, handover,
+    ServerError,
+    catalyst_assets::CatalystAssetLink,
+    handover,
     session_io::{self, ReplyWriter, RequestReader},
     status::{Announcer, Running},
+    work_dir,
 };
 use executor_abi::call_buffer::Layout;
 
@@ -86,6 +89,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     let assets = open_asset_directory(&session_dir).map_err(|error| {
         ServerError::Worker(format!("cannot make the asset directory: {error}"))
     })?;
+    let catalyst_asset_link = CatalystAssetLink::create(&assets);
     Worker {
         writer,
         reader,
@@ -93,6 +97,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         executor,
         directory: session_dir,
         assets,
+        _catalyst_asset_link: catalyst_asset_link,
         max_message_size: config.max_message_size,
         loaded: HashSet::new(),
         libraries_written: 0,
@@ -171,6 +176,8 @@ struct Worker {
     directory: PathBuf,
     /// Its `assets` directory, the worker's working directory.
     assets: PathBuf,
+    /// Catalyst's path to the assets, removed when the session ends.
+    _catalyst_asset_link: Option<CatalystAssetLink>,
     max_message_size: u32,
     /// Object names already loaded: a name is loaded once per session.
     loaded: HashSet<String>,
@@ -486,7 +493,7 @@ impl Worker {
 /// Makes `assets` in the session's directory, private like it, and the
 /// worker's working directory: kernels open the session's assets by name.
 fn open_asset_directory(session_dir: &Path) -> std::io::Result<PathBuf> {
-    let assets = session_dir.join("assets");
+    let assets = work_dir::asset_directory(session_dir);
     std::fs::DirBuilder::new().mode(0o700).create(&assets)?;
     std::env::set_current_dir(&assets)?;
     Ok(assets)

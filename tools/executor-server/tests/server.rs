@@ -1053,6 +1053,50 @@ fn a_result_buffer_free_refuses_is_the_kernels_crash_on_both_sides() {
 }
 
 #[test]
+fn a_kernel_finds_its_asset_under_catalysts_path_while_its_session_lasts() {
+    let scratch = tempfile::tempdir().unwrap();
+    let object = compile_kernels(scratch.path());
+    let object = object.to_str().unwrap();
+    let asset = scratch.path().join("numbers.bin");
+    std::fs::write(&asset, floats(&[5., 6.]).data).unwrap();
+    let asset = asset.to_str().unwrap();
+    let tmpdir = scratch.path().join("tmp");
+    std::fs::create_dir(&tmpdir).unwrap();
+    let server = Server::start_with(&[], |command| {
+        command.env("TMPDIR", &tmpdir);
+    });
+    let links = tmpdir.join("catalyst-assets");
+    let open = || {
+        let session = server.connect().unwrap();
+        session
+            .send_binary(object, BinaryFormat::SharedLibrary)
+            .unwrap();
+        session.send_binary(asset, BinaryFormat::Asset).unwrap();
+        let worker = server.worker_of(server.session_dirs().last().unwrap());
+        (session, links.join(worker.to_string()))
+    };
+
+    let (session, link) = open();
+    let read = launch_1d(&session, "_mlir_ciface_read_catalyst_asset", object, &[]).unwrap();
+    assert_eq!(read, floats(&[5., 6.]));
+    session.close().unwrap();
+    server.assert_sessions_cleaned_up();
+    assert!(!link.exists(), "{link:?} outlives its session");
+
+    // A worker that dies leaves no link either: the server removes it.
+    let (crashing, link) = open();
+    assert!(std::fs::symlink_metadata(&link).is_ok(), "no link {link:?}");
+    crashing
+        .launch("_mlir_ciface_segv", object, &[], &[])
+        .unwrap_err();
+    server.assert_sessions_cleaned_up();
+    assert!(
+        std::fs::symlink_metadata(&link).is_err(),
+        "{link:?} outlives its killed worker"
+    );
+}
+
+#[test]
 fn an_object_file_is_linked_from_the_bytes_received_without_a_file() {
     let scratch = tempfile::tempdir().unwrap();
     let object = compile_kernels_to(&scratch.path().join("kernels.o"), &["-c"]);

@@ -217,6 +217,7 @@ impl Drop for Server {
 /// as the lowering does.
 pub const KERNELS: &str = r#"
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -240,6 +241,21 @@ void _mlir_ciface_unfreeable(memref_1d *result) {
     inside[0] = 1;
     inside[1] = 2;
     *result = (memref_1d){inside, inside, 0, {2}, {1}};
+}
+
+/* Reads two floats of the asset numbers.bin where Catalyst's executor keeps
+   assets: $TMPDIR/catalyst-assets/<the process's pid>/. */
+void _mlir_ciface_read_catalyst_asset(memref_1d *result) {
+    const char *tmp = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/catalyst-assets/%d/numbers.bin", tmp ? tmp : "/tmp", (int)getpid());
+    float *values = malloc(2 * sizeof(float));
+    FILE *file = fopen(path, "rb");
+    if (!file || fread(values, sizeof(float), 2, file) != 2)
+        values[0] = values[1] = -1;
+    if (file)
+        fclose(file);
+    *result = (memref_1d){values, values, 0, {2}, {1}};
 }
 
 void _mlir_ciface_segv(void) { *(volatile int *)0 = 1; }

@@ -1,0 +1,83 @@
+//! Where Catalyst's executor keeps a session's assets:
+//! `$TMPDIR/catalyst-assets/<pid>/<file name>`, where pid is the process that
+//! runs the kernels. A worker links that path to its session's asset
+//! directory, so a kernel written for either server finds its assets: by
+//! name in its working directory, or under Catalyst's path with its own pid.
+//!
+//! The link is removed when the worker ends, or by the supervisor after a
+//! worker that was killed. The `catalyst-assets` directory must be this
+//! user's and writable by no one else; otherwise no link is made (and a
+//! warning is logged), since another user could redirect it.
+
+use std::{
+    io,
+    os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt},
+    path::{Path, PathBuf},
+};
+
+/// `$TMPDIR/catalyst-assets/<pid>`, a link to a session's asset directory.
+pub(crate) struct CatalystAssetLink {
+    path: PathBuf,
+}
+
+impl CatalystAssetLink {
+    /// Links `$TMPDIR/catalyst-assets/<this process's pid>` to `assets`;
+    /// none where it cannot (logged).
+    pub fn create(assets: &Path) -> Option<Self> {
+        let path = link_path(std::process::id());
+        match make_link(&path, assets) {
+            Ok(()) => Some(Self { path }),
+            Err(error) => {
+                tracing::warn!(link = %path.display(), %error, "kernels cannot find their assets under Catalyst's path");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for CatalystAssetLink {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Removes the link a worker `pid` made to `assets`, if it is still there
+/// (the worker was killed): a link that points elsewhere is another
+/// process's, whose pid this one had.
+pub(crate) fn remove_link_of(pid: u32, assets: &Path) {
+    let path = link_path(pid);
+    if std::fs::read_link(&path).is_ok_and(|target| target == assets) {
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+fn link_path(pid: u32) -> PathBuf {
+    std::env::temp_dir()
+        .join("catalyst-assets")
+        .join(pid.to_string())
+}
+
+fn make_link(path: &Path, assets: &Path) -> io::Result<()> {
+    let parent = path.parent().expect("the link is inside catalyst-assets");
+    match std::fs::DirBuilder::new().mode(0o700).create(parent) {
+        Err(error) if error.kind() != io::ErrorKind::AlreadyExists => return Err(error),
+        _ => {}
+    }
+    let directory = std::fs::symlink_metadata(parent)?;
+    let owner = std::fs::metadata(assets)?.uid();
+    if !directory.is_dir()
+        || directory.uid() != owner
+        || directory.permissions().mode() & 0o022 != 0
+    {
+        return Err(io::Error::other(format!(
+            "{} is not a directory of this user's that no one else can write to",
+            parent.display()
+        )));
+    }
+    // A link left by a process that had this pid before (killed with its
+    // server) is replaced; anything else there is not this server's.
+    if std::fs::symlink_metadata(path).is_ok_and(|existing| existing.file_type().is_symlink()) {
+        std::fs::remove_file(path)?;
+    }
+    std::os::unix::fs::symlink(assets, path)
+}
