@@ -16,8 +16,12 @@ use std::{
 
 use executor_runtime::{
     executor::Executor,
-    remote::{ConnectOptions, RemoteExecutor},
+    remote::{ConnectOptions, RemoteExecutor, TlsTrust},
 };
+
+mod common;
+
+use common::gen_identity;
 
 /// executor-server with `passed` as its descriptor 3 and the variables that
 /// say so: `sh` sets LISTEN_PID to its own id, which `exec` keeps.
@@ -119,6 +123,50 @@ fn a_passed_socket_is_served_with_the_token_and_is_close_on_exec() {
     let wrong = connect("battery staple").err().unwrap().to_string();
     assert!(wrong.contains("wrong token"), "{wrong}");
     connect("correct horse").unwrap().close().unwrap();
+}
+
+#[test]
+fn a_passed_socket_serves_tls_as_the_system_unit_starts_it() {
+    let scratch = tempfile::tempdir().unwrap();
+    let token = token_file(scratch.path(), "correct horse\n");
+    let identity = gen_identity(&scratch.path().join("identity"));
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    // The flags of dist/systemd/executor-server.service.in's ExecStart=.
+    let mut server = server_with_passed_socket(
+        listener.as_raw_fd(),
+        &[
+            "--token-file",
+            token.to_str().unwrap(),
+            "--tls-cert",
+            identity.cert.to_str().unwrap(),
+            "--tls-key",
+            identity.key.to_str().unwrap(),
+            "--work-dir",
+            scratch.path().to_str().unwrap(),
+        ],
+    );
+    let mut server = Running(server.stdout(Stdio::piped()).spawn().unwrap());
+    let mut line = String::new();
+    BufReader::new(server.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim_end(), format!("Listening on {address}"));
+
+    let connect = |tls: Option<TlsTrust>| {
+        let options = ConnectOptions {
+            token: Some("correct horse".to_owned()),
+            tls,
+            ..ConnectOptions::default()
+        };
+        RemoteExecutor::connect_with(&address, &options)
+    };
+    let plaintext = connect(None).err().unwrap().to_string();
+    assert!(plaintext.contains("this server speaks TLS"), "{plaintext}");
+    connect(Some(TlsTrust::Fingerprint(identity.fingerprint)))
+        .unwrap()
+        .close()
+        .unwrap();
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::{
     io::{Read, Write},
     net::{Shutdown, TcpListener, TcpStream, UdpSocket},
     os::unix::fs::PermissionsExt,
-    path::{Path, PathBuf},
+    path::PathBuf,
     process::Command,
     sync::{
         Arc, Mutex,
@@ -26,31 +26,11 @@ use executor_runtime::{
 
 mod common;
 
-use common::{SERVER, Server, call_twice, compile_kernels, floats, launch_1d};
+use common::{
+    Identity, SERVER, Server, call_twice, compile_kernels, floats, gen_identity, launch_1d,
+};
 
 const TOKEN: &str = "tls-test-token-7f3a9c2e";
-
-/// A TLS identity made by `executor-server --gen-identity`.
-struct Identity {
-    cert: PathBuf,
-    key: PathBuf,
-    fingerprint: Fingerprint,
-}
-
-fn gen_identity(dir: &Path) -> Identity {
-    let output = Command::new(SERVER)
-        .arg("--gen-identity")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let printed = String::from_utf8(output.stdout).unwrap();
-    Identity {
-        cert: dir.join("cert.pem"),
-        key: dir.join("key.pem"),
-        fingerprint: printed.trim().parse().unwrap(),
-    }
-}
 
 /// A directory with an identity and a token file.
 struct Secrets {

@@ -18,13 +18,37 @@ use executor_runtime::{
     executor::Executor,
     memref::{DenseBuffer, OwnedDescriptor},
     packed::{self, CallArguments},
-    protocol::{self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION},
+    protocol::{
+        self, Fingerprint, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION,
+    },
     remote::{ConnectOptions, RemoteExecutor},
 };
 use tempfile::TempDir;
 
 /// The server under test.
 pub const SERVER: &str = env!("CARGO_BIN_EXE_executor-server");
+
+/// A TLS identity made by `executor-server --gen-identity`.
+pub struct Identity {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    pub fingerprint: Fingerprint,
+}
+
+pub fn gen_identity(dir: &Path) -> Identity {
+    let output = Command::new(SERVER)
+        .arg("--gen-identity")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let printed = String::from_utf8(output.stdout).unwrap();
+    Identity {
+        cert: dir.join("cert.pem"),
+        key: dir.join("key.pem"),
+        fingerprint: printed.trim().parse().unwrap(),
+    }
+}
 
 /// A server process of this test, killed (with SIGKILL) when dropped.
 pub struct Server {
