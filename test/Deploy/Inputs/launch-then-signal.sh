@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # launch-then-signal.sh SIGNAL EXECUTOR-RUN PROGRAM EXECUTOR-SSH [ARGS...]
-# Starts EXECUTOR-SSH ARGS... (no command: it prints the address and the token
-# file, then waits), runs the dispatch-form PROGRAM with EXECUTOR-RUN on that
+# Starts EXECUTOR-SSH ARGS... (no command: it prints the address, the
+# configuration file and the token file, then waits), runs the dispatch-form PROGRAM with EXECUTOR-RUN on that
 # address, sends SIGNAL to executor-ssh and prints its exit status. A killed
 # executor-ssh (KILL) cannot remove its local directory: this removes it, once
 # it has checked it is there.
@@ -21,7 +21,8 @@ if ! start_executor_ssh "$@"; then
 fi
 EXECUTOR_ADDRESS=$(sed -n 's/^EXECUTOR_ADDRESS=//p' "$out/stdout")
 EXECUTOR_TOKEN_FILE=$(sed -n 's/^EXECUTOR_TOKEN_FILE=//p' "$out/stdout")
-export EXECUTOR_TOKEN_FILE
+EXECUTOR_CONFIG=$(sed -n 's/^EXECUTOR_CONFIG=//p' "$out/stdout")
+export EXECUTOR_TOKEN_FILE EXECUTOR_CONFIG
 sed "/executor.target/s|local|$EXECUTOR_ADDRESS|" "$program" | "$executor_run" -
 kill "-$signal" "$pid"
 wait "$pid"

@@ -5,9 +5,10 @@
 //! name in its working directory, or under Catalyst's path with its own pid.
 //!
 //! The link is removed when the worker ends, or by the supervisor after a
-//! worker that was killed. The `catalyst-assets` directory must be this
-//! user's and writable by no one else; otherwise no link is made (and a
-//! warning is logged), since another user could redirect it.
+//! worker that was killed, and `catalyst-assets` with the last link. That
+//! directory must be this user's and writable by no one else; otherwise no
+//! link is made (and a warning is logged), since another user could redirect
+//! it.
 
 use std::{
     io,
@@ -37,7 +38,7 @@ impl CatalystAssetLink {
 
 impl Drop for CatalystAssetLink {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        remove(&self.path);
     }
 }
 
@@ -47,7 +48,17 @@ impl Drop for CatalystAssetLink {
 pub(crate) fn remove_link_of(pid: u32, assets: &Path) {
     let path = link_path(pid);
     if std::fs::read_link(&path).is_ok_and(|target| target == assets) {
-        let _ = std::fs::remove_file(&path);
+        remove(&path);
+    }
+}
+
+/// Removes the link at `path`, then `catalyst-assets` if that was its last
+/// entry.
+fn remove(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    if let Some(parent) = path.parent() {
+        // Fails, as it should, while the directory holds anything.
+        let _ = std::fs::remove_dir(parent);
     }
 }
 
@@ -58,6 +69,18 @@ fn link_path(pid: u32) -> PathBuf {
 }
 
 fn make_link(path: &Path, assets: &Path) -> io::Result<()> {
+    // Another worker removes the directory when it removes the last link: if
+    // it did so between this one's making it and linking, it is made again.
+    let mut tries = 3;
+    loop {
+        match try_make_link(path, assets) {
+            Err(error) if error.kind() == io::ErrorKind::NotFound && tries > 1 => tries -= 1,
+            done => return done,
+        }
+    }
+}
+
+fn try_make_link(path: &Path, assets: &Path) -> io::Result<()> {
     let parent = path.parent().expect("the link is inside catalyst-assets");
     match std::fs::DirBuilder::new().mode(0o700).create(parent) {
         Err(error) if error.kind() != io::ErrorKind::AlreadyExists => return Err(error),

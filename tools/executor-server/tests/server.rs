@@ -1094,6 +1094,7 @@ fn a_kernel_finds_its_asset_under_catalysts_path_while_its_session_lasts() {
         std::fs::symlink_metadata(&link).is_err(),
         "{link:?} outlives its killed worker"
     );
+    assert!(!links.exists(), "{links:?} outlives its last link");
 }
 
 #[test]
