@@ -258,10 +258,11 @@ void _mlir_ciface_add(memref_1d *result, memref_1d *a, memref_1d *b) {
 /* Returns its input: the executor must not free that buffer. */
 void _mlir_ciface_identity(memref_1d *result, memref_1d *a) { *result = *a; }
 
-/* Returns a buffer inside a malloc'ed block, not one malloc returned:
-   freeing it aborts the process. */
+/* Returns a buffer inside an allocated block, not one malloc returned:
+   freeing it aborts the process (glibc: "free(): invalid pointer", the block
+   zeroed so that the word free reads as a size is 0). */
 void _mlir_ciface_unfreeable(memref_1d *result) {
-    float *inside = (float *)malloc(64) + 2;
+    float *inside = (float *)calloc(1, 64) + 2;
     inside[0] = 1;
     inside[1] = 2;
     *result = (memref_1d){inside, inside, 0, {2}, {1}};
