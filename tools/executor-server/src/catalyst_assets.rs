@@ -42,13 +42,17 @@ impl Drop for CatalystAssetLink {
     }
 }
 
-/// Removes the link a worker `pid` made to `assets`, if it is still there
-/// (the worker was killed): a link that points elsewhere is another
-/// process's, whose pid this one had.
-pub(crate) fn remove_link_of(pid: u32, assets: &Path) {
-    let path = link_path(pid);
-    if std::fs::read_link(&path).is_ok_and(|target| target == assets) {
-        remove(&path);
+/// Removes the links to `assets` that are still there: the worker that made
+/// one was killed, or the server is stopping. Links that point elsewhere are
+/// other sessions'.
+pub(crate) fn remove_links_to(assets: &Path) {
+    let Ok(entries) = std::fs::read_dir(links_directory()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if std::fs::read_link(entry.path()).is_ok_and(|target| target == assets) {
+            remove(&entry.path());
+        }
     }
 }
 
@@ -62,10 +66,12 @@ fn remove(path: &Path) {
     }
 }
 
+fn links_directory() -> PathBuf {
+    std::env::temp_dir().join("catalyst-assets")
+}
+
 fn link_path(pid: u32) -> PathBuf {
-    std::env::temp_dir()
-        .join("catalyst-assets")
-        .join(pid.to_string())
+    links_directory().join(pid.to_string())
 }
 
 fn make_link(path: &Path, assets: &Path) -> io::Result<()> {
@@ -81,7 +87,7 @@ fn make_link(path: &Path, assets: &Path) -> io::Result<()> {
 }
 
 fn try_make_link(path: &Path, assets: &Path) -> io::Result<()> {
-    let parent = path.parent().expect("the link is inside catalyst-assets");
+    let parent = &links_directory();
     match std::fs::DirBuilder::new().mode(0o700).create(parent) {
         Err(error) if error.kind() != io::ErrorKind::AlreadyExists => return Err(error),
         _ => {}

@@ -71,11 +71,10 @@ impl LiveSessions {
         for session in self.sessions().values() {
             if let Some(worker) = session.worker {
                 kill_process_group(worker);
-                catalyst_assets::remove_link_of(
-                    worker,
-                    &work_dir::asset_directory(&session.directory),
-                );
             }
+            // Also when the worker is gone and its supervisor has not
+            // removed its link yet.
+            catalyst_assets::remove_links_to(&work_dir::asset_directory(&session.directory));
             if let Err(error) = std::fs::remove_dir_all(&session.directory) {
                 tracing::warn!(directory = %session.directory.display(), %error, "cannot remove a session directory");
             }

@@ -127,7 +127,7 @@ pub(crate) fn run(
             return;
         }
     };
-    catalyst_assets::remove_link_of(child.id(), &work_dir::asset_directory(directory));
+    catalyst_assets::remove_links_to(&work_dir::asset_directory(directory));
     // The worker is gone: what the table says now is what it was running,
     // and, over TLS, where its records stopped. The report goes on as its
     // next record, unless it died while sending: which numbers it used is
