@@ -120,6 +120,12 @@ impl<S: Read + Write> TlsRecords<S> {
         &mut self.transport
     }
 
+    /// Whether a read returns plaintext already decrypted, without
+    /// reading the transport.
+    pub fn has_unread_plaintext(&self) -> bool {
+        self.plaintext_start < self.plaintext.len()
+    }
+
     /// The sequence numbers of the next record sent and received.
     pub fn sequences(&self) -> (u64, u64) {
         (self.tx_sequence, self.rx_sequence)

@@ -5,9 +5,13 @@
 //! (starting with the plaintext the supervisor left unread), the writer
 //! sends; each direction numbers its records on its own.
 
-use std::io::{self, Read, Write};
+use std::{
+    io::{self, Read, Write},
+    os::fd::AsFd,
+};
 
-use executor_protocol::{Stream, tls::TlsRecords};
+use executor_protocol::{Stream, tls::TlsRecords, unix_socket};
+use executor_runtime::polling::poll_briefly;
 
 use crate::{
     handover::SessionTls, linger::close_gracefully, request_stream::RequestStream,
@@ -66,6 +70,29 @@ impl RequestReader {
         if let Self::Plain(stream) = self {
             stream.set_dont_wait(dont_wait);
         }
+    }
+
+    /// Over TLS, waits for [`executor_runtime::polling::POLL`] at most until
+    /// the next request's first bytes have arrived, peeking at the socket
+    /// without taking them (a read that stopped inside a record would lose
+    /// it), unless a request is decrypted already. Keeps the worker on its
+    /// CPU for a client that launches in a loop, as a plaintext session's
+    /// read that does not wait does.
+    pub fn poll_tls_briefly(&self) {
+        let Self::Tls(records) = self else {
+            return;
+        };
+        if records.has_unread_plaintext() {
+            return;
+        }
+        let socket = records.get_ref().as_fd();
+        poll_briefly(|| {
+            match unix_socket::receive(socket, &mut [0u8; 1], libc::MSG_PEEK | libc::MSG_DONTWAIT) {
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => None,
+                // Bytes, the end or an error: the read that follows takes it.
+                _ => Some(()),
+            }
+        });
     }
 }
 

@@ -217,6 +217,8 @@ impl Worker {
                     _ => Some(()),
                 });
                 self.reader.get_mut().set_dont_wait(false);
+            } else if self.reader.buffer().is_empty() {
+                self.reader.get_ref().poll_tls_briefly();
             }
             let request = match protocol::read_request(
                 &mut self.reader,
