@@ -44,6 +44,7 @@ pub const ARGUMENT: &str = "executor-dispatch";
 // (ExecutorDialect::k*AttrName in td/ExecutorDialect.td).
 const TARGET_ATTRIBUTE: &str = "executor.target";
 const TARGET_ADDRESS_KEY: &str = "address";
+const TARGET_TRIPLE_KEY: &str = "triple";
 const KERNEL_ATTRIBUTE: &str = "executor.kernel";
 const ASYNC_ATTRIBUTE: &str = "executor.async";
 /// Makes convert-func-to-llvm emit `_mlir_ciface_<kernel>`, the entry
@@ -103,6 +104,7 @@ struct TargetModule<'c, 'a> {
     /// Index into `Host::addresses`.
     address: usize,
     object: PathBuf,
+    machine: object_file::Machine,
 }
 
 /// A `func.func` declaration marked `executor.kernel`.
@@ -190,7 +192,7 @@ impl<'c, 'a> Host<'c, 'a> {
         for &operation in &top_level {
             if operation.has_attribute(TARGET_ATTRIBUTE) {
                 match read_target(operation, options.object_dir) {
-                    Ok((name, address, object)) => {
+                    Ok((name, address, object, machine)) => {
                         let next = addresses_by_name.len();
                         let address = *addresses_by_name.entry(address).or_insert_with(|| {
                             host.addresses.push(address);
@@ -201,6 +203,7 @@ impl<'c, 'a> Host<'c, 'a> {
                             name,
                             address,
                             object,
+                            machine,
                         });
                     }
                     Err(message) => errors.at(operation, message),
@@ -505,23 +508,41 @@ impl Symbols<'_, '_, '_> {
     }
 }
 
-/// The target module's name, address and object file.
+/// The target module's name, address, object file and machine.
 fn read_target<'c>(
     target: OperationRef<'c, '_>,
     object_dir: &Path,
-) -> Result<(&'c [u8], &'c [u8], PathBuf), String> {
+) -> Result<(&'c [u8], &'c [u8], PathBuf, object_file::Machine), String> {
     let name = module_symbols::symbol_name(target)
         .ok_or_else(|| format!("a module marked {TARGET_ATTRIBUTE} needs a name"))?;
-    let address = target
+    let dictionary = target
         .attribute(TARGET_ATTRIBUTE)
         .ok()
-        .and_then(|attribute| DictionaryAttribute::try_from(attribute).ok())
+        .and_then(|attribute| DictionaryAttribute::try_from(attribute).ok());
+    let string = |key: &str| {
+        dictionary
+            .and_then(|target| target.element_by_name(key))
+            .and_then(|value| melior::ir::attribute::StringAttribute::try_from(value).ok())
+            .map(|value| lossy(ir::string_bytes(value)))
+    };
+    let address = dictionary
         .and_then(|target| target.element_by_name(TARGET_ADDRESS_KEY))
         .and_then(|address| melior::ir::attribute::StringAttribute::try_from(address).ok())
         .map(ir::string_bytes)
         .filter(|address| !address.is_empty())
         .ok_or_else(|| format!("{TARGET_ATTRIBUTE} needs {{{TARGET_ADDRESS_KEY} = \"...\"}}"))?;
-    Ok((name, address, object_path(object_dir, name)?))
+    let machine = object_file::Machine {
+        triple: string(TARGET_TRIPLE_KEY),
+        cpu: string("cpu").unwrap_or_default(),
+        features: string("features").unwrap_or_default(),
+    };
+    machine.check().map_err(|error| {
+        format!(
+            "cannot compile the target module @{} for its {TARGET_TRIPLE_KEY}: {error}",
+            lossy(name)
+        )
+    })?;
+    Ok((name, address, object_path(object_dir, name)?, machine))
 }
 
 /// `<object_dir>/<module name>.o`, absolute, so the host may run elsewhere.
@@ -571,7 +592,7 @@ fn compile(
             options.kernel_lowering
         )));
     }
-    let object = object_file::emit_object(target.operation).map_err(|error| {
+    let object = object_file::emit_object(target.operation, &target.machine).map_err(|error| {
         fail(match error {
             object_file::ObjectError::Translation => format!(
                 "the target module @{name} does not translate to LLVM IR after kernel-lowering='{}' (the errors above say why)",
