@@ -191,21 +191,16 @@ impl<'c, 'a> Host<'c, 'a> {
         let mut function_names: HashMap<&[u8], usize> = HashMap::new();
         for &operation in &top_level {
             if operation.has_attribute(TARGET_ATTRIBUTE) {
-                match read_target(operation, options.object_dir) {
-                    Ok((name, address, object, machine)) => {
-                        let next = addresses_by_name.len();
-                        let address = *addresses_by_name.entry(address).or_insert_with(|| {
-                            host.addresses.push(address);
-                            next
-                        });
-                        host.targets.push(TargetModule {
-                            operation,
-                            name,
-                            address,
-                            object,
-                            machine,
-                        });
-                    }
+                let addresses = &mut host.addresses;
+                let index_of = |address| {
+                    let next = addresses_by_name.len();
+                    *addresses_by_name.entry(address).or_insert_with(|| {
+                        addresses.push(address);
+                        next
+                    })
+                };
+                match read_target(operation, options.object_dir, index_of) {
+                    Ok(target) => host.targets.push(target),
                     Err(message) => errors.at(operation, message),
                 }
             } else if is_function(operation) && operation.has_attribute(KERNEL_ATTRIBUTE) {
@@ -508,11 +503,13 @@ impl Symbols<'_, '_, '_> {
     }
 }
 
-/// The target module's name, address, object file and machine.
-fn read_target<'c>(
-    target: OperationRef<'c, '_>,
+/// The target module, checked; `index_of` gives its address's index in
+/// `Host::addresses` (called only for a module without errors).
+fn read_target<'c, 'a>(
+    target: OperationRef<'c, 'a>,
     object_dir: &Path,
-) -> Result<(&'c [u8], &'c [u8], PathBuf, object_file::Machine), String> {
+    index_of: impl FnOnce(&'c [u8]) -> usize,
+) -> Result<TargetModule<'c, 'a>, String> {
     let name = module_symbols::symbol_name(target)
         .ok_or_else(|| format!("a module marked {TARGET_ATTRIBUTE} needs a name"))?;
     let dictionary = target
@@ -542,7 +539,14 @@ fn read_target<'c>(
             lossy(name)
         )
     })?;
-    Ok((name, address, object_path(object_dir, name)?, machine))
+    let object = object_path(object_dir, name)?;
+    Ok(TargetModule {
+        operation: target,
+        name,
+        address: index_of(address),
+        object,
+        machine,
+    })
 }
 
 /// `<object_dir>/<module name>.o`, absolute, so the host may run elsewhere.
