@@ -529,7 +529,8 @@ fn read_target<'c, 'a>(
         .filter(|address| !address.is_empty())
         .ok_or_else(|| format!("{TARGET_ATTRIBUTE} needs {{{TARGET_ADDRESS_KEY} = \"...\"}}"))?;
     let machine = object_file::Machine {
-        triple: string(TARGET_TRIPLE_KEY),
+        // An empty triple is the default one, as in Catalyst.
+        triple: string(TARGET_TRIPLE_KEY).filter(|triple| !triple.is_empty()),
         cpu: string("cpu").unwrap_or_default(),
         features: string("features").unwrap_or_default(),
     };

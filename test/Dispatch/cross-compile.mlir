@@ -3,11 +3,13 @@
 // RUN: llvm-readelf -h %t/arm.o | FileCheck %s --check-prefix=AARCH64
 // RUN: llvm-readelf -h %t/riscv.o | FileCheck %s --check-prefix=RISCV64
 // RUN: llvm-readelf -h %t/host.o | FileCheck %s --check-prefix=NATIVE
+// RUN: llvm-readelf -h %t/empty.o | FileCheck %s --check-prefix=NATIVE
 // RUN: llvm-readelf -h %t/u74.o | FileCheck %s --check-prefix=CPU
 // RUN: llvm-readelf -h %t/compressed.o | FileCheck %s --check-prefix=FEATURES
 
 // Each target module is compiled for the triple its executor.target names
-// (with its cpu and features), one without a triple for the host's default.
+// (with its cpu and features), one without a triple, or with an empty one,
+// for the host's default.
 
 // AARCH64:      Class: ELF64
 // AARCH64:      Data: 2's complement, little endian
@@ -36,6 +38,7 @@
 //       CHECK:   executor.send_binary %[[ARM]]("{{/.*}}/arm.o")
 //       CHECK:   executor.send_binary %[[RISCV]]("{{/.*}}/riscv.o")
 //       CHECK:   executor.send_binary %[[LOCAL]]("{{/.*}}/host.o")
+//       CHECK:   executor.send_binary %[[LOCAL]]("{{/.*}}/empty.o")
 //       CHECK:   executor.send_binary %[[RISCV]]("{{/.*}}/u74.o")
 //       CHECK:   executor.send_binary %[[RISCV]]("{{/.*}}/compressed.o")
 module {
@@ -58,6 +61,11 @@ module {
       return
     }
   }
+  module @empty attributes {executor.target = {address = "local", triple = ""}} {
+    func.func @scale(%x: memref<?xf32>) {
+      return
+    }
+  }
   module @u74 attributes {executor.target = {address = "10.0.0.3:9000", triple = "riscv64-unknown-linux-gnu", cpu = "sifive-u74"}} {
     func.func @scale(%x: memref<?xf32>) {
       return
@@ -71,12 +79,14 @@ module {
   func.func private @arm_scale(memref<?xf32>) attributes {executor.kernel = @arm::@scale}
   func.func private @riscv_scale(memref<?xf32>) attributes {executor.kernel = @riscv::@scale}
   func.func private @host_scale(memref<?xf32>) attributes {executor.kernel = @host::@scale}
+  func.func private @empty_scale(memref<?xf32>) attributes {executor.kernel = @empty::@scale}
   func.func private @u74_scale(memref<?xf32>) attributes {executor.kernel = @u74::@scale}
   func.func private @compressed_scale(memref<?xf32>) attributes {executor.kernel = @compressed::@scale}
   func.func @main(%x: memref<?xf32>) {
     call @arm_scale(%x) : (memref<?xf32>) -> ()
     call @riscv_scale(%x) : (memref<?xf32>) -> ()
     call @host_scale(%x) : (memref<?xf32>) -> ()
+    call @empty_scale(%x) : (memref<?xf32>) -> ()
     call @u74_scale(%x) : (memref<?xf32>) -> ()
     call @compressed_scale(%x) : (memref<?xf32>) -> ()
     return
