@@ -130,9 +130,10 @@ void CallOp::getEffects(
 // The dispatch form's attributes
 //===----------------------------------------------------------------------===//
 
-/// `executor.target = {address = "..."}` on a named builtin.module nested in
-/// a module, and not inside another target module (its kernels are compiled
-/// as one object file, named after the module).
+/// `executor.target = {address = "...", triple = "...", cpu = "...",
+/// features = "..."}` (the last three optional) on a named builtin.module
+/// nested in a module, and not inside another target module (its kernels are
+/// compiled as one object file, named after the module).
 static LogicalResult verifyTarget(Operation *op, Attribute value) {
   StringRef name = ExecutorDialect::kTargetAttrName;
   auto module = dyn_cast<ModuleOp>(op);
@@ -167,11 +168,19 @@ static LogicalResult verifyTarget(Operation *op, Attribute value) {
                               "got "
                            << value;
   StringRef addressKey = ExecutorDialect::kTargetAddressKey;
-  for (NamedAttribute entry : target)
-    if (entry.getName() != addressKey)
-      return op->emitError() << "'" << name << "' has no key '"
-                             << entry.getName().strref() << "' (its one key is '"
-                             << addressKey << "')";
+  for (NamedAttribute entry : target) {
+    StringRef key = entry.getName().strref();
+    if (key == addressKey)
+      continue;
+    if (!llvm::is_contained(ExecutorDialect::kTargetMachineKeys, key))
+      return op->emitError() << "'" << name << "' has no key '" << key
+                             << "' (its keys are '" << addressKey
+                             << "', 'triple', 'cpu' and 'features')";
+    if (!isa<StringAttr>(entry.getValue()))
+      return op->emitError() << "'" << name << "' takes a string '" << key
+                             << "' (LLVM's spelling), got "
+                             << entry.getValue();
+  }
   auto address = target.getAs<StringAttr>(addressKey);
   if (!address || address.getValue().empty())
     return op->emitError() << "'" << name << "' needs a non-empty string '"

@@ -34,7 +34,8 @@ def Executor_Dialect : Dialect {
 
     - `executor.target = {address = "<address>"}` on a named `builtin.module`
       nested in the host module marks it as kernels that run on the executor
-      at that address;
+      at that address; the optional strings `triple`, `cpu` and `features`
+      name the machine its kernels are compiled for (by default the host's);
     - `executor.kernel = @<module>::@<kernel>` on a private `func.func`
       declaration of the host names the kernel its calls run;
     - `executor.async` on a `func.call` to such a declaration (a `() -> ()`
@@ -50,6 +51,9 @@ def Executor_Dialect : Dialect {
     /// passes/executor_dispatch.rs, spells the same names).
     static constexpr ::llvm::StringLiteral kTargetAttrName = "executor.target";
     static constexpr ::llvm::StringLiteral kTargetAddressKey = "address";
+    /// The optional keys naming the machine the kernels are compiled for.
+    static constexpr ::llvm::StringLiteral kTargetMachineKeys[] = {
+        "triple", "cpu", "features"};
     static constexpr ::llvm::StringLiteral kKernelAttrName = "executor.kernel";
     static constexpr ::llvm::StringLiteral kAsyncAttrName = "executor.async";
   }];

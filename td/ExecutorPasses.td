@@ -84,10 +84,12 @@ def ExecutorDispatchPass : Pass<"executor-dispatch", "::mlir::ModuleOp"> {
     runs on) is compiled in process to the object file
     `<object-dir>/<module name>.o`: its public functions get C interfaces
     (`llvm.emit_c_interface`), `kernel-lowering` takes it to the LLVM
-    dialect, MLIR translates it to LLVM IR and LLVM's target machine for the
-    host's default triple (generic CPU, position-independent code, codegen at
-    -O2, as `llc -relocation-model=pic`) writes the object. A failure is an
-    error at the module, after the diagnostics of the step that failed.
+    dialect, MLIR translates it to LLVM IR and LLVM's target machine writes
+    the object: for the module's `triple`, `cpu` and `features` (keys of
+    `executor.target`, as `llc -mtriple -mcpu -mattr` take them; by default
+    the host's default triple, generic CPU), position-independent code,
+    codegen at -O2, as `llc -relocation-model=pic`. A failure is an error at
+    the module, after the diagnostics of the step that failed.
 
     Then every `func.call` to a declaration marked `executor.kernel` becomes
     an `executor.launch` of that kernel in its module's object, or, marked
@@ -112,7 +114,9 @@ def ExecutorDispatchPass : Pass<"executor-dispatch", "::mlir::ModuleOp"> {
     entry block of its function, or to a function that is not a kernel
     declaration; a kernel call outside a `func.func` of the
     module or inside an op isolated from above; a kernel declaration used by
-    anything but `func.call`; a `setup-function` that names no function; an
+    anything but `func.call`; a `triple` that names no target of this LLVM
+    (every target of the installation is available); a `setup-function` that
+    names no function; an
     op of Catalyst's dispatch form (a module marked `catalyst.dispatch`, a
     `catalyst.launch_kernel` of its kernels, a `catalyst.custom_call` with a
     `dispatch` entry), which is `dispatch-executor-targets`'.

@@ -191,6 +191,11 @@ mod tests {
         round_trip(HelloReply::Refused {
             reason: "wrong token".into(),
         });
+        round_trip(HelloReply::WelcomeWithTriple {
+            protocol_version: PROTOCOL_VERSION,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            triple: "riscv64-unknown-linux-gnu".into(),
+        });
         for request in sample_requests() {
             round_trip(request);
         }

@@ -9,10 +9,17 @@ use executor_abi::call_buffer::Layout;
 use executor_abi::BinaryFormat;
 use executor_buffers::memref::DenseBuffer;
 
-/// The version this build speaks. Bump it on any change to [`Request`] or
-/// [`Response`]; [`Hello`] and [`HelloReply`] never change, so that peers of
-/// different versions can always tell each other so.
-pub const PROTOCOL_VERSION: u32 = 3;
+/// The version this build speaks. Bump it on any change to [`Request`],
+/// [`Response`] or what the handshake tells. [`Hello`] and the variants of
+/// [`HelloReply`] never change, so that peers of different versions can
+/// always tell each other so; a version that tells more in the handshake
+/// adds a variant, which the server sends only to clients of that version
+/// or later.
+pub const PROTOCOL_VERSION: u32 = 4;
+
+/// The oldest version a server of this build serves: 3 differs from 4 only
+/// in its welcome, [`HelloReply::Welcome`], which states no triple.
+pub const OLDEST_PROTOCOL_VERSION: u32 = 3;
 
 /// The first message on a connection, from the client.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +51,14 @@ pub enum HelloReply {
     },
     /// The server closes the connection after this.
     Refused { reason: String },
+    /// [`HelloReply::Welcome`] to a client of version 4 or later, with the
+    /// LLVM triple of the machine the server's workers run (what objects sent
+    /// to it must be compiled for).
+    WelcomeWithTriple {
+        protocol_version: u32,
+        max_message_size: u32,
+        triple: String,
+    },
 }
 
 /// The rank and element size of one output descriptor of a launch.
@@ -141,6 +156,29 @@ mod tests {
             reason: "no".into(),
         };
         assert_eq!(postcard::to_stdvec(&refused).unwrap(), [1, 2, b'n', b'o']);
+        let welcome = HelloReply::Welcome {
+            protocol_version: 3,
+            max_message_size: 300,
+        };
+        assert_eq!(postcard::to_stdvec(&welcome).unwrap(), [0, 3, 0xac, 0x02]);
+    }
+
+    #[test]
+    fn the_welcome_of_version_4_states_the_triple_after_the_frozen_variants() {
+        // Variant 2, so that a version 3 peer's variants keep their indices.
+        let welcome = HelloReply::WelcomeWithTriple {
+            protocol_version: 4,
+            max_message_size: 300,
+            triple: "aarch64-unknown-linux-gnu".into(),
+        };
+        let encoded = postcard::to_stdvec(&welcome).unwrap();
+        let mut expected = vec![2, 4, 0xac, 0x02, 25];
+        expected.extend_from_slice(b"aarch64-unknown-linux-gnu");
+        assert_eq!(encoded, expected);
+        assert_eq!(
+            postcard::from_bytes::<HelloReply>(&encoded).unwrap(),
+            welcome
+        );
     }
 
     #[test]

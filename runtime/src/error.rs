@@ -38,6 +38,14 @@ pub enum RuntimeError {
         path: String,
         reason: String,
     },
+    /// The binary's ELF header names another machine than the executor's
+    /// triple (`runtime/src/machine.rs`).
+    #[error("the {format} is for {binary}, the executor runs {executor}")]
+    WrongMachine {
+        format: BinaryFormat,
+        binary: String,
+        executor: String,
+    },
     #[error("cannot start the JIT: {0}")]
     JitUnavailable(String),
     #[error(

@@ -10,6 +10,7 @@ mod deadline;
 pub mod error;
 pub mod executor;
 pub mod local;
+pub mod machine;
 mod object_names;
 pub mod polling;
 pub mod remote;

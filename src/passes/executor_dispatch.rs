@@ -44,6 +44,7 @@ pub const ARGUMENT: &str = "executor-dispatch";
 // (ExecutorDialect::k*AttrName in td/ExecutorDialect.td).
 const TARGET_ATTRIBUTE: &str = "executor.target";
 const TARGET_ADDRESS_KEY: &str = "address";
+const TARGET_TRIPLE_KEY: &str = "triple";
 const KERNEL_ATTRIBUTE: &str = "executor.kernel";
 const ASYNC_ATTRIBUTE: &str = "executor.async";
 /// Makes convert-func-to-llvm emit `_mlir_ciface_<kernel>`, the entry
@@ -103,6 +104,7 @@ struct TargetModule<'c, 'a> {
     /// Index into `Host::addresses`.
     address: usize,
     object: PathBuf,
+    machine: object_file::Machine,
 }
 
 /// A `func.func` declaration marked `executor.kernel`.
@@ -189,20 +191,16 @@ impl<'c, 'a> Host<'c, 'a> {
         let mut function_names: HashMap<&[u8], usize> = HashMap::new();
         for &operation in &top_level {
             if operation.has_attribute(TARGET_ATTRIBUTE) {
-                match read_target(operation, options.object_dir) {
-                    Ok((name, address, object)) => {
-                        let next = addresses_by_name.len();
-                        let address = *addresses_by_name.entry(address).or_insert_with(|| {
-                            host.addresses.push(address);
-                            next
-                        });
-                        host.targets.push(TargetModule {
-                            operation,
-                            name,
-                            address,
-                            object,
-                        });
-                    }
+                let addresses = &mut host.addresses;
+                let index_of = |address| {
+                    let next = addresses_by_name.len();
+                    *addresses_by_name.entry(address).or_insert_with(|| {
+                        addresses.push(address);
+                        next
+                    })
+                };
+                match read_target(operation, options.object_dir, index_of) {
+                    Ok(target) => host.targets.push(target),
                     Err(message) => errors.at(operation, message),
                 }
             } else if is_function(operation) && operation.has_attribute(KERNEL_ATTRIBUTE) {
@@ -505,23 +503,51 @@ impl Symbols<'_, '_, '_> {
     }
 }
 
-/// The target module's name, address and object file.
-fn read_target<'c>(
-    target: OperationRef<'c, '_>,
+/// The target module, checked; `index_of` gives its address's index in
+/// `Host::addresses` (called only for a module without errors).
+fn read_target<'c, 'a>(
+    target: OperationRef<'c, 'a>,
     object_dir: &Path,
-) -> Result<(&'c [u8], &'c [u8], PathBuf), String> {
+    index_of: impl FnOnce(&'c [u8]) -> usize,
+) -> Result<TargetModule<'c, 'a>, String> {
     let name = module_symbols::symbol_name(target)
         .ok_or_else(|| format!("a module marked {TARGET_ATTRIBUTE} needs a name"))?;
-    let address = target
+    let dictionary = target
         .attribute(TARGET_ATTRIBUTE)
         .ok()
-        .and_then(|attribute| DictionaryAttribute::try_from(attribute).ok())
+        .and_then(|attribute| DictionaryAttribute::try_from(attribute).ok());
+    let string = |key: &str| {
+        dictionary
+            .and_then(|target| target.element_by_name(key))
+            .and_then(|value| melior::ir::attribute::StringAttribute::try_from(value).ok())
+            .map(|value| lossy(ir::string_bytes(value)))
+    };
+    let address = dictionary
         .and_then(|target| target.element_by_name(TARGET_ADDRESS_KEY))
         .and_then(|address| melior::ir::attribute::StringAttribute::try_from(address).ok())
         .map(ir::string_bytes)
         .filter(|address| !address.is_empty())
         .ok_or_else(|| format!("{TARGET_ATTRIBUTE} needs {{{TARGET_ADDRESS_KEY} = \"...\"}}"))?;
-    Ok((name, address, object_path(object_dir, name)?))
+    let machine = object_file::Machine {
+        // An empty triple is the default one, as in Catalyst.
+        triple: string(TARGET_TRIPLE_KEY).filter(|triple| !triple.is_empty()),
+        cpu: string("cpu").unwrap_or_default(),
+        features: string("features").unwrap_or_default(),
+    };
+    machine.check().map_err(|error| {
+        format!(
+            "cannot compile the target module @{} for its {TARGET_TRIPLE_KEY}: {error}",
+            lossy(name)
+        )
+    })?;
+    let object = object_path(object_dir, name)?;
+    Ok(TargetModule {
+        operation: target,
+        name,
+        address: index_of(address),
+        object,
+        machine,
+    })
 }
 
 /// `<object_dir>/<module name>.o`, absolute, so the host may run elsewhere.
@@ -571,7 +597,7 @@ fn compile(
             options.kernel_lowering
         )));
     }
-    let object = object_file::emit_object(target.operation).map_err(|error| {
+    let object = object_file::emit_object(target.operation, &target.machine).map_err(|error| {
         fail(match error {
             object_file::ObjectError::Translation => format!(
                 "the target module @{name} does not translate to LLVM IR after kernel-lowering='{}' (the errors above say why)",

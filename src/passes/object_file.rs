@@ -9,7 +9,7 @@
 use std::{
     ffi::{CStr, c_char},
     ptr,
-    sync::OnceLock,
+    sync::Once,
 };
 
 use llvm_sys::{
@@ -19,8 +19,8 @@ use llvm_sys::{
     },
     prelude::{LLVMContextRef, LLVMModuleRef},
     target::{
-        LLVM_InitializeNativeAsmPrinter, LLVM_InitializeNativeTarget, LLVMDisposeTargetData,
-        LLVMSetModuleDataLayout,
+        LLVM_InitializeAllAsmPrinters, LLVM_InitializeAllTargetInfos, LLVM_InitializeAllTargetMCs,
+        LLVM_InitializeAllTargets, LLVMDisposeTargetData, LLVMSetModuleDataLayout,
     },
     target_machine::{
         LLVMCodeGenFileType, LLVMCodeGenOptLevel, LLVMCodeModel, LLVMCreateTargetDataLayout,
@@ -37,9 +37,7 @@ pub enum ObjectError {
     /// MLIR's translation failed; it has reported why at the ops.
     #[error("the module does not translate to LLVM IR")]
     Translation,
-    #[error("LLVM's native target is not available: {0}")]
-    NativeTarget(&'static str),
-    #[error("no LLVM target for the triple {triple}: {message}")]
+    #[error("the triple '{triple}' names no target of this LLVM: {message}")]
     Target { triple: String, message: String },
     #[error("LLVM cannot make a target machine for {0}")]
     TargetMachine(String),
@@ -47,36 +45,74 @@ pub enum ObjectError {
     CodeGeneration { triple: String, message: String },
 }
 
-/// The object file of `module`, an op in the LLVM dialect (with LLVM IR
-/// translations registered in its context), for the module's
-/// `llvm.target_triple` or else the host's default triple: generic CPU,
-/// position-independent code, codegen at the default level (llc's -O2).
-pub fn emit_object(module: OperationRef<'_, '_>) -> Result<Vec<u8>, ObjectError> {
-    initialize_native_target()?;
-    let context = LlvmContext::new();
-    let llvm_module = context.translate(module)?;
-    let triple = llvm_module.triple();
-    let machine = TargetMachine::new(&triple)?;
-    machine.emit_object(&llvm_module, &triple)
+/// The machine a module is compiled for, as `llc -mtriple -mcpu -mattr` takes
+/// it: no triple is the host's default one, an empty CPU the generic one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Machine {
+    pub triple: Option<String>,
+    pub cpu: String,
+    pub features: String,
 }
 
-fn initialize_native_target() -> Result<(), ObjectError> {
-    static INITIALIZED: OnceLock<Result<(), &'static str>> = OnceLock::new();
-    let initialized = INITIALIZED.get_or_init(|| {
-        // SAFETY: LLVM's initializers only register the native target and its
-        // printer with LLVM's registry (repeating them is harmless); the
-        // OnceLock runs them once per process.
-        unsafe {
-            if LLVM_InitializeNativeTarget() != 0 {
-                return Err("LLVM_InitializeNativeTarget failed");
-            }
-            if LLVM_InitializeNativeAsmPrinter() != 0 {
-                return Err("LLVM_InitializeNativeAsmPrinter failed");
-            }
+impl Machine {
+    /// Whether this LLVM has a target for the machine's triple.
+    pub fn check(&self) -> Result<(), ObjectError> {
+        match &self.triple {
+            Some(triple) => target_of(triple).map(|_| ()),
+            None => Ok(()),
         }
-        Ok(())
+    }
+}
+
+/// The object file of `module`, an op in the LLVM dialect (with LLVM IR
+/// translations registered in its context), for `machine`, or else for the
+/// module's `llvm.target_triple` or the host's default triple:
+/// position-independent code, codegen at the default level (llc's -O2).
+pub fn emit_object(
+    module: OperationRef<'_, '_>,
+    machine: &Machine,
+) -> Result<Vec<u8>, ObjectError> {
+    let context = LlvmContext::new();
+    let llvm_module = context.translate(module)?;
+    let triple = machine
+        .triple
+        .clone()
+        .unwrap_or_else(|| llvm_module.triple());
+    let target_machine = TargetMachine::new(&triple, machine)?;
+    target_machine.emit_object(&llvm_module, &triple)
+}
+
+/// Registers every target of the LLVM installation, once per process.
+fn initialize_targets() {
+    static INITIALIZED: Once = Once::new();
+    // SAFETY: LLVM's initializers only register targets, their machine code
+    // layers and printers with LLVM's registry (repeating them is harmless);
+    // the Once runs them once per process.
+    INITIALIZED.call_once(|| unsafe {
+        LLVM_InitializeAllTargetInfos();
+        LLVM_InitializeAllTargets();
+        LLVM_InitializeAllTargetMCs();
+        LLVM_InitializeAllAsmPrinters();
     });
-    initialized.map_err(ObjectError::NativeTarget)
+}
+
+/// LLVM's target for `triple`.
+fn target_of(triple: &str) -> Result<LLVMTargetRef, ObjectError> {
+    initialize_targets();
+    let c_triple = c_string(triple);
+    let mut target: LLVMTargetRef = ptr::null_mut();
+    let mut message: *mut c_char = ptr::null_mut();
+    // SAFETY: the triple is NUL-terminated; on failure LLVM returns a
+    // message the caller disposes of.
+    let failed = unsafe { LLVMGetTargetFromTriple(c_triple.as_ptr(), &mut target, &mut message) };
+    if failed != 0 || target.is_null() {
+        return Err(ObjectError::Target {
+            triple: triple.to_owned(),
+            // SAFETY: LLVM set the message on failure (or left it null).
+            message: unsafe { take_message(message) },
+        });
+    }
+    Ok(target)
 }
 
 /// An LLVM context of its own, so that translations do not share state.
@@ -142,40 +178,31 @@ impl Drop for LlvmModule<'_> {
 struct TargetMachine(LLVMTargetMachineRef);
 
 impl TargetMachine {
-    fn new(triple: &str) -> Result<Self, ObjectError> {
-        let c_triple = c_string(triple);
-        let mut target: LLVMTargetRef = ptr::null_mut();
-        let mut message: *mut c_char = ptr::null_mut();
-        // SAFETY: the triple is NUL-terminated; on failure LLVM returns a
-        // message the caller disposes of.
-        let failed =
-            unsafe { LLVMGetTargetFromTriple(c_triple.as_ptr(), &mut target, &mut message) };
-        if failed != 0 {
-            return Err(ObjectError::Target {
-                triple: triple.to_owned(),
-                // SAFETY: LLVM set the message on failure.
-                message: unsafe { take_message(message) },
-            });
-        }
-        let empty = c"";
+    fn new(triple: &str, machine: &Machine) -> Result<Self, ObjectError> {
+        let target = target_of(triple)?;
+        let (c_triple, cpu, features) = (
+            c_string(triple),
+            c_string(&machine.cpu),
+            c_string(&machine.features),
+        );
         // SAFETY: the target comes from LLVM's registry; the strings are
         // NUL-terminated and copied. An empty CPU and feature string is the
         // generic CPU, as llc without -mcpu.
-        let machine = unsafe {
+        let raw = unsafe {
             LLVMCreateTargetMachine(
                 target,
                 c_triple.as_ptr(),
-                empty.as_ptr(),
-                empty.as_ptr(),
+                cpu.as_ptr(),
+                features.as_ptr(),
                 LLVMCodeGenOptLevel::LLVMCodeGenLevelDefault,
                 LLVMRelocMode::LLVMRelocPIC,
                 LLVMCodeModel::LLVMCodeModelDefault,
             )
         };
-        if machine.is_null() {
+        if raw.is_null() {
             return Err(ObjectError::TargetMachine(triple.to_owned()));
         }
-        Ok(Self(machine))
+        Ok(Self(raw))
     }
 
     fn emit_object(&self, module: &LlvmModule<'_>, triple: &str) -> Result<Vec<u8>, ObjectError> {

@@ -79,8 +79,16 @@ module {
 // -----
 
 module {
-  // expected-error @+1 {{'executor.target' has no key 'port' (its one key is 'address')}}
+  // expected-error @+1 {{'executor.target' has no key 'port' (its keys are 'address', 'triple', 'cpu' and 'features')}}
   module @kernels attributes {executor.target = {address = "local", port = 9000}} {
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'executor.target' takes a string 'triple' (LLVM's spelling), got 64 : i64}}
+  module @kernels attributes {executor.target = {address = "local", triple = 64}} {
   }
 }
 

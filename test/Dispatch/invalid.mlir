@@ -218,3 +218,16 @@ module {
   module @".." attributes {executor.target = {address = "local"}} {
   }
 }
+
+// -----
+
+// A triple is checked before anything is compiled: one LLVM cannot parse,
+// and one of an architecture this LLVM has no target for.
+module {
+  // expected-error @+1 {{cannot compile the target module @unknown for its triple: the triple 'foo-bar-baz' names no target of this LLVM: No available targets are compatible with triple "foo-bar-baz"}}
+  module @unknown attributes {executor.target = {address = "10.0.0.2:9000", triple = "foo-bar-baz"}} {
+  }
+  // expected-error @+1 {{cannot compile the target module @lacking for its triple: the triple 'arc-unknown-linux-gnu' names no target of this LLVM}}
+  module @lacking attributes {executor.target = {address = "10.0.0.2:9000", triple = "arc-unknown-linux-gnu"}} {
+  }
+}

@@ -7,7 +7,7 @@
 use std::{
     ffi::{CStr, CString, c_char, c_void},
     ptr,
-    sync::{Mutex, Once, PoisonError},
+    sync::{Mutex, Once, OnceLock, PoisonError},
 };
 
 use llvm_sys::{
@@ -30,6 +30,7 @@ use llvm_sys::{
     },
     prelude::LLVMMemoryBufferRef,
     target::{LLVM_InitializeNativeAsmPrinter, LLVM_InitializeNativeTarget},
+    target_machine::LLVMGetDefaultTargetTriple,
 };
 
 use super::{object_bytes::ObjectBytes, split_object::SplitObject};
@@ -108,6 +109,23 @@ fn initialize_native_target() {
         LLVM_InitializeNativeTarget();
         LLVM_InitializeNativeAsmPrinter();
     });
+}
+
+/// The triple of the machine this process runs on, as LLVM names it (its
+/// default target triple, as `executor-dispatch` compiles for by default):
+/// what `local` and an executor-server's workers run.
+pub fn host_triple() -> &'static str {
+    static TRIPLE: OnceLock<String> = OnceLock::new();
+    TRIPLE.get_or_init(|| {
+        // SAFETY: LLVM returns a NUL-terminated string the caller disposes
+        // of; it is copied, then disposed of once.
+        unsafe {
+            let raw = LLVMGetDefaultTargetTriple();
+            let triple = CStr::from_ptr(raw).to_string_lossy().into_owned();
+            LLVMDisposeMessage(raw);
+            triple
+        }
+    })
 }
 
 /// Compiles and links an empty function in a JIT of its own and drops it, so

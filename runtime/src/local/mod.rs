@@ -25,6 +25,7 @@ use executor_abi::{EntryConvention, call_buffer::Layout, descriptor};
 use rustc_hash::FxHashMap;
 
 pub use self::crash::report_in_this_process as report_kernel_crashes;
+pub use self::jit::host_triple;
 pub use self::object_bytes::ObjectBytes;
 use self::{
     invoke::{call_with_pointers, call_wrapper_function},
@@ -35,6 +36,7 @@ use self::{
 use crate::{
     error::{Result, RuntimeError},
     executor::{BinaryFormat, Executor},
+    machine,
     memref::{Descriptor, OwnedDescriptor},
     object_names::ObjectNames,
     packed,
@@ -105,6 +107,7 @@ impl LocalExecutor {
                 return self.load_object(name, bytes);
             }
             BinaryFormat::SharedLibrary => {
+                machine::check(&machine::read_header(file), format, host_triple())?;
                 let library = crash::guard_load(name, || SharedLibrary::open(file, name))?;
                 loaded.libraries.push(library);
                 Binary::Library(loaded.libraries.len() - 1)
@@ -123,6 +126,8 @@ impl LocalExecutor {
     pub fn load_object(&self, name: &str, bytes: ObjectBytes) -> Result<()> {
         let mut loaded = self.loaded();
         if !loaded.objects.contains_key(name) {
+            let format = BinaryFormat::RelocatableObject;
+            machine::check(bytes.as_slice(), format, host_triple())?;
             let index = loaded.jit()?.add_object(name, bytes)?;
             loaded
                 .objects

@@ -42,6 +42,8 @@ pub(super) struct Connection {
     payload: Vec<u8>,
     /// The server's limit, which applies in both directions.
     max_message_size: u32,
+    /// The LLVM triple of the machine the server runs kernels on.
+    triple: String,
     /// How long the server's host may stay silent (for the message when it
     /// has).
     dead_link_timeout: Duration,
@@ -67,13 +69,14 @@ impl Connection {
                 (Channel::Tls(Box::new(session)), Some(presented))
             }
         };
-        let max_message_size = handshake(address, &mut channel, options)?;
+        let (max_message_size, triple) = handshake(address, &mut channel, options)?;
         Ok(Self {
             address: address.to_owned(),
             reader: BufReader::with_capacity(READ_BUFFER_SIZE, channel),
             peer_fingerprint,
             payload: Vec::new(),
             max_message_size,
+            triple,
             dead_link_timeout: options.dead_link_timeout,
             ended: None,
         })
@@ -152,6 +155,11 @@ impl Connection {
             None => Ok(()),
             Some(response) => Err(unexpected(self.answer(response)?, "Launched")),
         }
+    }
+
+    /// The LLVM triple the server stated in its handshake.
+    pub fn triple(&self) -> &str {
+        &self.triple
     }
 
     /// The fingerprint of the server's certificate, for a TLS session.
@@ -367,8 +375,13 @@ fn connect_unix(path: &Path, options: &ConnectOptions) -> std::result::Result<St
     })
 }
 
-/// Sends `Hello`, reads the reply and returns the server's message size limit.
-fn handshake(address: &str, channel: &mut Channel, options: &ConnectOptions) -> Result<u32> {
+/// Sends `Hello`, reads the reply and returns the server's message size limit
+/// and triple.
+fn handshake(
+    address: &str,
+    channel: &mut Channel,
+    options: &ConnectOptions,
+) -> Result<(u32, String)> {
     let unreachable = |reason: String| RuntimeError::Unreachable {
         address: address.to_owned(),
         reason,
@@ -410,14 +423,18 @@ fn handshake(address: &str, channel: &mut Channel, options: &ConnectOptions) -> 
         },
     )?;
     match reply {
-        HelloReply::Welcome {
+        HelloReply::WelcomeWithTriple {
             protocol_version: PROTOCOL_VERSION,
             max_message_size,
+            triple,
         } => {
             set_timeouts(channel, None)?;
-            Ok(max_message_size)
+            Ok((max_message_size, triple))
         }
-        HelloReply::Welcome {
+        HelloReply::WelcomeWithTriple {
+            protocol_version, ..
+        }
+        | HelloReply::Welcome {
             protocol_version, ..
         } => Err(RuntimeError::Protocol(format!(
             "the executor at {address} speaks protocol version {protocol_version}, this client {PROTOCOL_VERSION}"

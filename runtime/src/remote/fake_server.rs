@@ -13,6 +13,9 @@ use crate::protocol::{
     PROTOCOL_VERSION, Response, encode_frame,
 };
 
+/// The triple the fake server states: another machine than any this runs on.
+pub const TRIPLE: &str = "s390x-ibm-linux";
+
 /// Serves one connection on a free loopback port; returns its address.
 pub fn serve(replies: Vec<Response>) -> (String, JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -20,9 +23,10 @@ pub fn serve(replies: Vec<Response>) -> (String, JoinHandle<()>) {
     let server = thread::spawn(move || {
         let (mut stream, _): (TcpStream, _) = listener.accept().unwrap();
         let _: Hello = protocol::read_message(&mut stream, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
-        let welcome = HelloReply::Welcome {
+        let welcome = HelloReply::WelcomeWithTriple {
             protocol_version: PROTOCOL_VERSION,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            triple: TRIPLE.to_owned(),
         };
         protocol::write_message(&mut stream, &welcome, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
         for reply in replies {

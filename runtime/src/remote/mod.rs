@@ -37,6 +37,7 @@ use executor_abi::call_buffer::Layout;
 use crate::{
     error::{Result, RuntimeError},
     executor::{BinaryFormat, Executor},
+    machine,
     memref::Descriptor,
     object_names::ObjectNames,
     packed,
@@ -60,7 +61,7 @@ struct Session {
 }
 
 /// What `executor-server --check` reports of a server that admitted it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Health {
     pub protocol_version: u32,
     /// Whether a token was presented (and accepted).
@@ -70,6 +71,8 @@ pub struct Health {
     pub max_sessions: u32,
     /// Over TLS, the fingerprint of the certificate the server presented.
     pub tls_fingerprint: Option<crate::protocol::Fingerprint>,
+    /// The LLVM triple of the machine the server runs kernels on.
+    pub triple: String,
 }
 
 /// Connects to the server at `address`, completes the handshake and pings
@@ -79,6 +82,7 @@ pub fn check(address: &str, options: &ConnectOptions) -> Result<Health> {
     let mut connection = Connection::open(address, options)?;
     let (sessions, max_sessions) = connection.ping(options.handshake_timeout)?;
     let tls_fingerprint = connection.peer_fingerprint();
+    let triple = connection.triple().to_owned();
     connection.end("checked".to_owned());
     Ok(Health {
         protocol_version: crate::protocol::PROTOCOL_VERSION,
@@ -86,6 +90,7 @@ pub fn check(address: &str, options: &ConnectOptions) -> Result<Health> {
         sessions,
         max_sessions,
         tls_fingerprint,
+        triple,
     })
 }
 
@@ -123,6 +128,9 @@ impl Executor for RemoteExecutor {
             path: path.to_owned(),
             cause: error,
         })?;
+        // Refused here, not sent: the server's JIT would only say it cannot
+        // link it.
+        machine::check(&bytes, format, session.connection.triple())?;
         let request = Request::SendBinary {
             name: name.to_string(),
             format,
@@ -268,6 +276,33 @@ mod tests {
             sizes: vec![len],
             data: vec![0; 4 * len as usize],
         }
+    }
+
+    #[test]
+    fn an_object_for_another_machine_than_the_servers_is_refused_before_it_is_sent() {
+        let directory = tempfile::tempdir().unwrap();
+        // An x86-64 ELF header; the fake server runs s390x.
+        let mut header = vec![0; machine::ELF_MACHINE_END];
+        header[..6].copy_from_slice(b"\x7fELF\x02\x01");
+        header[18] = 62;
+        let object = directory.path().join("kernels.o");
+        std::fs::write(&object, &header).unwrap();
+        let object = object.to_str().unwrap();
+        // The one reply is for the asset: the object never reaches the server.
+        let (address, server) = serve(vec![Response::Done]);
+        let session = RemoteExecutor::connect_with(&address, &ConnectOptions::default()).unwrap();
+        let error = session
+            .send_binary(object, BinaryFormat::RelocatableObject)
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "the object file is for x86_64, the executor runs {}",
+                crate::remote::fake_server::TRIPLE
+            )
+        );
+        session.send_binary(object, BinaryFormat::Asset).unwrap();
+        server.join().unwrap();
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The server's half of the handshake: nothing but a `Hello` with this
-//! server's protocol version (and its token, if it has one) is accepted, and
-//! all of it must arrive by one deadline.
+//! The server's half of the handshake: nothing but a `Hello` with a protocol
+//! version this server speaks (and its token, if it has one) is accepted, and
+//! all of it must arrive by one deadline. The welcome is the client's
+//! version's: from version 4 on it states the host's triple.
 
 use std::{
     io::{Read, Write},
@@ -8,13 +9,18 @@ use std::{
 };
 
 use crate::token::tokens_match;
-use executor_runtime::protocol::{
-    self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, ProtocolError, Stream,
+use executor_runtime::{
+    local::host_triple,
+    protocol::{
+        self, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, OLDEST_PROTOCOL_VERSION,
+        PROTOCOL_VERSION, ProtocolError, Stream,
+    },
 };
 
 /// What to do with a new connection.
 pub(crate) enum Admission {
-    Admit,
+    /// Welcome the client, in its protocol version.
+    Admit { protocol_version: u32 },
     /// Answer `Refused` with this reason, then close.
     Refuse(String),
     /// The client went away or timed out: just close.
@@ -32,15 +38,18 @@ pub(crate) fn read_hello(reader: &mut impl Read, expected_token: Option<&str>) -
         Err(error) => return Admission::Drop(error),
     };
     match check(&hello, expected_token) {
-        Ok(()) => Admission::Admit,
+        Ok(()) => Admission::Admit {
+            protocol_version: hello.protocol_version,
+        },
         Err(reason) => Admission::Refuse(reason),
     }
 }
 
 fn check(hello: &Hello, expected_token: Option<&str>) -> Result<(), String> {
-    if hello.protocol_version != PROTOCOL_VERSION {
+    if !(OLDEST_PROTOCOL_VERSION..=PROTOCOL_VERSION).contains(&hello.protocol_version) {
         return Err(format!(
-            "protocol version {} is not supported: this server speaks version {PROTOCOL_VERSION}",
+            "protocol version {} is not supported: this server speaks versions \
+             {OLDEST_PROTOCOL_VERSION} to {PROTOCOL_VERSION}",
             hello.protocol_version
         ));
     }
@@ -56,13 +65,30 @@ fn check(hello: &Hello, expected_token: Option<&str>) -> Result<(), String> {
     }
 }
 
-/// Welcomes the client through `writer` (which bounds the wait).
-pub(crate) fn welcome(writer: &mut impl Write, max_message_size: u32) -> Result<(), ProtocolError> {
-    let reply = HelloReply::Welcome {
-        protocol_version: PROTOCOL_VERSION,
-        max_message_size,
-    };
-    write_reply(writer, &reply)
+/// Welcomes a client of `protocol_version` through `writer` (which bounds
+/// the wait).
+pub(crate) fn welcome(
+    writer: &mut impl Write,
+    protocol_version: u32,
+    max_message_size: u32,
+) -> Result<(), ProtocolError> {
+    write_reply(writer, &welcome_of(protocol_version, max_message_size))
+}
+
+/// The welcome a client of `protocol_version` reads.
+fn welcome_of(protocol_version: u32, max_message_size: u32) -> HelloReply {
+    if protocol_version < 4 {
+        HelloReply::Welcome {
+            protocol_version,
+            max_message_size,
+        }
+    } else {
+        HelloReply::WelcomeWithTriple {
+            protocol_version,
+            max_message_size,
+            triple: host_triple().to_owned(),
+        }
+    }
 }
 
 /// Refuses the client through `writer`. Best effort: the connection is
@@ -95,6 +121,30 @@ fn write_reply(writer: &mut impl Write, reply: &HelloReply) -> Result<(), Protoc
 mod tests {
     use super::*;
 
+    #[test]
+    fn each_version_is_welcomed_as_it_reads_and_version_4_learns_the_triple() {
+        assert_eq!(
+            welcome_of(3, 1024),
+            HelloReply::Welcome {
+                protocol_version: 3,
+                max_message_size: 1024
+            }
+        );
+        let HelloReply::WelcomeWithTriple {
+            protocol_version: 4,
+            max_message_size: 1024,
+            triple,
+        } = welcome_of(4, 1024)
+        else {
+            panic!("version 4 is welcomed with the triple");
+        };
+        assert_eq!(triple, host_triple());
+        assert!(
+            triple.starts_with(std::env::consts::ARCH),
+            "{triple} is this machine's"
+        );
+    }
+
     fn hello(protocol_version: u32, token: Option<&str>) -> Hello {
         Hello {
             protocol_version,
@@ -107,8 +157,17 @@ mod tests {
         assert!(check(&hello(PROTOCOL_VERSION, None), None).is_ok());
         assert!(check(&hello(PROTOCOL_VERSION, Some("extra")), None).is_ok());
         assert!(check(&hello(PROTOCOL_VERSION, Some("t")), Some("t")).is_ok());
-        let wrong_version = check(&hello(PROTOCOL_VERSION + 1, Some("t")), Some("t")).unwrap_err();
-        assert!(wrong_version.contains("version"), "{wrong_version}");
+        assert!(check(&hello(OLDEST_PROTOCOL_VERSION, None), None).is_ok());
+        for unsupported in [OLDEST_PROTOCOL_VERSION - 1, PROTOCOL_VERSION + 1] {
+            let wrong_version = check(&hello(unsupported, Some("t")), Some("t")).unwrap_err();
+            assert_eq!(
+                wrong_version,
+                format!(
+                    "protocol version {unsupported} is not supported: this server speaks \
+                     versions {OLDEST_PROTOCOL_VERSION} to {PROTOCOL_VERSION}"
+                )
+            );
+        }
         assert!(
             check(&hello(PROTOCOL_VERSION, None), Some("t"))
                 .unwrap_err()

@@ -274,8 +274,9 @@ fn check(address: &str) -> Result<()> {
         .tls_fingerprint
         .map_or_else(String::new, |fingerprint| format!(", TLS {fingerprint}"));
     println!(
-        "{parsed}: reachable, {admission}, protocol version {}, {} of {} sessions in use{tls}",
-        health.protocol_version, health.sessions, health.max_sessions
+        "{parsed}: reachable, {admission}, protocol version {}, triple {}, {} of {} sessions in \
+         use{tls}",
+        health.protocol_version, health.triple, health.sessions, health.max_sessions
     );
     Ok(())
 }

@@ -83,8 +83,8 @@ pub(crate) fn serve(
         );
         return;
     }
-    match admission {
-        Admission::Admit => {}
+    let protocol_version = match admission {
+        Admission::Admit { protocol_version } => protocol_version,
         Admission::Refuse(reason) => {
             tracing::warn!(%reason, "refused");
             handshake::refuse_through(&mut link, reason);
@@ -95,7 +95,7 @@ pub(crate) fn serve(
             tracing::info!(%error, "closed before completing the handshake");
             return;
         }
-    }
+    };
     // The directory exists before the client is welcomed, so a client never
     // sees a session that could not store its binaries.
     let directory = match create_private_directory(&settings.work_dir, &settings.session_dir_prefix)
@@ -127,7 +127,7 @@ pub(crate) fn serve(
         return;
     }
     let started = Instant::now();
-    let admitted = handshake::welcome(&mut link, settings.max_message_size)
+    let admitted = handshake::welcome(&mut link, protocol_version, settings.max_message_size)
         .map_err(io::Error::other)
         // Requests may come at any pace and kernels run as long as they
         // need: no timeouts once the session is open. Only a client whose

@@ -176,8 +176,9 @@ fn check_says_in_one_line_whether_a_server_answers() {
     assert_eq!(
         line,
         format!(
-            "{}: reachable, authenticated, protocol version {PROTOCOL_VERSION}, 1 of 256 sessions in use\n",
-            server.address
+            "{}: reachable, authenticated, protocol version {PROTOCOL_VERSION}, triple {}, 1 of 256 sessions in use\n",
+            server.address,
+            executor_runtime::local::host_triple()
         )
     );
     let (healthy, line) = check(&server.address, Some("battery staple"));
@@ -746,7 +747,10 @@ fn connections_in_their_handshake_are_capped_per_peer_and_in_all_by_shedding_the
     };
     let welcomed = |stream: &mut TcpStream| {
         let reply = say_hello(stream);
-        assert!(matches!(reply, Ok(HelloReply::Welcome { .. })), "{reply:?}");
+        assert!(
+            matches!(reply, Ok(HelloReply::WelcomeWithTriple { .. })),
+            "{reply:?}"
+        );
     };
 
     // A quiet peer's connection, then twenty of a noisy peer, none of which

@@ -228,9 +228,10 @@ fn check_reaches_a_unix_socket_and_names_what_failed() {
         (
             true,
             format!(
-                "{}: reachable, admitted as this user, protocol version {}, 0 of 256 sessions in use\n",
+                "{}: reachable, admitted as this user, protocol version {}, triple {}, 0 of 256 sessions in use\n",
                 server.address,
-                executor_runtime::protocol::PROTOCOL_VERSION
+                executor_runtime::protocol::PROTOCOL_VERSION,
+                executor_runtime::local::host_triple()
             )
         )
     );

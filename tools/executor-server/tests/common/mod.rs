@@ -221,7 +221,7 @@ impl Server {
         };
         protocol::write_message(&mut stream, &hello, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
         match protocol::read_message(&mut stream, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap() {
-            HelloReply::Welcome {
+            HelloReply::WelcomeWithTriple {
                 max_message_size, ..
             } => (stream, max_message_size),
             refused => panic!("{refused:?}"),
@@ -314,8 +314,13 @@ pub fn compile_kernels(directory: &Path) -> PathBuf {
 
 /// The test kernels compiled with `flags` to `output` (beside their source).
 pub fn compile_kernels_to(output: &Path, flags: &[&str]) -> PathBuf {
+    compile_to(KERNELS, output, flags)
+}
+
+/// The C `code` compiled with `flags` to `output` (beside its source).
+pub fn compile_to(code: &str, output: &Path, flags: &[&str]) -> PathBuf {
     let source = output.with_extension("c");
-    std::fs::write(&source, KERNELS).unwrap();
+    std::fs::write(&source, code).unwrap();
     let llvm_clang = Path::new(env!("EXECUTOR_LLVM_PREFIX")).join("bin/clang");
     let compiler = if llvm_clang.exists() {
         llvm_clang
@@ -329,7 +334,7 @@ pub fn compile_kernels_to(output: &Path, flags: &[&str]) -> PathBuf {
         .arg(&source)
         .status()
         .unwrap_or_else(|error| panic!("cannot run {}: {error}", compiler.display()));
-    assert!(status.success(), "compiling the test kernels failed");
+    assert!(status.success(), "compiling {} failed", source.display());
     output.to_owned()
 }
 

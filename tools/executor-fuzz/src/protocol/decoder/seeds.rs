@@ -12,7 +12,7 @@ use executor_buffers::{
 };
 use executor_protocol::{
     DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame,
-    OutputShape, PROTOCOL_VERSION, Request, Response, encode_frame,
+    OLDEST_PROTOCOL_VERSION, OutputShape, PROTOCOL_VERSION, Request, Response, encode_frame,
 };
 use serde::Serialize;
 
@@ -53,8 +53,13 @@ pub fn seeds() -> Vec<(Decoder, Vec<u8>)> {
     }
     for reply in [
         HelloReply::Welcome {
+            protocol_version: OLDEST_PROTOCOL_VERSION,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+        },
+        HelloReply::WelcomeWithTriple {
             protocol_version: PROTOCOL_VERSION,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            triple: "aarch64-unknown-linux-gnu".into(),
         },
         HelloReply::Refused {
             reason: "wrong token".into(),

@@ -181,9 +181,14 @@ pub(super) fn converse(
         };
         match limit {
             None => match decode_payload::<HelloReply>(&reply) {
-                Ok(HelloReply::Welcome {
-                    max_message_size, ..
-                }) => {
+                Ok(
+                    HelloReply::Welcome {
+                        max_message_size, ..
+                    }
+                    | HelloReply::WelcomeWithTriple {
+                        max_message_size, ..
+                    },
+                ) => {
                     log.replies.push("Welcome");
                     limit = Some(max_message_size);
                 }
@@ -325,9 +330,10 @@ mod tests {
     #[test]
     fn a_crashed_worker_is_a_finding() {
         let welcome = encode_frame(
-            &HelloReply::Welcome {
+            &HelloReply::WelcomeWithTriple {
                 protocol_version: PROTOCOL_VERSION,
                 max_message_size: 1 << 20,
+                triple: "x86_64-pc-linux-gnu".into(),
             },
             HANDSHAKE_MAX_MESSAGE_SIZE,
         )
