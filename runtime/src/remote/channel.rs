@@ -61,12 +61,21 @@ impl Write for Channel {
     }
 
     /// Plaintext: one system call for the slices (a launch's inputs are
-    /// written from the caller's buffers). TLS: rustls encrypts them into
-    /// its records.
+    /// written from the caller's buffers). TLS: the connection encrypts all
+    /// of them it takes into its records, sent in one go. (rustls's
+    /// `StreamOwned` takes only the first slice of a vectored write, so each
+    /// slice would be a record and a send of its own, and the server would
+    /// wake up for each.)
     fn write_vectored(&mut self, buffers: &[IoSlice<'_>]) -> io::Result<usize> {
         match self {
             Self::Plain(stream) => stream.write_vectored(buffers),
-            Self::Tls(tls) => tls.write_vectored(buffers),
+            Self::Tls(tls) => {
+                let taken = tls.conn.writer().write_vectored(buffers)?;
+                while tls.conn.wants_write() {
+                    tls.conn.write_tls(&mut tls.sock)?;
+                }
+                Ok(taken)
+            }
         }
     }
 
