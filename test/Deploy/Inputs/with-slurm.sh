@@ -24,11 +24,14 @@ set -u
 PATH=$PATH:/usr/sbin:/sbin
 id=$$
 prefix=exsl$id
-dir=$(mktemp -d)
+# Under /tmp, not $TMPDIR: munged wants every directory above its socket open
+# to all.
+dir=$(mktemp -d /tmp/with-slurm.XXXXXXXX)
 subnet=10.$((150 + id % 50)).$(((id / 50) % 256))
 nodes=(node0 node1 node2)
 status=1
 daemons=()
+command=
 
 fail() {
   echo "with-slurm.sh: $*" >&2
@@ -55,6 +58,10 @@ stop_daemon() {
 
 cleanup() {
   local pid namespace
+  if [ -n "$command" ]; then
+    kill -TERM -- "-$command" 2>/dev/null
+    within 100 eval "! kill -0 -- -$command 2>/dev/null" || kill -KILL -- "-$command" 2>/dev/null
+  fi
   for pid in "${daemons[@]}"; do
     stop_daemon "$pid"
   done
@@ -128,6 +135,8 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SlurmdParameters=config_overrides
 ReturnToService=2
+# Heterogeneous jobs are started by the backfill scheduler: every second.
+SchedulerParameters=bf_interval=1
 KillWait=5
 MessageTimeout=10
 NodeName=DEFAULT CPUs=2 RealMemory=100 State=UNKNOWN
@@ -161,8 +170,12 @@ if ! within 300 idle || ! alive; then
   exit
 fi
 
-env TMPDIR="$dir/tmp" NODE_NAMESPACES="${nodes[*]/#/$prefix-}" NODE_ADDRESSES="${addresses[*]}" "$@"
+# COMMAND in a process group of its own, which cleanup stops if it still runs.
+env TMPDIR="$dir/tmp" NODE_NAMESPACES="${nodes[*]/#/$prefix-}" NODE_ADDRESSES="${addresses[*]}" setsid "$@" &
+command=$!
+wait "$command"
 status=$?
+command=
 
 no_jobs() { [ -z "$(squeue -h 2>&1)" ]; }
 within 200 no_jobs || fail "jobs left: $(squeue -h 2>&1 | tr '\n' ';')"
