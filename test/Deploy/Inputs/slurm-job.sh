@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# slurm-job.sh [--kill-server NODE] SBATCH-ARG... -- COMMAND [ARG...]
+# slurm-job.sh [--after TEXT (--kill-server NODE | --cancel)] SBATCH-ARG... -- COMMAND [ARG...]
 # Submits a batch job (sbatch SBATCH-ARG...) that runs COMMAND, waits for it
-# to end (at most 120 s in all), and prints the job's output, then "COMMAND exited with
-# status N". With --kill-server NODE (run under with-slurm.sh), once the
-# job's output has the last result of Inputs/slurm-host.mlir's @main, it kills
-# (SIGKILL) the executor-server on NODE, a node namespace of
-# $NODE_NAMESPACES, by number.
+# to end (at most 120 s in all), and prints the job's output, then "COMMAND
+# exited with status N". With --after, once the job's output contains TEXT,
+# it kills (SIGKILL) the executor-server on NODE, a node namespace
+# of $NODE_NAMESPACES by number (run under with-slurm.sh), or cancels the job
+# (scancel: the job's end).
 set -u
-kill_node=
-if [ "$1" = --kill-server ]; then
-  kill_node=$2
-  shift 2
+after= kill_node= cancel=
+if [ "$1" = --after ]; then
+  after=$2
+  case $3 in
+    --kill-server) kill_node=$4 && shift ;;
+    --cancel) cancel=1 ;;
+  esac
+  shift 3
 fi
 sbatch_args=()
 while [ "$1" != -- ]; do
@@ -30,12 +34,15 @@ server_in() {
     tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "executor-server --listen" && echo "$pid"
   done
 }
-if [ -n "$kill_node" ]; then
-  namespaces=($NODE_NAMESPACES)
+if [ -n "$after" ]; then
   for _ in $(seq 600); do
-    grep -q '^\[0,  3,  6,  9\]' "$out" && break
+    grep -q -F -- "$after" "$out" && break
     sleep 0.1
   done
+  grep -q -F -- "$after" "$out" || echo "slurm-job.sh: the job did not print '$after' within 60 s"
+fi
+if [ -n "$kill_node" ]; then
+  namespaces=($NODE_NAMESPACES)
   pid=$(server_in "${namespaces[$kill_node]}")
   if [ -n "$pid" ]; then
     kill -KILL "$pid"
@@ -43,6 +50,7 @@ if [ -n "$kill_node" ]; then
     echo "slurm-job.sh: no executor-server runs on node $kill_node"
   fi
 fi
+[ -n "$cancel" ] && scancel "$job"
 # (sbatch --wait polls every few seconds.)
 for _ in $(seq 1200); do
   [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
