@@ -137,7 +137,6 @@ SlurmdParameters=config_overrides
 ReturnToService=2
 # Heterogeneous jobs are started by the backfill scheduler: every second.
 SchedulerParameters=bf_interval=1
-KillWait=5
 MessageTimeout=10
 NodeName=DEFAULT CPUs=2 RealMemory=100 State=UNKNOWN
 EOF
