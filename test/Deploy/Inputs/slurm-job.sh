@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# slurm-job.sh [--after TEXT (--kill-server NODE | --cancel)] SBATCH-ARG... -- COMMAND [ARG...]
+# slurm-job.sh [--after TEXT (--kill-server NODE | --kill-task NODE | --cancel)] SBATCH-ARG... -- COMMAND [ARG...]
 # Submits a batch job (sbatch SBATCH-ARG...) that runs COMMAND, waits for it
 # to end (at most 120 s in all), and prints the job's output, then "COMMAND
 # exited with status N". With --after, once the job's output contains TEXT,
-# it kills (SIGKILL) the executor-server on NODE, a node namespace
-# of $NODE_NAMESPACES by number (run under with-slurm.sh), or cancels the job
+# it kills (SIGKILL) the executor-server on NODE, a node namespace of
+# $NODE_NAMESPACES by number (run under with-slurm.sh), or the whole
+# executor-slurm task there (its shell, the server), or cancels the job
 # (scancel: the job's end).
 set -u
-after= kill_node= cancel=
+after= kill_node= kill_what= cancel=
 if [ "$1" = --after ]; then
   after=$2
   case $3 in
-    --kill-server) kill_node=$4 && shift ;;
+    --kill-server) kill_node=$4 kill_what="executor-server --listen" && shift ;;
+    --kill-task) kill_node=$4 kill_what="executor-slurm" && shift ;;
     --cancel) cancel=1 ;;
   esac
   shift 3
@@ -26,12 +28,13 @@ out=$(mktemp "$TMPDIR/job.XXXXXX")
 job=$(sbatch --parsable -o "$out" "${sbatch_args[@]}" \
   --wrap "$(printf '%q ' "$@"); echo \"$(basename "$1") exited with status \$?\"") || exit 1
 
-# The main process of the executor-server in NAMESPACE (not its workers):
-# the one started with --listen.
-server_in() {
+# The processes in NAMESPACE whose command line contains TEXT: with
+# "executor-server --listen", the server's main process (not its workers);
+# with "executor-slurm", the task's shell and the server.
+processes_in() {
   local pid
   for pid in $(ip netns pids "$1"); do
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "executor-server --listen" && echo "$pid"
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -F -- "$2" && echo "$pid"
   done
 }
 if [ -n "$after" ]; then
@@ -43,11 +46,11 @@ if [ -n "$after" ]; then
 fi
 if [ -n "$kill_node" ]; then
   namespaces=($NODE_NAMESPACES)
-  pid=$(server_in "${namespaces[$kill_node]}")
-  if [ -n "$pid" ]; then
-    kill -KILL "$pid"
+  pids=$(processes_in "${namespaces[$kill_node]}" "$kill_what")
+  if [ -n "$pids" ]; then
+    kill -KILL $pids
   else
-    echo "slurm-job.sh: no executor-server runs on node $kill_node"
+    echo "slurm-job.sh: nothing of '$kill_what' runs on node $kill_node"
   fi
 fi
 [ -n "$cancel" ] && scancel "$job"
