@@ -144,7 +144,7 @@ fuzz: build
 
 # Copies what `make build` built (it builds nothing, so that `sudo make install`
 # leaves no root-owned files in target/) under $(DESTDIR)$(PREFIX): the tools
-# and scripts/executor-ssh to bin/ (executor-server also as catalyst-executor, a
+# and scripts/executor-ssh and executor-slurm to bin/ (executor-server also as catalyst-executor, a
 # link: the name Catalyst's deployment manager runs), the runtime library and
 # the plugin to lib/,
 # the runtime's header to include/, the README and the protocol and ABI
@@ -164,7 +164,8 @@ INSTALL_PROGRAMS := executor-opt executor-run executor-server
 INSTALL_LIBRARIES := libexecutor_runtime.so libexecutor_runtime.a libexecutor_plugin.so
 INSTALL_DOCS := README.md docs/protocol.md docs/runtime-abi.md
 INSTALL_UNITS := executor-server.service executor-server.socket
-INSTALLED := $(addprefix $(BINDIR)/,$(INSTALL_PROGRAMS) executor-ssh catalyst-executor) \
+INSTALL_SCRIPTS := executor-ssh executor-slurm
+INSTALLED := $(addprefix $(BINDIR)/,$(INSTALL_PROGRAMS) $(INSTALL_SCRIPTS) catalyst-executor) \
   $(addprefix $(LIBDIR)/,$(INSTALL_LIBRARIES)) $(INCLUDEDIR)/executor_runtime.h \
   $(addprefix $(DOCDIR)/,$(INSTALL_DOCS)) $(addprefix $(SYSTEMD_UNIT_DIR)/,$(INSTALL_UNITS))
 
@@ -174,7 +175,7 @@ install:
 	done
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 	  $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(SYSTEMD_UNIT_DIR)
-	install -m 0755 $(addprefix $(BIN)/,$(INSTALL_PROGRAMS)) scripts/executor-ssh $(DESTDIR)$(BINDIR)
+	install -m 0755 $(addprefix $(BIN)/,$(INSTALL_PROGRAMS)) $(addprefix scripts/,$(INSTALL_SCRIPTS)) $(DESTDIR)$(BINDIR)
 	ln -sfn executor-server $(DESTDIR)$(BINDIR)/catalyst-executor
 	install -m 0755 $(BIN)/libexecutor_runtime.so $(BIN)/libexecutor_plugin.so $(DESTDIR)$(LIBDIR)
 	install -m 0644 $(BIN)/libexecutor_runtime.a $(DESTDIR)$(LIBDIR)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/deps.sh [PACKAGE...]
-# Installs the Debian packages this project builds and tests with (LLVM/MLIR 22,
-# and openssh-server, whose sshd test/Deploy runs in a network namespace of its
-# own), or the ones named. Idempotent: prints nothing and changes nothing when
+# Installs the Debian packages this project builds and tests with (LLVM/MLIR 22;
+# openssh-server, whose sshd test/Deploy runs in a network namespace of its
+# own; and Slurm's slurmctld, slurmd, slurm-client and munge, the cluster
+# test/Deploy runs in network namespaces), or the ones named. Idempotent: prints nothing and changes nothing when
 # everything is already present.
 set -euo pipefail
 
@@ -17,10 +18,10 @@ else
     # Not a Debian-packaged LLVM: nothing to install for it, but it must be there.
     [ -x "$prefix/bin/llvm-config" ] ||
       { echo "deps: $prefix/bin/llvm-config is missing (EXECUTOR_LLVM_PREFIX, .cargo/config.toml)" >&2; exit 1; }
-    packages=(libzstd-dev openssh-server)
+    packages=(libzstd-dev openssh-server slurmctld slurmd slurm-client munge)
   else
     packages=("llvm-$version-dev" "libmlir-$version-dev" "mlir-$version-tools" "llvm-$version-tools"
-      "libpolly-$version-dev" "clang-$version" libzstd-dev openssh-server)
+      "libpolly-$version-dev" "clang-$version" libzstd-dev openssh-server slurmctld slurmd slurm-client munge)
   fi
 fi
 

@@ -82,26 +82,29 @@ config.substitutions.append(
 )
 config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment["PATH"]])
 
-# test/Deploy: the project's root (for make install), the SSH recipe, and the
-# sshd in network namespaces that tests it, which needs root (creating network
-# namespaces) and openssh-server (scripts/deps.sh installs it): without them
-# the tests that REQUIRE `ssh-netns` are reported unsupported, and why is said.
+# test/Deploy: the project's root (for make install), the SSH and Slurm
+# recipes, and the sshd and the Slurm cluster in network namespaces that test
+# them, which need root (creating network namespaces) and openssh-server, or
+# munge, slurmctld and slurmd (scripts/deps.sh installs them): without them
+# the tests that REQUIRE `ssh-netns` or `slurm-netns` are reported
+# unsupported, and why is said.
 config.substitutions.append(("%project_root", project_root))
 config.substitutions.append(("%executor_ssh", os.path.join(project_root, "scripts", "executor-ssh")))
+config.substitutions.append(("%executor_slurm", os.path.join(project_root, "scripts", "executor-slurm")))
 config.substitutions.append(("%executor_server", os.path.join(project_bin, "executor-server")))
 config.substitutions.append(
     ("%with_ssh_host", os.path.join(config.test_source_root, "Deploy", "Inputs", "with-ssh-host.sh"))
 )
+config.substitutions.append(("%with_slurm", os.path.join(config.test_source_root, "Deploy", "Inputs", "with-slurm.sh")))
 
 
-def ssh_netns_missing():
-    """Why the sshd-in-a-namespace tests cannot run here, or None."""
+def netns_missing(tools, package):
+    """Why tests of daemons in network namespaces cannot run here (the tools
+    they need, which `package` installs), or None."""
     sbin_path = os.pathsep.join([config.environment["PATH"], "/usr/sbin", "/sbin"])
-    for tool in ["ip", "ssh", "ssh-keygen", "unshare"]:
+    for tool in ["ip", "unshare", *tools]:
         if shutil.which(tool, path=sbin_path) is None:
-            return f"{tool} is not installed"
-    if not os.access("/usr/sbin/sshd", os.X_OK):
-        return "/usr/sbin/sshd is not installed (scripts/deps.sh installs openssh-server)"
+            return f"{tool} is not installed (scripts/deps.sh installs {package})"
     if os.geteuid() != 0:
         return "creating network namespaces needs root"
     if subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode != 0:
@@ -113,11 +116,16 @@ if shutil.which("systemd-analyze"):
     config.available_features.add("systemd-analyze")
 else:
     lit_config.note("test/Deploy/systemd-units.test is unsupported here: systemd-analyze is not installed")
-missing = ssh_netns_missing()
+missing = netns_missing(["ssh", "ssh-keygen", "sshd"], "openssh-server")
 if missing is None:
     config.available_features.add("ssh-netns")
 else:
     lit_config.note(f"test/Deploy's SSH tests are unsupported here: {missing}")
+missing = netns_missing(["munged", "slurmctld", "slurmd", "sbatch", "scontrol"], "munge, slurmctld and slurmd")
+if missing is None:
+    config.available_features.add("slurm-netns")
+else:
+    lit_config.note(f"test/Deploy's Slurm tests are unsupported here: {missing}")
 
 # Catalyst's own `catalyst` CLI and the plugin built for it, where `make
 # catalyst` has fetched them (docs/catalyst.md); without them the tests that

@@ -1,6 +1,8 @@
 //! Executor addresses, the strings `executor.open` takes: `local` (also
 //! `local:` and `local:<name>`) for an executor embedded in the process,
-//! `<host>:<port>` for an executor-server. The runtime keeps one session per
+//! `<host>:<port>` for an executor-server, `unix:<path>` for one on this
+//! host, `slurm:<index>` for one that the client's configuration file names
+//! (executor-slurm writes it). The runtime keeps one session per
 //! parsed address (its `open` is idempotent per address), and the compiler's
 //! session analysis must tell which `open`s give the same session, so both
 //! parse them here.
@@ -9,6 +11,10 @@ use std::{
     fmt,
     path::{Component, Path, PathBuf},
 };
+
+/// The accepted forms, as error messages list them.
+pub const ADDRESS_FORMS: &str =
+    "'local', 'local:<name>', '<host>:<port>', 'unix:<absolute path>' or 'slurm:<index>'";
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Address {
@@ -20,6 +26,10 @@ pub enum Address {
     /// (absolute, its components normalized: `unix:/run//x.sock` and
     /// `unix:/run/x.sock` are one address).
     Unix { path: PathBuf },
+    /// The `index`-th executor-server of a Slurm step: its section of the
+    /// client's configuration file names its address (`executor-slurm`
+    /// writes that file). A session of its own, whatever that address is.
+    Slurm { index: u32 },
 }
 
 impl Address {
@@ -41,6 +51,16 @@ impl Address {
             .filter(|path| path.starts_with('/'))
         {
             return Self::unix(Path::new(path));
+        }
+        // `slurm:9000` is executor 9000 of a Slurm step; the host `slurm`'s
+        // port is `[slurm]:9000`.
+        if let Some(index) = text.strip_prefix("slurm:") {
+            return index
+                .bytes()
+                .all(|byte| byte.is_ascii_digit())
+                .then(|| index.parse().ok())
+                .flatten()
+                .map(|index| Self::Slurm { index });
         }
         let (host, port) = text.rsplit_once(':')?;
         let host = host
@@ -82,6 +102,7 @@ impl fmt::Display for Address {
             }
             Self::Remote { host, port } => write!(formatter, "{host}:{port}"),
             Self::Unix { path } => write!(formatter, "unix:{}", path.display()),
+            Self::Slurm { index } => write!(formatter, "slurm:{index}"),
         }
     }
 }
@@ -139,6 +160,16 @@ mod tests {
                 port: 9000
             })
         );
+        assert_eq!(Address::parse("slurm:0"), Some(Address::Slurm { index: 0 }));
+        assert_eq!(Address::parse("slurm:12").unwrap().to_string(), "slurm:12");
+        // The host named `slurm`, not an executor of a step.
+        assert_eq!(
+            Address::parse("[slurm]:9000"),
+            Some(Address::Remote {
+                host: "slurm".into(),
+                port: 9000
+            })
+        );
     }
 
     #[test]
@@ -151,6 +182,7 @@ mod tests {
             ("unix:/run/x.sock", "unix:/run//x.sock"),
             ("unix:/run/x.sock", "unix:/run/./x.sock"),
             ("unix:/run/x.sock", "unix://run/x.sock/"),
+            ("slurm:7", "slurm:007"),
         ] {
             assert_eq!(Address::parse(a), Address::parse(b), "{a} and {b}");
         }
@@ -179,6 +211,12 @@ mod tests {
             "unix:/",
             "unix:relative.sock",
             "unix:/nul\0.sock",
+            "slurm:",
+            "slurm:x",
+            "slurm:-1",
+            "slurm:+1",
+            "slurm:1.5",
+            "slurm:4294967296",
         ] {
             assert_eq!(Address::parse(text), None, "{text}");
         }

@@ -11,14 +11,11 @@ use std::{io, sync::Arc};
 
 use thiserror::Error;
 
-use executor_abi::BinaryFormat;
+use executor_abi::{BinaryFormat, address::ADDRESS_FORMS};
 
 #[derive(Debug, Error)]
 pub enum RuntimeError {
-    #[error(
-        "invalid executor address '{0}': expected 'local', 'local:<name>', '<host>:<port>' or \
-         'unix:<absolute path>'"
-    )]
+    #[error("invalid executor address '{0}': expected {forms}", forms = ADDRESS_FORMS)]
     InvalidAddress(String),
     #[error("no open session with handle {0}")]
     BadSession(i64),

@@ -126,10 +126,10 @@ pub fn open(address: &str) -> Result<i64> {
     }
     let settings = config::settings_for(&address)?;
     // Connecting may take a while: not under the lock.
-    let executor: Arc<dyn Executor> = match &address {
+    let executor: Arc<dyn Executor> = match &settings.target {
         Address::Local { .. } => Arc::new(LocalExecutor::new()?),
-        Address::Remote { .. } | Address::Unix { .. } => Arc::new(RemoteExecutor::connect_with(
-            &address.to_string(),
+        target => Arc::new(RemoteExecutor::connect_with(
+            &target.to_string(),
             &settings.connect,
         )?),
     };

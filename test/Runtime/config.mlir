@@ -24,7 +24,7 @@
 
 // RUN: env EXECUTOR_CONFIG=%t/bad.conf not %run_host %t/add.ll.mlir 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BAD -DCONF=%t/bad.conf
-// BAD: executor runtime: __catalyst__executor__open(address local): [[CONF]]:3:3: unknown key 'launch_timeout' (expected one of: token_file, connect_timeout_ms, handshake_timeout_ms, dead_link_timeout_ms, launch_timeout_ms, tls_fingerprint, tls_ca, insecure_plaintext){{$}}
+// BAD: executor runtime: __catalyst__executor__open(address local): [[CONF]]:3:3: unknown key 'launch_timeout' (expected one of: address, token_file, connect_timeout_ms, handshake_timeout_ms, dead_link_timeout_ms, launch_timeout_ms, tls_fingerprint, tls_ca, insecure_plaintext){{$}}
 // BAD-NOT: {{.}}
 
 // RUN: env EXECUTOR_CONFIG=%t/missing.conf not %run_host %t/add.ll.mlir 2>&1 \

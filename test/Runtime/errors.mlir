@@ -8,7 +8,7 @@
 
 // RUN: executor-opt %t/bad-address.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/bad-address.ll.mlir
 // RUN: not %run_host %t/bad-address.ll.mlir 2>&1 | FileCheck %s --check-prefix=BAD-ADDRESS
-// BAD-ADDRESS: executor runtime: __catalyst__executor__open(address localhost): invalid executor address 'localhost': expected 'local', 'local:<name>', '<host>:<port>' or 'unix:<absolute path>'
+// BAD-ADDRESS: executor runtime: __catalyst__executor__open(address localhost): invalid executor address 'localhost': expected 'local', 'local:<name>', '<host>:<port>', 'unix:<absolute path>' or 'slurm:<index>'
 
 // RUN: executor-opt %t/unreachable.mlir --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/unreachable.ll.mlir
 // RUN: not %run_host %t/unreachable.ll.mlir 2>&1 | FileCheck %s --check-prefix=UNREACHABLE

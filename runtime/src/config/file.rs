@@ -15,16 +15,24 @@
 //! certificates) makes a `<host>:<port>` address TLS; one of the two, not
 //! both. `insecure_plaintext = true` lets a session go to a non-loopback
 //! address in plaintext, which the client otherwise refuses.
+//!
+//! A `[slurm:<index>]` section sets one key, `address`: the server address
+//! (`<host>:<port>` or `unix:<path>`) it stands for, whose own section sets
+//! the rest.
 
 use std::{
     path::{Path, PathBuf},
     time::Duration,
 };
 
-use crate::{address::Address, protocol::Fingerprint};
+use crate::{
+    address::{ADDRESS_FORMS, Address},
+    protocol::Fingerprint,
+};
 
 /// The keys a section may set.
 const KEYS: &[&str] = &[
+    "address",
     "token_file",
     "connect_timeout_ms",
     "handshake_timeout_ms",
@@ -45,6 +53,8 @@ pub struct Located<T> {
 /// What one address's section sets.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Section {
+    /// The server address a `slurm:<index>` section stands for.
+    pub address: Option<Located<Address>>,
     /// Relative paths are taken from the configuration file's directory.
     pub token_file: Option<Located<PathBuf>>,
     pub connect_timeout: Option<Located<Duration>>,
@@ -82,6 +92,8 @@ impl ConfigFile {
         };
         let directory = path.parent().unwrap_or(Path::new("."));
         let mut sections: Vec<(Address, Section)> = Vec::new();
+        // The line of the last section's header.
+        let mut header_line = 0;
         for (index, raw) in text.lines().enumerate() {
             let line = index + 1;
             let indent = raw.len() - raw.trim_start().len();
@@ -103,16 +115,15 @@ impl ConfigFile {
                     at(
                         line,
                         column + 1,
-                        format!(
-                            "'{name}' is not an executor address: expected 'local', 'local:<name>', \
-                             '<host>:<port>' or 'unix:<absolute path>'"
-                        ),
+                        format!("'{name}' is not an executor address: expected {ADDRESS_FORMS}"),
                     )
                 })?;
                 if sections.iter().any(|(known, _)| *known == address) {
                     return Err(at(line, column, format!("a second section for {address}")));
                 }
+                check_complete(sections.last()).map_err(|error| at(header_line, 1, error))?;
                 sections.push((address, Section::default()));
+                header_line = line;
                 continue;
             }
             let Some(equals) = content.find('=') else {
@@ -139,6 +150,36 @@ impl ConfigFile {
                     format!("unknown key '{key}' (expected one of: {})", KEYS.join(", ")),
                 ));
             }
+            let set_twice = || at(line, column, format!("'{key}' is set twice for {address}"));
+            if matches!(address, Address::Slurm { .. }) != (key == "address") {
+                let message = if key == "address" {
+                    format!("'address' applies to 'slurm:<index>' sections only, not {address}")
+                } else {
+                    format!(
+                        "'{key}' does not apply to {address}: set it in the section of the \
+                         address it stands for"
+                    )
+                };
+                return Err(at(line, column, message));
+            }
+            if key == "address" {
+                let target = Address::parse(value)
+                    .filter(|target| {
+                        matches!(target, Address::Remote { .. } | Address::Unix { .. })
+                    })
+                    .ok_or_else(|| {
+                        at(
+                            line,
+                            value_column,
+                            format!(
+                                "'{value}' is not a server address: expected '<host>:<port>' or \
+                                 'unix:<absolute path>'"
+                            ),
+                        )
+                    })?;
+                fill(&mut section.address, target, line).ok_or_else(set_twice)?;
+                continue;
+            }
             if matches!(address, Address::Local { .. }) && key != "launch_timeout_ms" {
                 return Err(at(
                     line,
@@ -149,7 +190,6 @@ impl ConfigFile {
                     ),
                 ));
             }
-            let set_twice = || at(line, column, format!("'{key}' is set twice for {address}"));
             let remote_only = key.starts_with("tls_") || key == "insecure_plaintext";
             if remote_only && !matches!(address, Address::Remote { .. }) {
                 return Err(at(
@@ -245,6 +285,7 @@ impl ConfigFile {
             };
             fill(slot, duration, line).ok_or_else(set_twice)?;
         }
+        check_complete(sections.last()).map_err(|error| at(header_line, 1, error))?;
         Ok(Self {
             path: path.to_owned(),
             sections,
@@ -257,6 +298,19 @@ impl ConfigFile {
             .iter()
             .find(|(known, _)| known == address)
             .map(|(_, section)| section)
+    }
+}
+
+/// The error of a section that lacks what its kind requires: a
+/// `slurm:<index>` section its `address`.
+fn check_complete(section: Option<&(Address, Section)>) -> Result<(), String> {
+    match section {
+        Some((address @ Address::Slurm { .. }, section)) if section.address.is_none() => {
+            Err(format!(
+                "{address} stands for no address: set 'address = <host>:<port>' in its section"
+            ))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -368,6 +422,34 @@ mod tests {
     }
 
     #[test]
+    fn a_slurm_section_names_the_address_it_stands_for() {
+        let file = parse(
+            "[10.0.0.2:40123]\ntoken_file = node0.token\n\
+             [slurm:0]\naddress = 10.0.0.2:40123\n\
+             [slurm:1]\n address = unix:/run/executor.sock\n",
+        )
+        .unwrap();
+        assert_eq!(
+            file.section(&address("slurm:0")).unwrap().address,
+            Some(Located {
+                value: address("10.0.0.2:40123"),
+                line: 4
+            })
+        );
+        assert_eq!(
+            file.section(&address("slurm:1")).unwrap().address,
+            Some(Located {
+                value: address("unix:/run/executor.sock"),
+                line: 6
+            })
+        );
+        assert_eq!(
+            file.section(&address("10.0.0.2:40123")).unwrap().address,
+            None
+        );
+    }
+
+    #[test]
     fn each_error_names_the_line_and_column() {
         let cases = [
             (
@@ -439,6 +521,35 @@ mod tests {
                 "[unix:/run/s.sock]\ninsecure_plaintext = true\n",
                 "/etc/executor.conf:2:1: 'insecure_plaintext' applies to '<host>:<port>' \
                  addresses only",
+            ),
+            (
+                "[slurm:0]\ntoken_file = a\n",
+                "/etc/executor.conf:2:1: 'token_file' does not apply to slurm:0: set it in the \
+                 section of the address it stands for",
+            ),
+            (
+                "[h:1]\naddress = h:2\n",
+                "/etc/executor.conf:2:1: 'address' applies to 'slurm:<index>' sections only, not h:1",
+            ),
+            (
+                "[slurm:0]\naddress = slurm:1\n",
+                "/etc/executor.conf:2:11: 'slurm:1' is not a server address",
+            ),
+            (
+                "[slurm:0]\naddress = local\n",
+                "/etc/executor.conf:2:11: 'local' is not a server address",
+            ),
+            (
+                "[slurm:0]\naddress = h:1\naddress = h:2\n",
+                "/etc/executor.conf:3:1: 'address' is set twice for slurm:0",
+            ),
+            (
+                "[slurm:0]\n[h:1]\n",
+                "/etc/executor.conf:1:1: slurm:0 stands for no address: set 'address = <host>:<port>'",
+            ),
+            (
+                "[h:1]\n\n[slurm:3]\n",
+                "/etc/executor.conf:3:1: slurm:3 stands for no address",
             ),
         ];
         for (text, expected) in cases {

@@ -46,6 +46,9 @@ pub fn parse_address(text: &str) -> Result<Address> {
 /// Everything the runtime needs to know about one address.
 #[derive(Clone, Debug)]
 pub struct AddressSettings {
+    /// Where the executor is: the address itself, or the server address a
+    /// `slurm:<index>` address stands for.
+    pub target: Address,
     /// How to connect (for `<host>:<port>` and `unix:<path>` addresses).
     pub connect: ConnectOptions,
     pub launch_timeout: Option<LaunchTimeout>,
@@ -72,8 +75,12 @@ impl ClientConfig {
     }
 
     /// The settings of `address`: its section's, else the environment's,
-    /// else the defaults.
+    /// else the defaults. Those of a `slurm:<index>` address are those of
+    /// the address its section names.
     pub fn settings(&self, address: &Address) -> Result<AddressSettings> {
+        if let Address::Slurm { .. } = address {
+            return self.settings(&self.stands_for(address)?);
+        }
         let section = self.file.as_ref().and_then(|file| {
             file.section(address)
                 .map(|section| (file.path.as_path(), section))
@@ -122,9 +129,31 @@ impl ClientConfig {
             None => launch_timeout_from_env()?,
         };
         Ok(AddressSettings {
+            target: address.clone(),
             connect,
             launch_timeout,
         })
+    }
+
+    /// The server address that the section of the `slurm:<index>` address
+    /// names.
+    fn stands_for(&self, address: &Address) -> Result<Address> {
+        let Some(file) = &self.file else {
+            return Err(RuntimeError::Config(format!(
+                "{address} is an executor of a Slurm step, and {CONFIG_ENV} (which names them; \
+                 executor-slurm sets it) is not set"
+            )));
+        };
+        match file
+            .section(address)
+            .and_then(|section| section.address.as_ref())
+        {
+            Some(target) => Ok(target.value.clone()),
+            None => Err(RuntimeError::Config(format!(
+                "{}: no section for {address}: its Slurm step has fewer executors",
+                file.path.display()
+            ))),
+        }
     }
 }
 
@@ -203,7 +232,9 @@ mod tests {
         // what the error says.
         let error = parse_address("localhost").unwrap_err().to_string();
         assert!(
-            error.contains("'local', 'local:<name>', '<host>:<port>' or 'unix:<absolute path>'"),
+            error.contains(
+                "'local', 'local:<name>', '<host>:<port>', 'unix:<absolute path>' or 'slurm:<index>'"
+            ),
             "{error}"
         );
     }
@@ -217,6 +248,47 @@ mod tests {
         for wrong in ["0", "-5", "1.5", "10s", " 10"] {
             assert_eq!(parse(wrong), Err(wrong.to_owned()));
         }
+    }
+
+    #[test]
+    fn a_slurm_address_takes_the_settings_of_the_address_it_stands_for() {
+        let directory = tempfile::tempdir().unwrap();
+        std::fs::write(directory.path().join("node1.token"), "secret of node1\n").unwrap();
+        let path = directory.path().join("executors.conf");
+        std::fs::write(
+            &path,
+            "[10.0.0.11:40000]\ntoken_file = node1.token\nconnect_timeout_ms = 1500\n\
+             [slurm:1]\naddress = 10.0.0.11:40000\n",
+        )
+        .unwrap();
+        let config = ClientConfig::read(&path).unwrap();
+        let address = |text| Address::parse(text).unwrap();
+
+        let node1 = config.settings(&address("slurm:1")).unwrap();
+        assert_eq!(node1.target, address("10.0.0.11:40000"));
+        assert_eq!(node1.connect.token.as_deref(), Some("secret of node1"));
+        assert_eq!(node1.connect.connect_timeout, Duration::from_millis(1500));
+        let direct = config.settings(&address("10.0.0.11:40000")).unwrap();
+        assert_eq!(direct.target, address("10.0.0.11:40000"));
+
+        let absent = config
+            .settings(&address("slurm:2"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            absent.ends_with(
+                "executors.conf: no section for slurm:2: its Slurm step has fewer executors"
+            ),
+            "{absent}"
+        );
+        let unset = ClientConfig::default()
+            .settings(&address("slurm:0"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            unset.starts_with("slurm:0 is an executor of a Slurm step, and EXECUTOR_CONFIG"),
+            "{unset}"
+        );
     }
 
     #[test]

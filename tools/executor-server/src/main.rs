@@ -120,8 +120,8 @@ struct Cli {
     )]
     dead_link_timeout: u64,
 
-    /// Instead of serving, checks the server at ADDRESS (HOST:PORT or
-    /// unix:PATH): connects, authenticates (with the client's token for that
+    /// Instead of serving, checks the server at ADDRESS (HOST:PORT,
+    /// unix:PATH, or slurm:INDEX, which EXECUTOR_CONFIG resolves): connects, authenticates (with the client's token for that
     /// address: EXECUTOR_CONFIG, EXECUTOR_TOKEN, EXECUTOR_TOKEN_FILE; on a
     /// Unix socket, as this user) and pings it, without starting a worker
     /// there. Prints one line; exits with 0 when the server answered, 1
@@ -260,11 +260,11 @@ fn worker_program() -> Result<PathBuf> {
 fn check(address: &str) -> Result<()> {
     let parsed = config::parse_address(address)?;
     if matches!(parsed, Address::Local { .. }) {
-        bail!("--check takes a HOST:PORT or unix:PATH address, not '{address}'");
+        bail!("--check takes a HOST:PORT, unix:PATH or slurm:INDEX address, not '{address}'");
     }
     let settings = config::settings_for(&parsed)?;
-    let health = remote::check(&parsed.to_string(), &settings.connect)?;
-    let admission = match parsed {
+    let health = remote::check(&settings.target.to_string(), &settings.connect)?;
+    let admission = match settings.target {
         // The server checked this process's uid; a token is not looked at.
         Address::Unix { .. } => "admitted as this user",
         _ if health.authenticated => "authenticated",
@@ -273,8 +273,12 @@ fn check(address: &str) -> Result<()> {
     let tls = health
         .tls_fingerprint
         .map_or_else(String::new, |fingerprint| format!(", TLS {fingerprint}"));
+    let named = match parsed {
+        Address::Slurm { .. } => format!("{parsed} ({})", settings.target),
+        _ => parsed.to_string(),
+    };
     println!(
-        "{parsed}: reachable, {admission}, protocol version {}, triple {}, {} of {} sessions in \
+        "{named}: reachable, {admission}, protocol version {}, triple {}, {} of {} sessions in \
          use{tls}",
         health.protocol_version, health.triple, health.sessions, health.max_sessions
     );

@@ -150,8 +150,14 @@ pub(crate) fn serve(
     }
     live_sessions.remove(id);
     let directory_path = directory.path().to_owned();
-    if let Err(error) = directory.close() {
-        tracing::warn!(directory = %directory_path.display(), %error, "cannot remove the session directory");
+    match directory.close() {
+        // Removed already, with the work directory (executor-slurm's node
+        // removes its workspace as the step ends).
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => {
+            tracing::warn!(directory = %directory_path.display(), %error, "cannot remove the session directory")
+        }
+        Ok(()) => {}
     }
     tracing::info!(elapsed = ?started.elapsed(), "session ended");
 }

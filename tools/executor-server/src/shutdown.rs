@@ -75,7 +75,12 @@ impl LiveSessions {
             // Also when the worker is gone and its supervisor has not
             // removed its link yet.
             catalyst_assets::remove_links_to(&work_dir::asset_directory(&session.directory));
-            if let Err(error) = std::fs::remove_dir_all(&session.directory) {
+            let removed = std::fs::remove_dir_all(&session.directory);
+            // Gone already is what was wanted.
+            if let Err(error) = removed.or_else(|error| match error.kind() {
+                std::io::ErrorKind::NotFound => Ok(()),
+                _ => Err(error),
+            }) {
                 tracing::warn!(directory = %session.directory.display(), %error, "cannot remove a session directory");
             }
         }

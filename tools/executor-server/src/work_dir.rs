@@ -71,9 +71,12 @@ impl WorkDirClaim {
     }
 
     /// Removes the lock file, when the server stops (it stays locked until
-    /// the process exits).
+    /// the process exits). One removed already, with the work directory
+    /// (executor-slurm's tasks at a job's end), is no error.
     pub fn release(&self) {
-        if let Err(error) = std::fs::remove_file(&self.path) {
+        if let Err(error) = std::fs::remove_file(&self.path)
+            && error.kind() != std::io::ErrorKind::NotFound
+        {
             tracing::warn!(path = %self.path.display(), %error, "cannot remove the server's lock file");
         }
     }
