@@ -54,6 +54,21 @@ fn server_with_passed_socket(passed: RawFd, args: &[&str]) -> Command {
     command
 }
 
+/// A server given a listening socket of 127.0.0.1 (bound here) and `args`,
+/// once it has said it listens there; and that address.
+fn serve_passed_loopback_socket(args: &[&str]) -> (Running, String) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let mut server = server_with_passed_socket(listener.as_raw_fd(), args);
+    let mut server = Running(server.stdout(Stdio::piped()).spawn().unwrap());
+    let mut line = String::new();
+    BufReader::new(server.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim_end(), format!("Listening on {address}"));
+    (server, address)
+}
+
 /// A token file of mode 0600 in `directory`.
 fn token_file(directory: &Path, token: &str) -> PathBuf {
     let path = directory.join("token");
@@ -93,23 +108,12 @@ impl Drop for Running {
 fn a_passed_socket_is_served_with_the_token_and_is_close_on_exec() {
     let scratch = tempfile::tempdir().unwrap();
     let token = token_file(scratch.path(), "correct horse\n");
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap().to_string();
-    let mut server = server_with_passed_socket(
-        listener.as_raw_fd(),
-        &[
-            "--token-file",
-            token.to_str().unwrap(),
-            "--work-dir",
-            scratch.path().to_str().unwrap(),
-        ],
-    );
-    let mut server = Running(server.stdout(Stdio::piped()).spawn().unwrap());
-    let mut line = String::new();
-    BufReader::new(server.0.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert_eq!(line.trim_end(), format!("Listening on {address}"));
+    let (server, address) = serve_passed_loopback_socket(&[
+        "--token-file",
+        token.to_str().unwrap(),
+        "--work-dir",
+        scratch.path().to_str().unwrap(),
+    ]);
     // Workers, which the server starts for sessions, must not get it.
     assert!(close_on_exec(server.0.id(), 3));
 
@@ -130,28 +134,17 @@ fn a_passed_socket_serves_tls_as_the_system_unit_starts_it() {
     let scratch = tempfile::tempdir().unwrap();
     let token = token_file(scratch.path(), "correct horse\n");
     let identity = gen_identity(&scratch.path().join("identity"));
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap().to_string();
     // The flags of dist/systemd/executor-server.service.in's ExecStart=.
-    let mut server = server_with_passed_socket(
-        listener.as_raw_fd(),
-        &[
-            "--token-file",
-            token.to_str().unwrap(),
-            "--tls-cert",
-            identity.cert.to_str().unwrap(),
-            "--tls-key",
-            identity.key.to_str().unwrap(),
-            "--work-dir",
-            scratch.path().to_str().unwrap(),
-        ],
-    );
-    let mut server = Running(server.stdout(Stdio::piped()).spawn().unwrap());
-    let mut line = String::new();
-    BufReader::new(server.0.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert_eq!(line.trim_end(), format!("Listening on {address}"));
+    let (_server, address) = serve_passed_loopback_socket(&[
+        "--token-file",
+        token.to_str().unwrap(),
+        "--tls-cert",
+        identity.cert.to_str().unwrap(),
+        "--tls-key",
+        identity.key.to_str().unwrap(),
+        "--work-dir",
+        scratch.path().to_str().unwrap(),
+    ]);
 
     let connect = |tls: Option<TlsTrust>| {
         let options = ConnectOptions {
