@@ -489,6 +489,35 @@ fn a_section_of_many_locals_adds_one_alias_not_one_per_local() {
 }
 
 #[test]
+fn the_memory_of_a_jit_that_is_gone_is_no_longer_taken_for_linked_data() {
+    let mut jit = Jit::new().unwrap();
+    let object = add_split(&mut jit, "shared.o", SHARED_GLOBAL);
+    let address = linked(&jit, object, "tens") as *const u8;
+    assert!(crate::local::static_memory::holds(address));
+    drop(jit);
+    // Memory mapped where the JIT's was (unless a JIT of a test running
+    // beside this one took the place first: then there is nothing to check).
+    let page = (address as usize) & !4095;
+    // SAFETY: a new anonymous mapping of one page, which never replaces one
+    // (MAP_FIXED_NOREPLACE fails instead).
+    let mapped = unsafe {
+        libc::mmap(
+            page as *mut libc::c_void,
+            4096,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        )
+    };
+    if mapped as usize == page {
+        assert!(!crate::local::static_memory::holds(page as *const u8));
+        // SAFETY: unmaps the page mapped above, once.
+        unsafe { libc::munmap(mapped, 4096) };
+    }
+}
+
+#[test]
 fn an_error_naming_a_local_alias_says_what_it_stands_for() {
     let mut object = split_shared_state();
     let tens = object
