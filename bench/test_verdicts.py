@@ -74,9 +74,10 @@ def first_launch_placement(warm_us=1000.0, local_ratio=1.0) -> dict:
     return {"kinds": kinds, "local_over_dlopen": local_ratio}
 
 
-def first_launch_summary(free=None, pinned=None, big_ratio=1.0) -> dict:
+def first_launch_summary(free=None, pinned=None, big_ratio=1.0, c_ratios=None) -> dict:
     return {"free": free or first_launch_placement(), "pinned": pinned or first_launch_placement(),
-            "big_object": {"ratio": big_ratio, "kernels": 10000}}
+            "big_object": {"ratio": big_ratio, "kernels": 10000,
+                           "c_ratios": c_ratios if c_ratios is not None else {"shared": 1.0, "none": 1.0}}}
 
 
 def runtime_summary(local_ns=15.0, free=None, pinned=None, first_launch=None) -> dict:
@@ -201,6 +202,14 @@ class RuntimeTargets(unittest.TestCase):
         self.assertTrue(self.judge(first_launch=first_launch_summary(big_ratio=TARGET_BIG_OBJECT))["big_object"])
         self.assertFalse(self.judge(first_launch=first_launch_summary(big_ratio=above(TARGET_BIG_OBJECT)))
                          ["big_object"])
+
+    def test_big_object_counts_each_shape_of_c_kernels(self):
+        bound = {"shared": TARGET_BIG_OBJECT, "none": TARGET_BIG_OBJECT}
+        self.assertTrue(self.judge(first_launch=first_launch_summary(c_ratios=bound))["big_object"])
+        past = {"shared": above(TARGET_BIG_OBJECT), "none": 1.0}
+        self.assertFalse(self.judge(first_launch=first_launch_summary(c_ratios=past))["big_object"])
+        # A run from before the C kernels were measured: the MLIR kernels alone.
+        self.assertTrue(self.judge(first_launch=first_launch_summary(c_ratios={}))["big_object"])
 
     def test_verdicts_in_the_report_order(self):
         self.assertEqual(list(self.judge()), ["per_op", "scaling", "memory", "local", "async", "rtt", "bulk",

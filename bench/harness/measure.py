@@ -461,16 +461,29 @@ def warm_worker_memory(server_pid: int) -> dict:
             "private": fields["Private_Dirty"]}
 
 
+# The shapes of C kernels (bench/gen_kernels.py --c) measured beside the
+# MLIR ones: sharing statics (a counter, a state object, a constant pool) or
+# sharing nothing, each compiled with function and data sections.
+C_SHAPES = ("shared", "none")
+
+
 def compile_big_object(config: Config) -> Path:
     """bench/gen_kernels.py's module of config.big_object_kernels kernels as an
     object file with function sections (and, beside it, shared_library's .so
-    and the object without function sections, `whole_object`'s)."""
+    and the object without function sections, `whole_object`'s); and the C
+    kernels of each of C_SHAPES, as objects (`c_object`'s) and libraries."""
     count = config.big_object_kernels
     log(f"send_binary of many kernels: compiling {count:,} kernels to object files and a shared library")
     source = run([sys.executable, ROOT / "bench" / "gen_kernels.py", count]).stdout
     kernels = compile_object(source, WORK / "first_launch" / f"kernels_{count}.o", function_sections=True)
     compile_object(source, whole_object(kernels))
     shared_library(kernels)
+    for shape in C_SHAPES:
+        c_source = c_object(kernels, shape).with_suffix(".c")
+        c_source.write_text(run([sys.executable, ROOT / "bench" / "gen_kernels.py", "--c", shape, count]).stdout)
+        run([CLANG, "-c", "-O2", "-fPIC", "-ffunction-sections", "-fdata-sections", "-o", c_object(kernels, shape),
+             c_source])
+        shared_library(c_object(kernels, shape))
     return kernels
 
 
@@ -479,18 +492,31 @@ def whole_object(kernels: Path) -> Path:
     return kernels.with_name(f"{kernels.stem}_whole.o")
 
 
+def c_object(kernels: Path, shape: str) -> Path:
+    """Where compile_big_object puts the object of the C kernels of `shape`."""
+    return kernels.with_name(f"{kernels.stem}_c_{shape}.o")
+
+
 def bench_big_object(config: Config, kernels: Path) -> dict:
     """send_binary + first launch of the object of many kernels on the embedded
     executor (its JIT links the object) and of the same code as a shared
-    library (dlopen), alternating; the steps of each run."""
+    library (dlopen), alternating; the steps of each run. The MLIR kernels'
+    program launches the empty kernel; the C kernels' (`c_SHAPE` and
+    `c_SHAPE_library`) the middle one, which touches their statics."""
     directory = WORK / "first_launch"
     programs = {"object": first_launch_program("local", kernels, "first", "big_object", directory),
                 "object_whole": first_launch_program("local", whole_object(kernels), "first", "big_object_whole",
                                                      directory),
                 "library": first_launch_program("local", kernels.with_suffix(".so"), "first", "big_library",
                                                 directory)}
+    middle = f"k{config.big_object_kernels // 2}"
+    for shape in C_SHAPES:
+        binary = c_object(kernels, shape)
+        programs[f"c_{shape}"] = first_launch_program("local", binary, middle, f"big_c_{shape}", directory)
+        programs[f"c_{shape}_library"] = first_launch_program("local", binary.with_suffix(".so"), middle,
+                                                              f"big_c_{shape}_library", directory)
     log(f"send_binary of {config.big_object_kernels:,} kernels: object with and without function sections (JIT "
-        "link) vs shared library (dlopen), "
+        f"link) vs shared library (dlopen), and C kernels ({', '.join(C_SHAPES)}), "
         f"{config.big_object_runs} runs each, alternating")
     steps = {kind: [] for kind in programs}
     for _ in range(config.big_object_runs):

@@ -198,7 +198,10 @@ def summary(context: dict) -> list:
     add(f"| send_binary + first launch of an object of {big['kernels']:,} kernels at most "
         f"{ratio(TARGET_BIG_OBJECT)} the same code as a shared library (`dlopen`) | {ratio(big['ratio'])} "
         f"({fmt(big['kinds']['object']['load']['median'] / 1000)} ms vs "
-        f"{fmt(big['kinds']['library']['load']['median'] / 1000)} ms) | {mark(verdicts['big_object'])} |")
+        f"{fmt(big['kinds']['library']['load']['median'] / 1000)} ms)"
+        + "".join(f"; C kernels, {C_SHAPE_LABELS[shape]}: {ratio(value)}"
+                  for shape, value in big.get("c_ratios", {}).items())
+        + f" | {mark(verdicts['big_object'])} |")
     add("")
     add("The run-time comparisons between threads or processes were measured twice: with the processes free "
         "to run on any CPU, and all pinned to CPU 0 (`taskset -c 0`); a target counts as met when it is met "
@@ -908,9 +911,13 @@ def first_launch(context: dict) -> list:
     add("")
     add("| binary | send_binary | first launch | both (min / median / max) |")
     add("|---|---|---|---|")
+    c_kinds = [(f"c_{shape}{suffix}", f"C kernels, {C_SHAPE_LABELS[shape]}: {label}")
+               for shape in big.get("c_ratios", {})
+               for suffix, label in [("", "object file (JIT, linked a piece at a time)"),
+                                     ("_library", "shared library (dlopen)")]]
     for kind, label in [("object", "object file with function sections (JIT, linked a piece at a time)"),
                         ("object_whole", "object file without (JIT, linked whole)"),
-                        ("library", "shared library (dlopen)")]:
+                        ("library", "shared library (dlopen)"), *c_kinds]:
         entry = big["kinds"].get(kind)
         if entry is None:
             continue
@@ -921,8 +928,22 @@ def first_launch(context: dict) -> list:
         "for `send_binary` alone, which reads the object and indexes its sections, symbols and unwind entries; "
         "the first launch links the empty kernel's piece)"
         + (f"; linked whole, {ratio(big['whole_ratio'])}." if big.get("whole_ratio") else "."))
+    if big.get("c_ratios"):
+        add("")
+        add(f"The C kernels ([bench/gen_kernels.py](../bench/gen_kernels.py) `--c`, {big['kernels']:,} of them, "
+            "`clang -c -O2 -fPIC -ffunction-sections -fdata-sections`, and the same linked with `clang -shared`) "
+            "are launched in the middle, a kernel that touches what it shares: "
+            + "; ".join(f"{C_SHAPE_LABELS[shape]}, {ratio(value)} the library's time for both steps"
+                        for shape, value in big["c_ratios"].items())
+            + ". A static shared by all kernels is linked once, with the first piece that uses it, and adds one "
+            "name per section to the object's JITDylib, however many labels the section has.")
     add("")
     return lines
+
+
+# The shapes of C kernels of the send_binary benchmark (measure.C_SHAPES).
+C_SHAPE_LABELS = {"shared": "sharing statics (a counter, a state object, a constant pool)",
+                  "none": "each its own static"}
 
 
 TRANSPORT_LABELS = {"tcp": "TCP loopback", "unix": "Unix socket", "plain": "plaintext TCP", "tls": "TLS"}

@@ -172,6 +172,9 @@ def summarize_first_launch(raw: dict) -> dict:
         "whole_ratio": (kinds["object_whole"]["load"]["median"] / kinds["library"]["load"]["median"]
                         if "object_whole" in kinds else None),
         "send_ratio": kinds["object"]["send_binary"]["median"] / kinds["library"]["send_binary"]["median"],
+        # The C kernels of each shape (measure.C_SHAPES) against their library.
+        "c_ratios": {kind[2:]: kinds[kind]["load"]["median"] / kinds[f"{kind}_library"]["load"]["median"]
+                     for kind in kinds if kind.startswith("c_") and f"{kind}_library" in kinds},
     }
     return summary
 

@@ -126,6 +126,16 @@ class RecordingMapper : public llvm::orc::InProcessMemoryMapper {
 public:
   using InProcessMemoryMapper::InProcessMemoryMapper;
 
+  /// The base destructor releases what is still reserved, with its own
+  /// release() (a destructor does not call an override): the ranges of a
+  /// JIT that is gone are forgotten here, or memory mapped there later
+  /// would be taken for linked code and data.
+  ~RecordingMapper() override {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto start : own)
+      reservations().remove(start);
+  }
+
   static llvm::Expected<std::unique_ptr<RecordingMapper>> Create() {
     auto pageSize = llvm::sys::Process::getPageSize();
     if (!pageSize)
@@ -135,20 +145,34 @@ public:
 
   void reserve(size_t size, OnReservedFunction onReserved) override {
     InProcessMemoryMapper::reserve(
-        size, [onReserved = std::move(onReserved)](
+        size, [this, onReserved = std::move(onReserved)](
                   llvm::Expected<llvm::orc::ExecutorAddrRange> range) mutable {
-          if (range)
+          if (range) {
             reservations().add(range->Start.getValue(), range->End.getValue());
+            std::lock_guard<std::mutex> lock(mutex);
+            own.push_back(range->Start.getValue());
+          }
           onReserved(std::move(range));
         });
   }
 
   void release(llvm::ArrayRef<llvm::orc::ExecutorAddr> released,
                OnReleasedFunction onReleased) override {
-    for (auto start : released)
-      reservations().remove(start.getValue());
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (auto start : released) {
+        reservations().remove(start.getValue());
+        own.erase(std::remove(own.begin(), own.end(), start.getValue()),
+                  own.end());
+      }
+    }
     InProcessMemoryMapper::release(released, std::move(onReleased));
   }
+
+private:
+  std::mutex mutex;
+  /// The starts of this mapper's reservations not released yet.
+  std::vector<uintptr_t> own;
 };
 } // namespace
 

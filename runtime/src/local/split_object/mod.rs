@@ -8,11 +8,14 @@
 //! relocation and unwind entry of the object.
 //!
 //! The pieces of one object go to one JITDylib (jit.rs), so they find each
-//! other by name: a global symbol keeps its name, and each local symbol of a
-//! linked piece gets a hidden global alias (`__executor.local.N`, N its index
-//! in the object's symbol table) that later pieces refer to. A global
-//! variable is therefore linked once, with the first piece that reaches it,
-//! and every kernel sees the same one, as in an object linked whole.
+//! other by name: a global symbol keeps its name, and each section of a
+//! linked piece that defines local symbols gets one hidden global alias
+//! (`__executor.section.N`, N its index in the object) by which later pieces
+//! reach its locals, at their offsets: a constant pool or a `.bss` shared by
+//! many functions adds one name to the JITDylib, not one per label. A global
+//! variable, or a static, is therefore linked once, with the first piece that
+//! reaches it, and every kernel sees the same one, as in an object linked
+//! whole.
 //!
 //! What this does not take apart (no function sections, initializers, TLS,
 //! COMDAT groups, unwind entries with personalities, ...) is linked whole, as
@@ -31,9 +34,9 @@ use rustc_hash::FxHashSet;
 use self::{layout::Layout, piece::Piece};
 use super::object_bytes::ObjectBytes;
 
-/// Where the alias of a linked piece's local symbol is found by the pieces
-/// linked after it (followed by the symbol's index in the object).
-const LOCAL_ALIAS_PREFIX: &str = "__executor.local.";
+/// The name by which pieces linked later reach the local symbols of a
+/// section linked before (followed by the section's index in the object).
+const SECTION_ALIAS_PREFIX: &str = "__executor.section.";
 
 /// A relocatable object and what of it is linked so far.
 pub struct SplitObject {
@@ -83,37 +86,31 @@ impl SplitObject {
         Ok(Some(piece))
     }
 
-    /// `message` (an error of ORC's) with each local alias it names
-    /// explained: the local symbol or section of the object it stands for.
-    /// ORC names the symbols a failed link left unresolved, and a piece that
-    /// failed leaves its locals so for every later piece that uses them.
+    /// `message` (an error of ORC's) with each section alias it names
+    /// explained: the section of the object it stands for. ORC names the
+    /// symbols a failed link left unresolved, and a piece that failed leaves
+    /// its sections' aliases so for every later piece that uses them.
     pub fn explain_aliases(&self, message: &str) -> String {
         let bytes = self.bytes.as_slice();
         let mut explained = Vec::new();
-        for (at, _) in message.match_indices(LOCAL_ALIAS_PREFIX) {
-            let digits = &message[at + LOCAL_ALIAS_PREFIX.len()..];
+        for (at, _) in message.match_indices(SECTION_ALIAS_PREFIX) {
+            let digits = &message[at + SECTION_ALIAS_PREFIX.len()..];
             let end = digits
                 .find(|character: char| !character.is_ascii_digit())
                 .unwrap_or(digits.len());
             let Ok(index) = digits[..end].parse::<usize>() else {
                 continue;
             };
-            let Ok(symbol) = self.layout.symbol(bytes, index) else {
+            let Some(name) = self
+                .layout
+                .section(bytes, index)
+                .and_then(|section| self.layout.section_name(bytes, &section))
+            else {
                 continue;
             };
-            let name = if symbol.kind() == elf::STT_SECTION {
-                self.layout
-                    .section(bytes, usize::from(symbol.section))
-                    .and_then(|section| self.layout.section_name(bytes, &section))
-                    .map(|name| format!("section '{}'", String::from_utf8_lossy(name)))
-            } else {
-                self.layout
-                    .symbol_name(bytes, &symbol)
-                    .map(|name| format!("local symbol '{}'", String::from_utf8_lossy(name)))
-            };
             let line = format!(
-                "{LOCAL_ALIAS_PREFIX}{index} is the object's {}",
-                name.unwrap_or_else(|| "unnamed local symbol".to_owned())
+                "{SECTION_ALIAS_PREFIX}{index} is the object's section '{}'",
+                String::from_utf8_lossy(name)
             );
             if !explained.contains(&line) {
                 explained.push(line);

@@ -6,7 +6,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{
-    LOCAL_ALIAS_PREFIX,
+    SECTION_ALIAS_PREFIX,
     elf::{
         ELF_HEADER_SIZE, EM_X86_64, ET_REL, RELOCATION_SIZE, Relocation, SECTION_HEADER_SIZE,
         SHF_ALLOC, SHF_INFO_LINK, SHN_LORESERVE, SHN_UNDEF, SHT_NOBITS, SHT_RELA, SHT_STRTAB,
@@ -31,6 +31,9 @@ pub struct Piece<'a> {
     /// The object's symbol index to the piece's (locals) or to its index
     /// among the globals.
     new_symbol: FxHashMap<usize, SymbolRef>,
+    /// The object's section index to the piece's reference to the alias of
+    /// that section, linked before.
+    section_aliases: FxHashMap<usize, SymbolRef>,
     names: StringTable,
 }
 
@@ -90,6 +93,7 @@ impl<'a> Piece<'a> {
             locals: vec![Symbol::default()],
             globals: Vec::new(),
             new_symbol: FxHashMap::default(),
+            section_aliases: FxHashMap::default(),
             names: StringTable::default(),
         };
         piece.names.add(b"");
@@ -98,13 +102,14 @@ impl<'a> Piece<'a> {
     }
 
     /// The piece's sections' own symbols: a section symbol each, their
-    /// local symbols and a hidden global alias of each, their global ones.
+    /// global symbols, and a hidden global alias of each section that
+    /// defines local symbols, by which later pieces reach them. Local
+    /// symbols are reached through their section's symbol (see `target`).
     fn define_symbols(&mut self) -> Result<(), String> {
         let malformed = |what: &str| format!("malformed object: {what}");
         for (position, &section) in self.sections.iter().enumerate() {
             let index = u16::try_from(position + 1).map_err(|_| malformed("too many sections"))?;
             self.new_section.insert(section, index);
-            let local = self.locals.len() as u32;
             self.locals.push(Symbol {
                 name: 0,
                 info: STT_SECTION,
@@ -113,69 +118,61 @@ impl<'a> Piece<'a> {
                 value: 0,
                 size: 0,
             });
-            for &defined in self.layout.defined_in(section) {
-                let defined = defined as usize;
-                let symbol = self.layout.symbol(self.bytes, defined)?;
-                if symbol.kind() == STT_SECTION {
-                    self.new_symbol.insert(defined, SymbolRef::Local(local));
-                }
-            }
         }
         for &section in self.sections {
             let index = self.new_section[&section];
+            let mut defines_locals = false;
             for &defined in self.layout.defined_in(section) {
                 let defined = defined as usize;
                 let symbol = self.layout.symbol(self.bytes, defined)?;
+                if symbol.binding() == STB_LOCAL {
+                    defines_locals = true;
+                    continue;
+                }
                 let name = self
                     .layout
                     .symbol_name(self.bytes, &symbol)
                     .ok_or_else(|| malformed("a symbol's name is outside its string table"))?;
-                if symbol.binding() == STB_LOCAL {
-                    if symbol.kind() != STT_SECTION {
-                        let name = self.names.add(name);
-                        self.new_symbol
-                            .insert(defined, SymbolRef::Local(self.locals.len() as u32));
-                        self.locals.push(Symbol {
-                            name,
-                            section: index,
-                            ..symbol
-                        });
-                    }
-                    let alias = self
-                        .names
-                        .add(format!("{LOCAL_ALIAS_PREFIX}{defined}").as_bytes());
-                    let kind = if symbol.kind() == STT_SECTION {
-                        STT_NOTYPE
-                    } else {
-                        symbol.kind()
-                    };
-                    self.globals.push(Symbol {
-                        name: alias,
-                        info: (STB_GLOBAL << 4) | kind,
-                        other: STV_HIDDEN,
-                        section: index,
-                        ..symbol
-                    });
-                } else {
-                    let name = self.names.add(name);
-                    self.new_symbol
-                        .insert(defined, SymbolRef::Global(self.globals.len() as u32));
-                    self.globals.push(Symbol {
-                        name,
-                        section: index,
-                        ..symbol
-                    });
-                }
+                let name = self.names.add(name);
+                self.new_symbol
+                    .insert(defined, SymbolRef::Global(self.globals.len() as u32));
+                self.globals.push(Symbol {
+                    name,
+                    section: index,
+                    ..symbol
+                });
+            }
+            // One alias per section, not per local symbol: a constant pool
+            // or a `.bss` of 10,000 locals would otherwise define 10,000
+            // names in the JITDylib, which costs more than the piece.
+            if defines_locals {
+                let alias = self
+                    .names
+                    .add(format!("{SECTION_ALIAS_PREFIX}{section}").as_bytes());
+                self.globals.push(Symbol {
+                    name: alias,
+                    info: (STB_GLOBAL << 4) | STT_NOTYPE,
+                    other: STV_HIDDEN,
+                    section: index,
+                    value: 0,
+                    size: 0,
+                });
             }
         }
         Ok(())
     }
 
-    /// The piece's symbol for the object's symbol `index`: one of its own,
-    /// or a reference by name to one linked before or defined elsewhere.
-    fn symbol_for(&mut self, index: usize) -> Result<SymbolRef, String> {
+    /// `relocation` as the piece writes it, and the piece's symbol it is
+    /// against: one of its own, or a reference by name to one linked before
+    /// or defined elsewhere. A local symbol is reached through its section
+    /// (the piece's section symbol, or the alias of a section linked
+    /// before), its offset added to the addend; a piece carries a local
+    /// symbol itself only for a relocation that needs the symbol, which
+    /// cannot reach one linked before.
+    fn target(&mut self, relocation: Relocation) -> Result<(Relocation, SymbolRef), String> {
+        let index = relocation.symbol;
         if let Some(&found) = self.new_symbol.get(&index) {
-            return Ok(found);
+            return Ok((relocation, found));
         }
         let symbol = self.layout.symbol(self.bytes, index)?;
         let name = self
@@ -184,17 +181,49 @@ impl<'a> Piece<'a> {
             .ok_or_else(|| {
                 "malformed object: a symbol's name is outside its string table".to_owned()
             })?;
-        let (name, binding) = match self.layout.defining_section(&symbol) {
-            Some(section) if self.linked[section] => {
-                if symbol.binding() == STB_LOCAL {
-                    (
-                        format!("{LOCAL_ALIAS_PREFIX}{index}").into_bytes(),
-                        STB_GLOBAL,
-                    )
-                } else {
-                    (name.to_vec(), symbol.binding())
+        let defined_in = self.layout.defining_section(&symbol);
+        if let Some(section) = defined_in.filter(|_| symbol.binding() == STB_LOCAL) {
+            let own = self.new_section.get(&section).copied();
+            let found = match own {
+                Some(_) if symbol.kind() == STT_SECTION => {
+                    return Ok((relocation, self.section_symbol(section)));
                 }
-            }
+                Some(own) if refers_to_symbol_itself(relocation.kind) => {
+                    let name = self.names.add(name);
+                    let found = SymbolRef::Local(self.locals.len() as u32);
+                    self.locals.push(Symbol {
+                        name,
+                        section: own,
+                        ..symbol
+                    });
+                    self.new_symbol.insert(index, found);
+                    return Ok((relocation, found));
+                }
+                Some(_) => self.section_symbol(section),
+                None if !self.linked[section] => {
+                    return Err(format!(
+                        "malformed object: symbol {index} is in a section the piece does not hold"
+                    ));
+                }
+                None if refers_to_symbol_itself(relocation.kind) => {
+                    return Err(format!(
+                        "a relocation of type {} reaches local symbol '{}' of a piece linked \
+                         before (through the GOT or by its size), which a piece cannot refer to: \
+                         compile without function sections to link the object whole",
+                        relocation.kind,
+                        String::from_utf8_lossy(name)
+                    ));
+                }
+                None => self.section_alias(section),
+            };
+            let relocation = Relocation {
+                addend: relocation.addend.wrapping_add(symbol.value as i64),
+                ..relocation
+            };
+            return Ok((relocation, found));
+        }
+        let (name, binding) = match defined_in {
+            Some(section) if self.linked[section] => (name.to_vec(), symbol.binding()),
             Some(_) => {
                 return Err(format!(
                     "malformed object: symbol {index} is in a section the piece does not hold"
@@ -203,7 +232,32 @@ impl<'a> Piece<'a> {
             None if symbol.binding() == STB_WEAK => (name.to_vec(), STB_WEAK),
             None => (name.to_vec(), STB_GLOBAL),
         };
-        let name = self.names.add(&name);
+        let found = self.undefined(&name, binding);
+        self.new_symbol.insert(index, found);
+        Ok((relocation, found))
+    }
+
+    /// The section symbol of the piece's section that is the object's
+    /// section `section`.
+    fn section_symbol(&self, section: usize) -> SymbolRef {
+        // Section symbols come first, in the order of the piece's sections.
+        SymbolRef::Local(u32::from(self.new_section[&section]))
+    }
+
+    /// The piece's reference to the alias of `section`, linked before.
+    fn section_alias(&mut self, section: usize) -> SymbolRef {
+        if let Some(&found) = self.section_aliases.get(&section) {
+            return found;
+        }
+        let alias = format!("{SECTION_ALIAS_PREFIX}{section}").into_bytes();
+        let found = self.undefined(&alias, STB_GLOBAL);
+        self.section_aliases.insert(section, found);
+        found
+    }
+
+    /// A new undefined symbol of the piece called `name`.
+    fn undefined(&mut self, name: &[u8], binding: u8) -> SymbolRef {
+        let name = self.names.add(name);
         let found = SymbolRef::Global(self.globals.len() as u32);
         self.globals.push(Symbol {
             name,
@@ -213,8 +267,7 @@ impl<'a> Piece<'a> {
             value: 0,
             size: 0,
         });
-        self.new_symbol.insert(index, found);
-        Ok(found)
+        found
     }
 
     fn final_index(&self, symbol: SymbolRef) -> u64 {
@@ -261,7 +314,7 @@ impl<'a> Piece<'a> {
         }
         for (position, &section) in self.sections.iter().enumerate() {
             for relocation in self.layout.relocations(self.bytes, section)? {
-                let symbol = self.symbol_for(relocation.symbol)?;
+                let (relocation, symbol) = self.target(relocation)?;
                 pending_relocations.push((position, relocation, symbol));
             }
         }
@@ -296,7 +349,7 @@ impl<'a> Piece<'a> {
                     eh_frame[at + 4..at + 8].copy_from_slice(&cie_pointer.to_le_bytes());
                     let pc_begin =
                         layout.relocation(self.bytes, frame.section, fde.relocation as usize)?;
-                    let symbol = self.symbol_for(pc_begin.symbol)?;
+                    let (pc_begin, symbol) = self.target(pc_begin)?;
                     eh_relocations.push((
                         Relocation {
                             offset: (at + 8) as u64,
@@ -479,4 +532,13 @@ fn write_object(mut sections: Vec<OutSection>) -> Result<Vec<u8>, String> {
     out[60..62].copy_from_slice(&count.to_le_bytes());
     out[62..64].copy_from_slice(&(count - 1).to_le_bytes());
     Ok(out)
+}
+
+/// Whether an x86-64 relocation of type `kind` depends on its symbol itself,
+/// not only on its address: a GOT entry of it (R_X86_64_GOT32, GOTPCREL,
+/// GOT64, GOTPCREL64, GOTPLT64, GOTPCRELX, REX_GOTPCRELX, CODE_4_GOTPCRELX)
+/// or its size (SIZE32, SIZE64). Such a relocation cannot be moved to the
+/// symbol's section with its offset in the addend.
+fn refers_to_symbol_itself(kind: u32) -> bool {
+    matches!(kind, 3 | 9 | 27 | 28 | 30 | 32 | 33 | 41..=43)
 }

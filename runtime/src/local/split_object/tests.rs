@@ -1,10 +1,10 @@
 //! split_object on objects compiled by LLVM's llc.
 
 use super::{
-    LOCAL_ALIAS_PREFIX, ObjectBytes, SplitObject,
+    ObjectBytes, SECTION_ALIAS_PREFIX, SplitObject,
     elf::{SECTION_HEADER_SIZE, Table, string_at, u16_at, u32_at, u64_at},
 };
-use crate::local::jit::{Jit, Missing};
+use crate::local::jit::{Jit, Missing, ObjectIndex};
 use std::{path::Path, process::Command};
 
 /// Two functions share an internal helper and an internal global; a
@@ -45,6 +45,47 @@ define i64 @hundreds() {
   %after = add i64 %before, 100
   store i64 %after, ptr @total
   ret i64 %after
+}
+"#;
+
+/// Statics and constants shared by many functions, each at an offset in a
+/// section of many (`.bss`, `.data` and `.rodata.cst8` without data
+/// sections): `bump` increments a counter that `count` reads, `scaled`
+/// reads a state object's field that `scale` wrote, and each of `one`,
+/// `two` and `three` returns its own constant of the pool.
+const SHARED_STATICS: &str = r#"
+@padding = internal global [4 x i64] zeroinitializer
+@counter = internal global i64 0
+@state = internal global { i64, ptr, double } { i64 1, ptr @padding, double 2.0 }
+define i64 @bump() {
+  %before = load i64, ptr @counter
+  %after = add i64 %before, 1
+  store i64 %after, ptr @counter
+  %unused = load i64, ptr @padding
+  ret i64 %after
+}
+define i64 @count() {
+  %value = load i64, ptr @counter
+  ret i64 %value
+}
+define void @scale(double %by) {
+  %field = getelementptr { i64, ptr, double }, ptr @state, i32 0, i32 2
+  store double %by, ptr %field
+  ret void
+}
+define double @scaled() {
+  %field = getelementptr { i64, ptr, double }, ptr @state, i32 0, i32 2
+  %value = load double, ptr %field
+  ret double %value
+}
+define double @one() {
+  ret double 1.25
+}
+define double @two() {
+  ret double 2.5
+}
+define double @three() {
+  ret double 3.75
 }
 "#;
 
@@ -172,13 +213,13 @@ fn a_piece_holds_what_its_symbol_reaches_and_nothing_linked_before() {
     );
     // It calls the helper through the alias the first piece defined.
     assert!(
-        tens.windows(LOCAL_ALIAS_PREFIX.len())
-            .any(|w| w == LOCAL_ALIAS_PREFIX.as_bytes())
+        tens.windows(SECTION_ALIAS_PREFIX.len())
+            .any(|w| w == SECTION_ALIAS_PREFIX.as_bytes())
     );
     assert!(
         hundreds
-            .windows(LOCAL_ALIAS_PREFIX.len())
-            .any(|w| w == LOCAL_ALIAS_PREFIX.as_bytes())
+            .windows(SECTION_ALIAS_PREFIX.len())
+            .any(|w| w == SECTION_ALIAS_PREFIX.as_bytes())
     );
     let constant = object
         .piece_defining("constant")
@@ -312,24 +353,12 @@ impl Drop for AddressSpaceTaken {
 
 #[test]
 fn pieces_linked_with_gibibytes_mapped_between_them_reach_each_other() {
-    let directory = tempfile::tempdir().unwrap();
-    let path = directory.path().join("shared.o");
-    std::fs::write(&path, compile(SHARED_GLOBAL, true)).unwrap();
     let mut jit = Jit::new().unwrap();
-    let object = jit
-        .add_object(
-            "shared.o",
-            ObjectBytes::Owned(std::fs::read(&path).unwrap()),
-        )
-        .unwrap();
+    let object = add_split(&mut jit, "shared.o", SHARED_GLOBAL);
     let call = |symbol: &str| {
-        let address = match jit.lookup(object, symbol) {
-            Ok(address) => address,
-            Err(Missing::Unlinkable(reason)) => panic!("{symbol} does not link: {reason}"),
-            Err(Missing::Undefined) => panic!("{symbol} is not defined"),
-        };
         // SAFETY: the JIT-linked `i64 ()` function, live while `jit` is.
-        let function: extern "C" fn() -> i64 = unsafe { std::mem::transmute(address) };
+        let function: extern "C" fn() -> i64 =
+            unsafe { std::mem::transmute(linked(&jit, object, symbol)) };
         function()
     };
     assert_eq!(call("tens"), 10);
@@ -340,6 +369,154 @@ fn pieces_linked_with_gibibytes_mapped_between_them_reach_each_other() {
     assert_eq!(call("hundreds"), 110);
 }
 
+/// Two functions that read a local symbol through the GOT, in assembly (a
+/// compiler reaches its own locals PC-relative): the first piece carries the
+/// symbol, and a later one cannot reach it.
+const LOCAL_THROUGH_GOT: &str = r#"
+  .section .text.first,"ax",@progbits
+  .globl first
+first:
+  movq value@GOTPCREL(%rip), %rax
+  movq (%rax), %rax
+  ret
+  .section .text.second,"ax",@progbits
+  .globl second
+second:
+  movq value@GOTPCREL(%rip), %rax
+  movq (%rax), %rax
+  ret
+  .data
+value:
+  .quad 42
+"#;
+
+/// `ir` compiled with function sections, added to `jit` as `name`.
+fn add_split(jit: &mut Jit, name: &str, ir: &str) -> ObjectIndex {
+    jit.add_object(name, ObjectBytes::Owned(compile(ir, true)))
+        .unwrap()
+}
+
+/// The address of `symbol` in `object`, linked.
+fn linked(jit: &Jit, object: ObjectIndex, symbol: &str) -> usize {
+    match jit.lookup(object, symbol) {
+        Ok(address) => address,
+        Err(Missing::Unlinkable(reason)) => panic!("{symbol} does not link: {reason}"),
+        Err(Missing::Undefined) => panic!("{symbol} is not defined"),
+    }
+}
+
+#[test]
+fn statics_shared_by_pieces_are_one_object_in_memory() {
+    let mut jit = Jit::new().unwrap();
+    let object = add_split(&mut jit, "statics.o", SHARED_STATICS);
+    let integer = |symbol: &str| {
+        // SAFETY: the JIT-linked `i64 ()` function, live while `jit` is.
+        let function: extern "C" fn() -> i64 =
+            unsafe { std::mem::transmute(linked(&jit, object, symbol)) };
+        function()
+    };
+    let real = |symbol: &str| {
+        // SAFETY: the JIT-linked `double ()` function, live while `jit` is.
+        let function: extern "C" fn() -> f64 =
+            unsafe { std::mem::transmute(linked(&jit, object, symbol)) };
+        function()
+    };
+    // Each launch links its own piece; the second reaches the counter and
+    // the state object the first linked, at their offsets in their sections.
+    assert_eq!(integer("bump"), 1);
+    assert_eq!(integer("bump"), 2);
+    assert_eq!(integer("count"), 2);
+    // SAFETY: the JIT-linked `void (double)` function, live while `jit` is.
+    let scale: extern "C" fn(f64) = unsafe { std::mem::transmute(linked(&jit, object, "scale")) };
+    scale(7.5);
+    assert_eq!(real("scaled"), 7.5);
+    // The pool's constants, linked with the first, each at its offset.
+    assert_eq!(real("two"), 2.5);
+    assert_eq!(real("three"), 3.75);
+    assert_eq!(real("one"), 1.25);
+}
+
+#[test]
+fn a_local_reached_through_the_got_links_with_its_piece_only() {
+    let directory = tempfile::tempdir().unwrap();
+    let source = directory.path().join("got.s");
+    let object = directory.path().join("got.o");
+    std::fs::write(&source, LOCAL_THROUGH_GOT).unwrap();
+    let status = Command::new(Path::new(env!("EXECUTOR_LLVM_PREFIX")).join("bin/llvm-mc"))
+        .args(["-filetype=obj", "-triple=x86_64-unknown-linux-gnu", "-o"])
+        .arg(&object)
+        .arg(&source)
+        .status()
+        .expect("llvm-mc runs");
+    assert!(status.success(), "llvm-mc failed");
+    let mut jit = Jit::new().unwrap();
+    let object = jit
+        .add_object("got.o", ObjectBytes::Owned(std::fs::read(object).unwrap()))
+        .unwrap();
+    // SAFETY: the JIT-linked `i64 ()` function, live while `jit` is.
+    let first: extern "C" fn() -> i64 =
+        unsafe { std::mem::transmute(linked(&jit, object, "first")) };
+    assert_eq!(first(), 42);
+    match jit.lookup(object, "second") {
+        Err(Missing::Unlinkable(reason)) => assert!(
+            reason.contains("reaches local symbol 'value' of a piece linked before"),
+            "{reason}"
+        ),
+        Ok(_) => panic!("second linked"),
+        Err(Missing::Undefined) => panic!("second is not defined"),
+    }
+}
+
+#[test]
+fn a_section_of_many_locals_adds_one_alias_not_one_per_local() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATICS, true))) else {
+        panic!("an object with function sections is split");
+    };
+    let bump = object
+        .piece_defining("bump")
+        .unwrap()
+        .expect("bump is defined");
+    let aliases = bump
+        .windows(SECTION_ALIAS_PREFIX.len())
+        .filter(|window| *window == SECTION_ALIAS_PREFIX.as_bytes())
+        .count();
+    // One for `.bss` (`padding` and `counter`), one for `.text.bump`
+    // (whose section symbol its unwind entry names).
+    assert_eq!(aliases, 2, "{:?}", section_names(&bump));
+    for local in ["counter", "padding"] {
+        assert!(!mentions(&bump, local), "{local}: reached through .bss");
+    }
+}
+
+#[test]
+fn the_memory_of_a_jit_that_is_gone_is_no_longer_taken_for_linked_data() {
+    let mut jit = Jit::new().unwrap();
+    let object = add_split(&mut jit, "shared.o", SHARED_GLOBAL);
+    let address = linked(&jit, object, "tens") as *const u8;
+    assert!(crate::local::static_memory::holds(address));
+    drop(jit);
+    // Memory mapped where the JIT's was (unless a JIT of a test running
+    // beside this one took the place first: then there is nothing to check).
+    let page = (address as usize) & !4095;
+    // SAFETY: a new anonymous mapping of one page, which never replaces one
+    // (MAP_FIXED_NOREPLACE fails instead).
+    let mapped = unsafe {
+        libc::mmap(
+            page as *mut libc::c_void,
+            4096,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+            -1,
+            0,
+        )
+    };
+    if mapped as usize == page {
+        assert!(!crate::local::static_memory::holds(page as *const u8));
+        // SAFETY: unmaps the page mapped above, once.
+        unsafe { libc::munmap(mapped, 4096) };
+    }
+}
+
 #[test]
 fn an_error_naming_a_local_alias_says_what_it_stands_for() {
     let mut object = split_shared_state();
@@ -347,26 +524,25 @@ fn an_error_naming_a_local_alias_says_what_it_stands_for() {
         .piece_defining("tens")
         .unwrap()
         .expect("tens is defined");
-    // The alias by which later pieces call the internal helper `bump`.
+    // The alias by which later pieces reach a section of the first piece.
     let at = tens
-        .windows(LOCAL_ALIAS_PREFIX.len())
-        .position(|window| window == LOCAL_ALIAS_PREFIX.as_bytes())
+        .windows(SECTION_ALIAS_PREFIX.len())
+        .position(|window| window == SECTION_ALIAS_PREFIX.as_bytes())
         .expect("the piece defines an alias");
-    let digits: String = tens[at + LOCAL_ALIAS_PREFIX.len()..]
+    let digits: String = tens[at + SECTION_ALIAS_PREFIX.len()..]
         .iter()
         .take_while(|byte| byte.is_ascii_digit())
         .map(|&byte| char::from(byte))
         .collect();
-    let alias = format!("{LOCAL_ALIAS_PREFIX}{digits}");
+    let alias = format!("{SECTION_ALIAS_PREFIX}{digits}");
     let message = format!("Failed to materialize symbols: {{ (object 0: k, {{ {alias} }}) }}");
     let explained = object.explain_aliases(&message);
     assert!(explained.starts_with(&message), "{explained}");
-    let described = [".text.tens'", ".text.bump'", ".bss'", "'calls'"];
+    let described = [".text.tens'", ".text.bump'", ".bss'"];
     assert!(
-        described.iter().any(
-            |name| explained.contains(&format!("{alias} is the object's "))
-                && explained.contains(name)
-        ),
+        described
+            .iter()
+            .any(|name| explained.contains(&format!("{alias} is the object's section '{name}"))),
         "{explained}"
     );
     assert_eq!(object.explain_aliases("no alias here"), "no alias here");
