@@ -77,7 +77,7 @@ pub unsafe fn run_qualified(
     input_descs: *const *mut c_void,
     output_descs: *const *mut c_void,
 ) -> bool {
-    if tracing::enabled!(target: CALL_LOG_TARGET, tracing::Level::DEBUG) {
+    if crate::trace::active() || tracing::enabled!(target: CALL_LOG_TARGET, tracing::Level::DEBUG) {
         return false;
     }
     let num_inputs = description.num_inputs;
