@@ -54,7 +54,7 @@ pub use launch_codec::{
     LaunchFrame, MAX_LAUNCH_BUFFERS, MAX_LAUNCH_DIMENSIONS, MAX_LAUNCH_RANK, read_request,
 };
 pub use launched_frame::{fill_from_launched, write_launched_frame};
-pub use messages::{Hello, HelloReply, OutputShape, PROTOCOL_VERSION, Request, Response};
+pub use messages::{Hello, HelloReply, OutputShape, PROTOCOL_VERSION, Request, Response, Step};
 pub use signal::signal_name;
 pub use stream::{Stream, Transport};
 pub use token_file::read_token_file;

@@ -12,6 +12,7 @@
 //! Either one sets [`active`], which the launch fast path checks: a traced
 //! launch takes the general path.
 
+mod clock;
 mod file;
 mod stats;
 mod timeline;
@@ -26,10 +27,11 @@ use std::{
     time::Instant,
 };
 
-use file::TraceFile;
+pub use clock::ServerClock;
+pub use file::TraceFile;
 use stats::Stats;
 use timeline::Timeline;
-pub use timeline::{Op, OpKind, ServerSpan};
+pub use timeline::{Op, OpKind, ServerSpan, complete_event, kernel_name, name_event};
 
 /// The environment variable naming the trace file.
 pub const TRACE_ENV: &str = "EXECUTOR_TRACE";

@@ -70,6 +70,9 @@ pub struct ServerSpan {
     pub name: String,
     pub started: f64,
     pub duration: f64,
+    /// The most its place can be off by: the error of the estimate of the
+    /// server's clock (`super::clock`).
+    pub clock_error: f64,
 }
 
 /// An async launch between its start and its await.
@@ -91,7 +94,7 @@ pub struct Timeline {
 }
 
 /// A kernel's name: its entry symbol without the C interface's prefix.
-fn kernel_name(symbol: &str) -> &str {
+pub fn kernel_name(symbol: &str) -> &str {
     symbol.strip_prefix("_mlir_ciface_").unwrap_or(symbol)
 }
 
@@ -219,10 +222,19 @@ impl Timeline {
             events,
         );
         let span = format!("in flight: {}", launch.kernel);
-        events.push(complete(&span, "async", track, launch.started, ended, &[]));
-        for step in server {
-            events.push(server_complete(&step, track));
-        }
+        let mut spans = vec![(
+            launch.started,
+            complete(&span, "async", track, launch.started, ended, &[]),
+        )];
+        // The server's steps are placed within their clock's error: one may
+        // start a little before the launch's span as this trace sees it.
+        spans.extend(
+            server
+                .iter()
+                .map(|step| (step.started, server_complete(step, track))),
+        );
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        events.extend(spans.into_iter().map(|(_, event)| event));
         self.lanes.entry(launch.pid).or_default()[launch.lane] = false;
     }
 
@@ -300,6 +312,24 @@ impl Timeline {
     }
 }
 
+/// A metadata event that names a process or thread (`kind`:
+/// `process_name`, `thread_name`).
+pub fn name_event(kind: &str, pid: u32, tid: i64, value: &str) -> String {
+    metadata(kind, (pid, tid), value)
+}
+
+/// A complete event (a span) of category `category` on the track `(pid,
+/// tid)`, from `started` to `ended` (microseconds).
+pub fn complete_event(
+    name: &str,
+    category: &str,
+    track: (u32, i64),
+    started: f64,
+    ended: f64,
+) -> String {
+    complete(name, category, track, started, ended, &[])
+}
+
 fn metadata(name: &str, (pid, tid): (u32, i64), value: &str) -> String {
     format!(
         "{{\"ph\":\"M\",\"name\":\"{name}\",\"pid\":{pid},\"tid\":{tid},\"args\":{{\"name\":{}}}}}",
@@ -339,7 +369,7 @@ fn server_complete(step: &ServerSpan, track: (u32, i64)) -> String {
         track,
         step.started,
         step.started + step.duration,
-        &[],
+        &[("clock_error_us", format!("{:.3}", step.clock_error))],
     )
 }
 
@@ -407,6 +437,7 @@ mod tests {
             name: "run".into(),
             started: 5.0,
             duration: 1.0,
+            clock_error: 0.5,
         }];
         let awaited = timeline.events(&op(OpKind::Await, Some(8), 9.0), 10.0, server);
         let on_lane_1 = format!("\"tid\":{}", LAUNCH_TRACKS + 1);

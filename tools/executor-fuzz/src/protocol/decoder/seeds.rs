@@ -200,6 +200,7 @@ pub fn requests() -> Vec<Request> {
         },
         Request::Close,
         Request::Ping,
+        Request::Trace,
     ]
 }
 
