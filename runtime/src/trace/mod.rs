@@ -140,14 +140,14 @@ pub fn record(op: &Op) {
     };
     if let Some(stats) = &mut recorder.stats
         && op.failure.is_none()
-        && let Some((kernel, started, bytes)) = recorder.timeline.launch_time(op)
     {
-        stats.add(&op.address, &kernel, ended - started, bytes);
+        stats.record(op, ended);
     }
+    let Some(file) = &mut recorder.file else {
+        return;
+    };
     let events = recorder.timeline.events(op, ended, server_spans);
-    if let Some(file) = &mut recorder.file
-        && let Err(error) = file.append(&events)
-    {
+    if let Err(error) = file.append(&events) {
         eprintln!(
             "executor runtime: cannot write the trace file {} ({TRACE_ENV}): {error}; tracing \
              stops",
@@ -165,12 +165,13 @@ pub fn at_exit() {
     let Some(recorder) = recorder.as_mut() else {
         return;
     };
-    let events = recorder.timeline.unfinished(ended);
     if let Some(file) = &mut recorder.file {
+        let events = recorder.timeline.unfinished(ended);
         // Nothing to say about a failure now: the program is ending.
         let _ = file.append(&events);
     }
-    if let Some(stats) = &recorder.stats {
+    if let Some(stats) = &mut recorder.stats {
+        stats.unfinished(ended);
         eprint!("executor launches:\n{}", stats.table());
     }
 }

@@ -99,24 +99,6 @@ pub fn kernel_name(symbol: &str) -> &str {
 }
 
 impl Timeline {
-    /// For a launch that completes with `op` (a `launch`, or the `await` of
-    /// a `launch_async`): its kernel, when it started and the bytes it
-    /// moved.
-    pub fn launch_time(&self, op: &Op) -> Option<(String, f64, (u64, u64))> {
-        match op.kind {
-            OpKind::Launch => Some((
-                kernel_name(op.symbol?).to_owned(),
-                op.started,
-                op.bytes.unwrap_or_default(),
-            )),
-            OpKind::Await => {
-                let launch = self.in_flight.get(&op.token?)?;
-                Some((launch.kernel.clone(), launch.started, (0, 0)))
-            }
-            _ => None,
-        }
-    }
-
     /// The events of `op`, which ended at `ended`, with the spans its
     /// servers measured.
     pub fn events(&mut self, op: &Op, ended: f64, mut server: Vec<ServerSpan>) -> Vec<String> {
@@ -385,6 +367,14 @@ fn flow(phase: &str, id: i64, (pid, tid): (u32, i64), ts: f64) -> String {
 fn string(text: &str) -> String {
     let mut quoted = String::with_capacity(text.len() + 2);
     quoted.push('"');
+    if !text
+        .bytes()
+        .any(|byte| byte < 0x20 || byte == b'"' || byte == b'\\')
+    {
+        quoted.push_str(text);
+        quoted.push('"');
+        return quoted;
+    }
     for character in text.chars() {
         match character {
             '"' => quoted.push_str("\\\""),
