@@ -26,6 +26,14 @@
 // STATS-NEXT: local add 3 {{[0-9.]+ [0-9.]+ [0-9.]+}} 96 48{{$}}
 // STATS-NEXT: local nothing 2 {{[0-9.]+ [0-9.]+ [0-9.]+}} 0 0{{$}}
 
+// executor-run --stats prints the same table: examples/saxpy-dispatch.mlir
+// launches saxpy once and starts warm_up once.
+// RUN: executor-run --stats %S/../../examples/saxpy-dispatch.mlir 2>&1 >/dev/null | FileCheck %s --check-prefix=RUN-STATS
+// RUN-STATS: executor launches:
+// RUN-STATS-NEXT: address kernel launches total ms median ms p99 ms bytes in bytes out
+// RUN-STATS-NEXT: local saxpy 1 {{[0-9.]+ [0-9.]+ [0-9.]+}} 68 32{{$}}
+// RUN-STATS-NEXT: local warm_up 1 {{[0-9.]+ [0-9.]+ [0-9.]+}} 0 0{{$}}
+
 // On an executor-server: the same spans on the server's address, and the
 // steps the server measured: its handshake and hand-over, each request's
 // serving, the object's link, each kernel's run and the packing of its
