@@ -163,7 +163,6 @@ def measure_transports_only(config: Config) -> None:
     start = start_run()
     kernels = measure.compile_kernels()
     transports_raw = measure.bench_transports(config, kernels)
-    trace_cost_raw = measure.bench_trace_cost(config, kernels)
     context = {
         "transports_only": True,
         "machine": start["machine"],
@@ -175,8 +174,7 @@ def measure_transports_only(config: Config) -> None:
     write_results(context)
     RESULTS.write_text(json.dumps({
         "transports_only": True, "machine": context["machine"], "config": config.to_json(),
-        "transports_raw": transports_raw, "transports": context["transports"],
-        "trace_cost_raw": trace_cost_raw, "trace_cost": context["trace_cost"], "verdicts": context["verdicts"],
+        "transports_raw": transports_raw, "transports": context["transports"], "verdicts": context["verdicts"],
         "other_load": context["other_load"], "elapsed_min": context["elapsed_min"],
     }, indent=1, default=str))
     log(f"wrote {TRANSPORTS_DOC.relative_to(ROOT)} (the transports only) in {context['elapsed_min']:.1f} minutes")
@@ -208,6 +206,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
     criterion = measure.bench_criterion(config)
     sessions_raw = session_passes.measure(config, kernels)
     transports_raw = measure.bench_transports(config, kernels)
+    trace_cost_raw = measure.bench_trace_cost(config, kernels)
     profiled = {"async": profiles.profile_async(config, kernels), "remote": profiles.profile_remote(config, kernels)}
     verdict = verdicts.verdicts(compile_summary, runtime_summary)
     if verdicts.compile_missed(verdict):
@@ -252,6 +251,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
         "verdicts": context["verdicts"], "findings": context["findings"],
         "other_load": context["other_load"], "sessions_raw": sessions_raw, "sessions": context["sessions"],
         "transports_raw": transports_raw, "transports": context["transports"],
+        "trace_cost_raw": trace_cost_raw, "trace_cost": context["trace_cost"],
         "plots": {name: str(path.relative_to(ROOT)) for name, path in plots.items()},
         "elapsed_min": context["elapsed_min"], "elapsed_s": time.time() - started,
     }
