@@ -342,10 +342,16 @@ impl Worker {
                 Err(error) => protocol::encode_frame(&unsendable(&error), self.max_message_size)?,
             };
         }
-        self.writer.write_all(&self.frame)?;
+        // The steps go out in the same write as the reply: the client reads
+        // both at once.
+        let reply_len = self.frame.len();
         if let Some(steps) = self.steps.served(self.kind) {
-            protocol::write_message(&mut self.writer, &steps, self.max_message_size)?;
+            let steps = protocol::encode_frame(&steps, self.max_message_size)?;
+            self.frame.extend_from_slice(&steps);
         }
+        let written = self.writer.write_all(&self.frame);
+        self.frame.truncate(reply_len);
+        written?;
         Ok(())
     }
 
