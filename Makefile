@@ -30,7 +30,7 @@ RUNNER_LIBS := $(BIN)/libexecutor_runtime.so,$(LLVM_LIB)/libmlir_c_runner_utils.
 CATALYST_PLUGIN_BUILD := EXECUTOR_MLIR_HOST=catalyst $(CARGO) build --release -p executor_plugin --target-dir target/catalyst/build \
 	&& ln -sfn ../../../release/executor-opt target/catalyst/build/release/executor-opt
 
-.PHONY: all deps build test lint docs demo bench catalyst catalyst-manager fuzz install uninstall clean
+.PHONY: all deps build test lint docs demo bench catalyst catalyst-manager fuzz install uninstall clean trace-png trace-figure
 
 all: build
 
@@ -106,6 +106,22 @@ demo: build
 	$(LLVM_BIN)/mlir-runner $(DEMO)/host.llvm.mlir -e main -entry-point-result=void -shared-libs=$(RUNNER_LIBS)
 	@echo "== running examples/saxpy-dispatch.mlir (host and kernels in one file) in one command: saxpy(2, [0..7], 100) ="
 	$(EXECUTOR_RUN) examples/saxpy-dispatch.mlir
+
+# Draws a trace (EXECUTOR_TRACE's) as a PNG timeline: `make trace-png
+# TRACE=trace.json OUT=trace.png`, optionally WINDOW=START_MS:END_MS
+# (scripts/trace-png, Python's standard library only; docs/tracing.md).
+trace-png:
+	$(if $(and $(TRACE),$(OUT)),,$(error make trace-png needs TRACE=FILE and OUT=FILE.png))
+	python3 scripts/trace-png $(if $(WINDOW),--window $(WINDOW)) $(TRACE) $(OUT)
+
+# The figure of docs/tracing.md, from a real run: the multi-host test (three
+# executor-servers in network namespaces, over TLS; it needs root) keeps its
+# host program's trace, drawn up to the end of its three async naps.
+trace-figure: build
+	mkdir -p target/trace
+	EXECUTOR_TEST_KEEP_TRACE=$(abspath target/trace/three-hosts.json) \
+	  $(CARGO) test --release -p executor-server --test multi_host
+	python3 scripts/trace-png --until 'await nap' target/trace/three-hosts.json docs/tracing/three-hosts.png
 
 # Compile-time and run-time cost against upstream MLIR baselines, measured in one
 # run (not part of `make test`): regenerates docs/performance.md and the plots in

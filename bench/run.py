@@ -149,6 +149,13 @@ def log_transports(summarized: dict) -> None:
         log("target tls_rtt, tls_bulk, tls_first_launch: not measured: this build has no TLS")
 
 
+def log_trace_cost(summarized: dict) -> None:
+    local, remote = summarized["local_ns"], summarized["remote_us"]
+    log(f"tracing costs {local['cost']:.0f} ns per local launch ({local['off']['median']:.1f} -> "
+        f"{local['on']['median']:.1f} ns) and {remote['cost']:.1f} us per remote 1 KiB round trip "
+        f"({remote['off']['median']:.1f} -> {remote['on']['median']:.1f} us), medians")
+
+
 def measure_transports_only(config: Config) -> None:
     """--transports-only: the transports and nothing else, their report and results.json."""
     check_required([EXECUTOR_OPT, EXECUTOR_SERVER, RUNTIME_LIB, MLIR_OPT, MLIR_RUNNER])
@@ -199,6 +206,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
     criterion = measure.bench_criterion(config)
     sessions_raw = session_passes.measure(config, kernels)
     transports_raw = measure.bench_transports(config, kernels)
+    trace_cost_raw = measure.bench_trace_cost(config, kernels)
     profiled = {"async": profiles.profile_async(config, kernels), "remote": profiles.profile_remote(config, kernels)}
     verdict = verdicts.verdicts(compile_summary, runtime_summary)
     if verdicts.compile_missed(verdict):
@@ -232,6 +240,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
         "other_load": other_load(start),
         "sessions": session_passes.summarize(sessions_raw),
         "transports": summary.summarize_transports(transports_raw),
+        "trace_cost": summary.summarize_trace_cost(trace_cost_raw),
     }
     if before is not None:
         context["before_after"] = before_recorded
@@ -242,6 +251,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
         "verdicts": context["verdicts"], "findings": context["findings"],
         "other_load": context["other_load"], "sessions_raw": sessions_raw, "sessions": context["sessions"],
         "transports_raw": transports_raw, "transports": context["transports"],
+        "trace_cost_raw": trace_cost_raw, "trace_cost": context["trace_cost"],
         "plots": {name: str(path.relative_to(ROOT)) for name, path in plots.items()},
         "elapsed_min": context["elapsed_min"], "elapsed_s": time.time() - started,
     }
@@ -251,6 +261,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
     RESULTS.write_text(json.dumps(recorded, indent=1, default=str))
     log(f"wrote {DOC.relative_to(ROOT)} and {PLOTS.relative_to(ROOT)}/*.png in {elapsed / 60:.1f} minutes")
     log_transports(context["transports"])
+    log_trace_cost(context["trace_cost"])
     log_verdicts(context["verdicts"])
     if before is not None:
         log_before_after(context)
@@ -304,6 +315,8 @@ def report_only() -> None:
         context["sessions"] = recorded["sessions"]
     if "transports" in recorded:
         context["transports"] = recorded["transports"]
+    if "trace_cost" in recorded:
+        context["trace_cost"] = recorded["trace_cost"]
     if "before_after" in recorded:
         context["before_after"] = recorded["before_after"]
     write_results(context)

@@ -524,5 +524,15 @@ class ServerReadiness(unittest.TestCase):
         self.assertIsNone(measure.LISTENING.search("INFO not listening on 127.0.0.1:4242\n"))
 
 
+
+class TraceCostTest(unittest.TestCase):
+    def test_the_cost_per_launch_is_the_difference_of_the_medians(self):
+        raw = {"local_ns": {"off": [10.0, 12.0, 11.0], "on": [900.0, 1000.0, 950.0]},
+               "remote_us": {"off": [30.0, 32.0], "on": [40.0, 44.0]}}
+        cost = summary.summarize_trace_cost(raw)
+        self.assertEqual(cost["local_ns"]["cost"], 950.0 - 11.0)
+        self.assertEqual(cost["remote_us"]["cost"], 42.0 - 31.0)
+        self.assertEqual(cost["local_ns"]["off"]["n"], 3)
+
 if __name__ == "__main__":
     unittest.main()

@@ -92,6 +92,8 @@ config.substitutions.append(("%project_root", project_root))
 config.substitutions.append(("%executor_ssh", os.path.join(project_root, "scripts", "executor-ssh")))
 config.substitutions.append(("%executor_slurm", os.path.join(project_root, "scripts", "executor-slurm")))
 config.substitutions.append(("%executor_server", os.path.join(project_bin, "executor-server")))
+# Checks a trace file against the Trace Event Format and prints what it holds.
+config.substitutions.append(("%trace_check", os.path.join(project_root, "scripts", "trace-check")))
 config.substitutions.append(
     ("%with_ssh_host", os.path.join(config.test_source_root, "Deploy", "Inputs", "with-ssh-host.sh"))
 )

@@ -96,6 +96,9 @@ class Config:
         self.async_runs = 7
         self.remote_round_trips = 10_000
         self.remote_runs = 9
+        # Tracing's cost: launches per process, traced and untraced (each
+        # traced launch writes its event to the trace file).
+        self.trace_local_launches = 200_000
         self.bulk_launches = 6
         self.bulk_runs = 5
         self.handoff_iterations = 20_000
@@ -126,6 +129,7 @@ class Config:
             self.async_runs = 2
             self.remote_round_trips = 1_000
             self.remote_runs = 2
+            self.trace_local_launches = 20_000
             self.bulk_launches = 2
             self.bulk_runs = 1
             self.handoff_iterations = 5_000

@@ -667,6 +667,45 @@ def bench_transports(config: Config, kernels: Path) -> dict:
     return measured
 
 
+def bench_trace_cost(config: Config, kernels: Path) -> dict:
+    """Tracing's cost (issue 33): the local launches of bench_local and the
+    1 KiB round trips of bench_remote, each program run untraced and with
+    EXECUTOR_TRACE (writing the trace file), in alternation, the two orders
+    in turn (free placement)."""
+    directory = WORK / "trace"
+    directory.mkdir(parents=True, exist_ok=True)
+    trace_file = directory / "trace.json"
+    environments = {"off": None, "on": {**os.environ, "EXECUTOR_TRACE": str(trace_file)}}
+    local = lower_host(ROOT / "bench" / "local_launch.mlir",
+                       {"KERNELS": kernels, "LAUNCHES": config.trace_local_launches},
+                       directory / "local_launch.llvm.mlir")
+    measured = {"local_ns": {"off": [], "on": []}, "remote_us": {"off": [], "on": []}}
+    log(f"tracing: local launches untraced vs traced: {config.local_runs} runs each of "
+        f"{config.trace_local_launches:,}, alternating")
+    for index in range(config.local_runs):
+        for mode in ("off", "on") if index % 2 == 0 else ("on", "off"):
+            measured["local_ns"][mode] += floats(run(runner_command(local, HOST_LIBRARIES),
+                                                     env=environments[mode]).stdout)
+    server = Server("trace", PLACEMENTS["free"])
+    try:
+        rtt = lower_host(ROOT / "bench" / "remote_launch.mlir",
+                         {"ADDRESS": server.address, "KERNELS": kernels, "N": config.remote_round_trips},
+                         directory / "remote_launch.llvm.mlir")
+        log(f"tracing: remote 1 KiB round trips untraced vs traced: {config.remote_runs} runs each of "
+            f"{config.remote_round_trips:,}, alternating")
+        for index in range(config.remote_runs):
+            for mode in ("off", "on") if index % 2 == 0 else ("on", "off"):
+                values = floats(run(runner_command(rtt, HOST_LIBRARIES), env=environments[mode]).stdout)
+                if len(values) != 3:
+                    raise SystemExit(f"bench: remote_launch printed {values}, expected three numbers")
+                # The first kind: echo_1k.
+                measured["remote_us"][mode].append(values[0])
+    finally:
+        server.stop()
+    trace_file.unlink(missing_ok=True)
+    return measured
+
+
 # ---------------------------------------------------------------------------
 # Criterion micro-benchmarks (runtime/benches/*.rs)
 

@@ -70,8 +70,8 @@ def render_report(context: dict) -> str:
     if context.get("transports_only"):
         sections = (title, machine, transports)
     else:
-        sections = (title, summary, machine, commands, compile_time, run_time, first_launch, transports, sessions,
-                    before_and_after, micro_benchmarks, where_the_time_goes)
+        sections = (title, summary, machine, commands, compile_time, run_time, first_launch, transports, tracing,
+                    sessions, before_and_after, micro_benchmarks, where_the_time_goes)
     for section in sections:
         lines += section(context)
     return "\n".join(lines)
@@ -1041,6 +1041,34 @@ def transports(context: dict) -> list:
                     add(f"| first launch: {label} | {TRANSPORT_LABELS[transport]} | {placement} | us "
                         f"| {fmt(figure['min'])} | {fmt(figure['median'])} | {fmt(figure['max'])} | {figure['n']} |")
     add("")
+    return lines
+
+
+def tracing(context: dict) -> list:
+    """Tracing's cost per launch (issue 33), when the run measured it."""
+    if "trace_cost" not in context:
+        return []
+    config, cost = context["config"], context["trace_cost"]
+    local, remote = cost["local_ns"], cost["remote_us"]
+    lines = ["## Tracing", ""]
+    lines.append(
+        "What `EXECUTOR_TRACE` costs ([tracing.md](tracing.md)): the same programs untraced and traced, in "
+        "alternation (the two orders in turn), free placement. Local: "
+        f"[bench/local_launch.mlir](../bench/local_launch.mlir) ({config.trace_local_launches:,} launches of an "
+        f"empty kernel per process, {config.local_runs} processes each); traced, every launch takes the general "
+        "path and writes its event to the file. Remote: "
+        f"[bench/remote_launch.mlir](../bench/remote_launch.mlir)'s 1 KiB round trips "
+        f"({config.remote_round_trips:,} per process, {config.remote_runs} processes each); traced, every reply "
+        "is followed by the server's steps. Untraced, the local launch is the fast path, whose target is the "
+        "local launch's above. No target is set for a traced launch: this is what it costs.")
+    lines.append("")
+    lines.append("| measurement | untraced (median) | traced (median) | cost per launch |")
+    lines.append("|---|---|---|---|")
+    lines.append(f"| local launch of an empty kernel | {ns(local['off']['median'])} | {ns(local['on']['median'])} "
+                 f"| {ns(local['cost'])} |")
+    lines.append(f"| remote launch, 1 KiB in and out | {fmt(remote['off']['median'])} us "
+                 f"| {fmt(remote['on']['median'])} us | {fmt(remote['cost'])} us |")
+    lines.append("")
     return lines
 
 

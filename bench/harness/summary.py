@@ -217,3 +217,14 @@ def summarize_transports(raw: dict) -> dict:
             entry["tls"]["bulk_ratio"] = bulk["plain"]["median"] / bulk["tls"]["median"]
         placements[placement] = entry
     return {"tls": raw["tls"], "placements": placements}
+
+
+def summarize_trace_cost(raw: dict) -> dict:
+    """Per measurement (local launch in ns, remote 1 KiB round trip in us):
+    untraced and traced, and the cost per launch of tracing, the difference
+    of their medians."""
+    summarized = {}
+    for measurement, modes in raw.items():
+        figures = {mode: stats(values) for mode, values in modes.items()}
+        summarized[measurement] = {**figures, "cost": figures["on"]["median"] - figures["off"]["median"]}
+    return summarized

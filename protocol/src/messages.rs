@@ -17,8 +17,10 @@ use executor_buffers::memref::DenseBuffer;
 /// or later.
 pub const PROTOCOL_VERSION: u32 = 4;
 
-/// The oldest version a server of this build serves: 3 differs from 4 only
-/// in its welcome, [`HelloReply::Welcome`], which states no triple.
+/// The oldest version a server of this build serves. 3 differs from 4 in
+/// its welcome, [`HelloReply::Welcome`], which states no triple, and in
+/// lacking [`Request::Trace`], which a version-3 client never sends (so it
+/// never gets [`Response::Steps`]).
 pub const OLDEST_PROTOCOL_VERSION: u32 = 3;
 
 /// The first message on a connection, from the client.
@@ -108,6 +110,20 @@ pub enum Request {
     /// other request, so a connection that only pings costs no process. A
     /// `Ping` after that is answered by [`Response::Failed`].
     Ping,
+    /// Asks for the server's steps: answered by [`Response::Clock`], and from
+    /// then on every response (this one's included) is followed by a
+    /// [`Response::Steps`] frame with what the server measured for it.
+    Trace,
+}
+
+/// A step the server measured for a request (or, in the first
+/// [`Response::Steps`], the handshake and the worker's start): microseconds
+/// on the server's clock, since the Unix epoch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub name: String,
+    pub start_us: u64,
+    pub duration_us: u64,
 }
 
 /// The answer to one [`Request`].
@@ -137,6 +153,15 @@ pub enum Response {
         sessions: u32,
         max_sessions: u32,
     },
+    /// The answer to [`Request::Trace`]: when the server read it and when it
+    /// answered, on its clock (microseconds since the Unix epoch), from
+    /// which the client estimates the offset of the server's clock.
+    Clock {
+        received_us: u64,
+        sent_us: u64,
+    },
+    /// What follows each response once [`Request::Trace`] asked for it.
+    Steps(Vec<Step>),
 }
 
 #[cfg(test)]
@@ -191,6 +216,7 @@ mod tests {
             .collect();
         assert_eq!(requests, [0, 0, 1, 2, 3, 4, 4, 5]);
         assert_eq!(postcard::to_stdvec(&Request::Ping).unwrap(), [6]);
+        assert_eq!(postcard::to_stdvec(&Request::Trace).unwrap(), [7]);
         let responses = [
             Response::Done,
             Response::Launched {
@@ -209,12 +235,17 @@ mod tests {
                 sessions: 0,
                 max_sessions: 0,
             },
+            Response::Clock {
+                received_us: 0,
+                sent_us: 0,
+            },
+            Response::Steps(Vec::new()),
         ];
         let responses: Vec<u8> = responses
             .iter()
             .map(|response| postcard::to_stdvec(response).unwrap()[0])
             .collect();
-        assert_eq!(responses, [0, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(responses, [0, 1, 2, 3, 4, 5, 6, 7, 8]);
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod object_names;
 pub mod polling;
 pub mod remote;
 mod sessions;
+pub mod trace;
 
 // Executor addresses, the buffers a launch or call moves and the wire
 // protocol (crates of their own, which the runtime builds on), as the

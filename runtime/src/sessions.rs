@@ -199,12 +199,12 @@ pub fn add_launch(session: i64, executor_token: u64, entry: &str) -> i64 {
     })
 }
 
-/// Takes the launch behind `token` (a token is awaited once): its session,
-/// the executor's token and its entry.
-pub fn take_launch(token: i64) -> Result<(Arc<Session>, u64, String)> {
+/// Takes the launch behind `token` (a token is awaited once): its session's
+/// handle, the executor's token and its entry.
+pub fn take_launch(token: i64) -> Result<(i64, u64, String)> {
     let launch =
         with_table(|table| table.launches.remove(&token)).ok_or(RuntimeError::BadToken(token))?;
-    Ok((get(launch.session)?, launch.executor_token, launch.entry))
+    Ok((launch.session, launch.executor_token, launch.entry))
 }
 
 /// Set once the program is ending on a failure it has reported.
@@ -258,6 +258,7 @@ extern "C" fn close_open_sessions() {
         for session in open {
             close_within(session, timeout);
         }
+        crate::trace::at_exit();
     });
 }
 

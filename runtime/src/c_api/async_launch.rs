@@ -1,6 +1,6 @@
 //! The entry points of asynchronous launches: start one, await its token.
 
-use std::{ffi::c_char, sync::Arc};
+use std::ffi::c_char;
 
 use super::{arguments::text, report::Call};
 use crate::sessions;
@@ -29,7 +29,9 @@ pub unsafe extern "C" fn __catalyst__executor__launch_async(
         };
         call.symbol = Some(entry.into());
         let executor_token = session.executor.launch_async(entry, object)?;
-        Ok(sessions::add_launch(handle, executor_token, entry))
+        let token = sessions::add_launch(handle, executor_token, entry);
+        call.token = Some(token);
+        Ok(token)
     })
 }
 
@@ -37,8 +39,9 @@ pub unsafe extern "C" fn __catalyst__executor__launch_async(
 #[unsafe(no_mangle)]
 pub extern "C" fn __catalyst__executor__await(token: i64) {
     Call::new("__catalyst__executor__await").run(|call| {
-        let (session, executor_token, entry) = sessions::take_launch(token)?;
-        call.session = Some(Arc::clone(&session));
+        let (handle, executor_token, entry) = sessions::take_launch(token)?;
+        call.token = Some(token);
+        let session = call.session(handle)?;
         call.symbol = Some(entry.into());
         let _deadline = call.deadline(&session)?;
         session.executor.await_launch(executor_token)

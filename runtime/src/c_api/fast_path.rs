@@ -18,12 +18,17 @@ use crate::local::direct_call::{self, MAX_ARGUMENTS};
 /// place, at most [`MAX_ARGUMENTS`] pointers in all, and
 /// nothing to log (the target each call is logged under,
 /// [`CALL_LOG_TARGET`], has its debug lines off, whatever the filter says of
-/// this module). (A session with a launch deadline to arm never takes it:
+/// this module), nothing to trace (`crate::trace`). (A session with a launch
+/// deadline to arm never takes it:
 /// its caller checks, since the deadline is fixed per session.)
 pub fn qualifies(entry: &str, num_inputs: usize, num_outputs: usize) -> bool {
     has_fast_shape(num_inputs, num_outputs)
         && EntryConvention::of_entry_symbol(entry) != Some(EntryConvention::CatalystPyface)
         && !tracing::enabled!(target: CALL_LOG_TARGET, tracing::Level::DEBUG)
+        // Traced launches are recorded by the general path: no cache is
+        // filled while tracing is on (it is from the first call on), so no
+        // launch takes this path then.
+        && !crate::trace::active()
 }
 
 /// Whether the fast path passes this many arguments and results.

@@ -15,6 +15,7 @@ use crate::{
     error::{Result, RuntimeError},
     memref::Descriptor,
     sessions::{self, Session},
+    trace,
 };
 
 /// What `executor.launch` lowers to under Catalyst's entry convention (and
@@ -217,6 +218,9 @@ impl Launch {
             call.symbol = Some(entry.into());
             let _deadline = call.deadline(&session)?;
             session.executor.launch(entry, object, &inputs, &outputs)?;
+            if trace::active() {
+                call.bytes = Some((bytes(&inputs), bytes(&outputs)));
+            }
             let local = session.local();
             if local.is_none() {
                 // SAFETY: the output ranks were read from the description
@@ -252,6 +256,17 @@ impl Launch {
             Ok(())
         })
     }
+}
+
+/// The bytes of the elements `descriptors` describe.
+fn bytes(descriptors: &[Descriptor]) -> u64 {
+    descriptors
+        .iter()
+        .map(|descriptor| {
+            let elements: i64 = descriptor.sizes().iter().product();
+            elements.max(0) as u64 * descriptor.element_size() as u64
+        })
+        .sum()
 }
 
 /// Holds the results a server sent to the static sizes of their types,

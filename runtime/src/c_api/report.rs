@@ -14,6 +14,7 @@ use crate::{
     deadline::{self, ArmedDeadline},
     error::Result,
     sessions::{self, Session},
+    trace::{self, OpKind},
 };
 
 /// The target of the line `EXECUTOR_LOG=debug` logs for each call. The launch
@@ -33,6 +34,13 @@ pub struct Call<'a> {
     pub symbol: Option<Cow<'a, str>>,
     /// The binary the call loads.
     pub path: Option<&'a str>,
+    /// The session's handle, for the trace.
+    pub handle: Option<i64>,
+    /// The bytes the call sent and received, for the trace (set only while
+    /// `trace::active()`).
+    pub bytes: Option<(u64, u64)>,
+    /// The async launch's token, for the trace.
+    pub token: Option<i64>,
 }
 
 impl<'a> Call<'a> {
@@ -44,10 +52,14 @@ impl<'a> Call<'a> {
             address: None,
             symbol: None,
             path: None,
+            handle: None,
+            bytes: None,
+            token: None,
         }
     }
 
     pub fn session(&mut self, handle: i64) -> Result<Arc<Session>> {
+        self.handle = Some(handle);
         let session = sessions::get(handle)?;
         self.session = Some(Arc::clone(&session));
         Ok(session)
@@ -66,6 +78,7 @@ impl<'a> Call<'a> {
         // The clock is read (and the address written out) only for the log.
         let started =
             tracing::enabled!(target: CALL_LOG_TARGET, tracing::Level::DEBUG).then(Instant::now);
+        let traced = trace::active().then(trace::now);
         let outcome = catch_unwind(AssertUnwindSafe(|| body(&mut self)));
         if let Some(started) = started {
             tracing::debug!(
@@ -78,18 +91,51 @@ impl<'a> Call<'a> {
                 "executor call"
             );
         }
-        match outcome {
-            Ok(Ok(value)) => value,
-            Ok(Err(error)) => self.fail(&error.to_string()),
+        let message = match &outcome {
+            Ok(Ok(_)) => None,
+            Ok(Err(error)) => Some(error.to_string()),
             Err(panic) => {
                 let message = panic
                     .downcast_ref::<String>()
                     .map(String::as_str)
                     .or_else(|| panic.downcast_ref::<&str>().copied())
                     .unwrap_or("unknown panic");
-                self.fail(&format!("internal error: {message}"))
+                Some(format!("internal error: {message}"))
             }
+        };
+        if let Some(started) = traced {
+            self.record(started, message.as_deref());
         }
+        match (outcome, message) {
+            (Ok(Ok(value)), _) => value,
+            (_, message) => self.fail(&message.unwrap_or_default()),
+        }
+    }
+
+    /// Records this call, which started at `started`, in the trace and the
+    /// summary.
+    fn record(&self, started: f64, failure: Option<&str>) {
+        let kind = match self.function {
+            "__catalyst__executor__open" => OpKind::Open,
+            "__catalyst__executor__send_binary" => OpKind::SendBinary,
+            "__catalyst__executor__launch_async" => OpKind::LaunchAsync,
+            "__catalyst__executor__await" => OpKind::Await,
+            "__catalyst__executor__call_wrapper" => OpKind::Call,
+            "__catalyst__executor__close" => OpKind::Close,
+            _ => OpKind::Launch,
+        };
+        let line = failure.map(|message| self.line(message));
+        trace::record(&trace::Op {
+            kind,
+            address: self.address().unwrap_or_else(|| "unknown".to_owned()),
+            session: self.handle,
+            symbol: self.symbol.as_deref(),
+            path: self.path,
+            bytes: self.bytes,
+            token: self.token,
+            started,
+            failure: line.as_deref(),
+        });
     }
 
     fn fail(&self, message: &str) -> ! {
@@ -159,6 +205,7 @@ fn init_host_process() {
     static LOGGING: Once = Once::new();
     LOGGING.call_once(|| {
         crate::local::report_kernel_crashes();
+        trace::init_from_env();
         let filter = tracing_subscriber::EnvFilter::try_from_env("EXECUTOR_LOG")
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
         let _ = tracing_subscriber::fmt()

@@ -4,7 +4,7 @@
 use std::ffi::c_char;
 
 use super::{arguments::text, report::Call};
-use crate::{executor, sessions};
+use crate::{executor, sessions, trace};
 
 /// What `executor.open` lowers to; see include/executor_runtime.h.
 ///
@@ -18,7 +18,9 @@ pub unsafe extern "C" fn __catalyst__executor__open(addr: *const c_char) -> i64 
         // SAFETY: `addr` is null or a NUL-terminated string (the contract).
         let address = unsafe { text(addr, "the address") }?;
         call.address = Some(address);
-        sessions::open(address)
+        let handle = sessions::open(address)?;
+        call.handle = Some(handle);
+        Ok(handle)
     })
 }
 
@@ -39,6 +41,10 @@ pub unsafe extern "C" fn __catalyst__executor__send_binary(
         // SAFETY: `path` is null or a NUL-terminated string (the contract).
         let path = unsafe { text(path, "the binary path") }?;
         call.path = Some(path);
+        if trace::active() {
+            let size = std::fs::metadata(path).map_or(0, |metadata| metadata.len());
+            call.bytes = Some((size, 0));
+        }
         session
             .executor
             .send_binary(path, executor::binary_format(format)?)?;

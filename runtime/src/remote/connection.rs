@@ -19,8 +19,10 @@ use crate::{
     memref::{DenseView, Descriptor},
     protocol::{
         self, Fingerprint, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame, OutputShape,
-        PROTOCOL_VERSION, ProtocolError, READ_BUFFER_SIZE, Request, Response, Stream, signal_name,
+        PROTOCOL_VERSION, ProtocolError, READ_BUFFER_SIZE, Request, Response, Step, Stream,
+        signal_name,
     },
+    trace::{self, ServerClock},
 };
 
 /// The most capacity a connection's payload buffer keeps from one reply to
@@ -49,6 +51,9 @@ pub(super) struct Connection {
     dead_link_timeout: Duration,
     /// Why the connection can no longer be used, once it can't.
     ended: Option<String>,
+    /// The server's clock, once the session asked for the server's steps
+    /// ([`Connection::start_trace`]): each reply is then followed by them.
+    clock: Option<ServerClock>,
 }
 
 impl Connection {
@@ -79,7 +84,40 @@ impl Connection {
             triple,
             dead_link_timeout: options.dead_link_timeout,
             ended: None,
+            clock: None,
         })
+    }
+
+    /// Asks the server for its steps from now on (for the trace), and
+    /// estimates its clock: from two exchanges, the first of which also
+    /// starts the session's worker, the one with the smaller error.
+    pub fn start_trace(&mut self) -> Result<()> {
+        let mut best: Option<ServerClock> = None;
+        let mut steps = Vec::new();
+        for _ in 0..2 {
+            let sent = trace::now();
+            let reply = self.round_trip(&Request::Trace)?;
+            let received = trace::now();
+            let Response::Clock {
+                received_us,
+                sent_us,
+            } = reply
+            else {
+                return Err(unexpected(reply, "Clock"));
+            };
+            match self.read_steps() {
+                Ok(more) => steps.extend(more),
+                Err(error) => return Err(self.answer(Err(error)).unwrap_err()),
+            }
+            let sample = ServerClock::estimate(sent, received_us, sent_us, received);
+            if best.is_none_or(|best| sample.error < best.error) {
+                best = Some(sample);
+            }
+        }
+        let clock = best.expect("two exchanges");
+        trace::add_server_spans(steps.iter().map(|step| clock.place(step)));
+        self.clock = Some(clock);
+        Ok(())
     }
 
     /// Whether the session can no longer be used: it failed, or the server
@@ -151,6 +189,10 @@ impl Connection {
             Err(error) => Some(Err(error)),
         };
         self.release_large_payload();
+        let response = match response {
+            None => self.receive_steps().err().map(Err),
+            Some(response) => Some(self.after_reply(response)),
+        };
         match response {
             None => Ok(()),
             Some(response) => Err(unexpected(self.answer(response)?, "Launched")),
@@ -192,7 +234,42 @@ impl Connection {
             .send_and_receive(send)
             .and_then(protocol::decode_payload);
         self.release_large_payload();
+        let response = self.after_reply(response);
         self.answer(response)
+    }
+
+    /// Takes the server's steps that follow a reply its worker sent, once
+    /// they were asked for (a crash report comes from the server's
+    /// supervisor, with none).
+    fn after_reply(
+        &mut self,
+        response: std::result::Result<Response, ProtocolError>,
+    ) -> std::result::Result<Response, ProtocolError> {
+        let response = response?;
+        if !matches!(response, Response::Crashed { .. }) {
+            self.receive_steps()?;
+        }
+        Ok(response)
+    }
+
+    /// Reads the steps that follow a reply, if they were asked for, and adds
+    /// them to the trace.
+    fn receive_steps(&mut self) -> std::result::Result<(), ProtocolError> {
+        let Some(clock) = self.clock else {
+            return Ok(());
+        };
+        let steps = self.read_steps()?;
+        trace::add_server_spans(steps.iter().map(|step| clock.place(step)));
+        Ok(())
+    }
+
+    fn read_steps(&mut self) -> std::result::Result<Vec<Step>, ProtocolError> {
+        match protocol::read_message::<Response>(&mut self.reader, self.max_message_size)? {
+            Response::Steps(steps) => Ok(steps),
+            other => Err(ProtocolError::Malformed(format!(
+                "expected the server's Steps after its reply, got {other:?}"
+            ))),
+        }
     }
 
     /// Sends a request and reads the payload of its reply.

@@ -42,6 +42,7 @@ use crate::{
     object_names::ObjectNames,
     packed,
     protocol::{OutputShape, Request, Response},
+    trace,
 };
 
 pub struct RemoteExecutor {
@@ -98,8 +99,11 @@ impl RemoteExecutor {
     /// Connects to the executor-server at `address` (`host:port` or
     /// `unix:<path>`, as [`executor_abi::address::Address`] displays it).
     pub fn connect_with(address: &str, options: &ConnectOptions) -> Result<Self> {
-        let connection = Connection::open(address, options)?;
+        let mut connection = Connection::open(address, options)?;
         tracing::debug!(address, "connected to executor-server");
+        if trace::tracing_to_file() {
+            connection.start_trace()?;
+        }
         Ok(Self {
             session: Mutex::new(Session {
                 connection,

@@ -83,6 +83,11 @@ struct Arguments {
     /// module to the LLVM dialect
     #[arg(long, value_name = "pipeline")]
     kernel_lowering: Option<String>,
+
+    /// Print a table of the launches on stderr at exit, per address and
+    /// kernel (as EXECUTOR_STATS=1 does)
+    #[arg(long)]
+    stats: bool,
 }
 
 /// mlir-runner's `--entry-point-result` values.
@@ -128,6 +133,9 @@ fn main() -> ExitCode {
 }
 
 fn run(arguments: &Arguments) -> Result<()> {
+    if arguments.stats {
+        executor_runtime::trace::enable_stats();
+    }
     let registry = DialectRegistry::new();
     registration::register_all_dialects(&registry);
     melior::utility::register_all_passes();

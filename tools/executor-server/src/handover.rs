@@ -20,7 +20,10 @@ use std::{
     ptr,
 };
 
-use executor_protocol::tls::{MAX_PLAINTEXT_LEN, TlsSessionSecrets};
+use executor_protocol::{
+    Step,
+    tls::{MAX_PLAINTEXT_LEN, TlsSessionSecrets},
+};
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroizing;
 
@@ -33,7 +36,11 @@ const MAX_UNREAD_PLAINTEXT: usize = MAX_PLAINTEXT_LEN + 64;
 
 /// The longest handover message: the directory, the unread plaintext, and
 /// room for the secrets and postcard's lengths.
-const MAX_MESSAGE_LEN: usize = MAX_DIRECTORY_LEN + MAX_UNREAD_PLAINTEXT + 1024;
+const MAX_MESSAGE_LEN: usize = MAX_DIRECTORY_LEN + MAX_UNREAD_PLAINTEXT + 1024 + MAX_STEPS_LEN;
+
+/// Room for the steps the supervisor measured (two short names and their
+/// times).
+const MAX_STEPS_LEN: usize = 256;
 
 /// A TLS session as the supervisor hands it to the worker.
 #[derive(Serialize, Deserialize)]
@@ -49,6 +56,8 @@ pub(crate) struct ReceivedSession {
     pub connection: OwnedFd,
     pub directory: PathBuf,
     pub tls: Option<SessionTls>,
+    /// What the supervisor measured of the session (`steps.rs`).
+    pub steps: Vec<Step>,
 }
 
 impl std::fmt::Debug for ReceivedSession {
@@ -67,6 +76,7 @@ impl std::fmt::Debug for ReceivedSession {
 struct Outgoing<'a> {
     directory: &'a [u8],
     tls: Option<&'a SessionTls>,
+    steps: &'a [Step],
 }
 
 /// The handover message as received.
@@ -74,6 +84,7 @@ struct Outgoing<'a> {
 struct Incoming {
     directory: Vec<u8>,
     tls: Option<SessionTls>,
+    steps: Vec<Step>,
 }
 
 /// Room for the control message of one descriptor, aligned as `cmsghdr`
@@ -109,6 +120,7 @@ pub(crate) fn send_session(
     connection: BorrowedFd<'_>,
     directory: &Path,
     tls: Option<&SessionTls>,
+    steps: &[Step],
 ) -> io::Result<()> {
     let directory = directory.as_os_str().as_bytes();
     let invalid = |what: String| io::Error::new(io::ErrorKind::InvalidInput, what);
@@ -127,7 +139,12 @@ pub(crate) fn send_session(
         )));
     }
     let encoded = Zeroizing::new(
-        postcard::to_stdvec(&Outgoing { directory, tls }).map_err(io::Error::other)?,
+        postcard::to_stdvec(&Outgoing {
+            directory,
+            tls,
+            steps,
+        })
+        .map_err(io::Error::other)?,
     );
     let mut space = OneDescriptor([0; 64]);
     let mut payload = libc::iovec {
@@ -205,7 +222,11 @@ pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<Rece
     }
     let connection =
         connection.ok_or_else(|| malformed("a session handover without its connection"))?;
-    let Incoming { directory, tls }: Incoming = postcard::from_bytes(&encoded[..received])
+    let Incoming {
+        directory,
+        tls,
+        steps,
+    }: Incoming = postcard::from_bytes(&encoded[..received])
         .map_err(|error| malformed(&format!("a malformed session handover: {error}")))?;
     if directory.is_empty() {
         return Err(malformed("a session handover without its directory"));
@@ -214,6 +235,7 @@ pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<Rece
         connection,
         directory: PathBuf::from(OsString::from_vec(directory)),
         tls,
+        steps,
     }))
 }
 
@@ -259,16 +281,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_session_arrives_with_its_connection_and_directory() {
+    fn a_session_arrives_with_its_connection_directory_and_steps() {
         let (server_end, worker_end) = channel().unwrap();
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let accepted = listener.accept().unwrap().0;
+        let steps = [
+            Step {
+                name: "handshake".into(),
+                start_us: 1_700_000_000_000_000,
+                duration_us: 250,
+            },
+            Step {
+                name: "hand-over to a warm worker".into(),
+                start_us: 1_700_000_000_000_300,
+                duration_us: 40,
+            },
+        ];
         send_session(
             server_end.as_fd(),
             accepted.as_fd(),
             Path::new("/tmp/session-x"),
             None,
+            &steps,
         )
         .unwrap();
         drop(accepted);
@@ -276,6 +311,7 @@ mod tests {
         let received = receive_session(worker_end.as_fd()).unwrap().unwrap();
         assert_eq!(received.directory, Path::new("/tmp/session-x"));
         assert!(received.tls.is_none());
+        assert_eq!(received.steps, steps);
         let connection = received.connection;
         // The descriptor received is the connection itself.
         let mut received = TcpStream::from(connection);
@@ -304,6 +340,7 @@ mod tests {
             connection.as_fd(),
             Path::new(&directory),
             Some(&tls),
+            &[],
         )
         .unwrap();
         let received = receive_session(worker_end.as_fd()).unwrap().unwrap();

@@ -29,6 +29,7 @@ mod shutdown;
 mod socket_file;
 mod spawn;
 mod status;
+mod steps;
 mod supervisor;
 mod tls;
 mod token;
@@ -123,6 +124,8 @@ pub struct ServerConfig {
     pub handshake: HandshakeLimits,
     /// The most sessions served at once; a connection past it is refused.
     pub max_sessions: u32,
+    /// Where each session's worker writes a trace of the steps it served.
+    pub trace_dir: Option<PathBuf>,
     /// How long a client's host may stay silent (keepalive unanswered)
     /// before its session ends (whole seconds, at least 2).
     pub dead_link_timeout: Duration,
@@ -169,6 +172,8 @@ pub enum ServerError {
     Preload { path: String, reason: String },
     #[error("cannot use work directory '{path}': {reason}")]
     WorkDir { path: String, reason: String },
+    #[error("cannot use trace directory '{path}' (--trace-dir): {reason}")]
+    TraceDir { path: String, reason: String },
     /// The reason is part of the message and deliberately not the error's
     /// `source()`: whoever prints the chain of sources would print it twice.
     #[error("cannot listen on '{address}': {reason}")]
@@ -201,6 +206,8 @@ struct Settings {
     warm_workers: usize,
     /// Who may connect to a Unix socket (never empty).
     allowed_uids: Vec<u32>,
+    /// Where each session's worker writes its trace.
+    trace_dir: Option<PathBuf>,
 }
 
 pub struct Server {
@@ -224,6 +231,9 @@ impl Server {
             check_preload(library)?;
         }
         check_work_dir(&config.work_dir)?;
+        if let Some(trace_dir) = &config.trace_dir {
+            check_trace_dir(trace_dir)?;
+        }
         let socket_group = config
             .socket_group
             .as_deref()
@@ -284,6 +294,7 @@ impl Server {
                 dead_link_timeout: config.dead_link_timeout,
                 warm_workers: config.warm_workers,
                 allowed_uids,
+                trace_dir: config.trace_dir,
             }),
             live_sessions: Arc::new(LiveSessions::default()),
             pending: PendingHandshakes::new(config.handshake),
@@ -484,15 +495,32 @@ impl Accepting {
 
 /// Fails at startup rather than in every session.
 fn check_work_dir(work_dir: &std::path::Path) -> Result<(), ServerError> {
-    let reason = match std::fs::metadata(work_dir) {
-        Ok(metadata) if metadata.is_dir() => return Ok(()),
-        Ok(_) => "not a directory".to_owned(),
-        Err(error) => error.to_string(),
-    };
-    Err(ServerError::WorkDir {
-        path: work_dir.display().to_string(),
-        reason,
-    })
+    match directory_problem(work_dir) {
+        None => Ok(()),
+        Some(reason) => Err(ServerError::WorkDir {
+            path: work_dir.display().to_string(),
+            reason,
+        }),
+    }
+}
+
+fn check_trace_dir(trace_dir: &std::path::Path) -> Result<(), ServerError> {
+    match directory_problem(trace_dir) {
+        None => Ok(()),
+        Some(reason) => Err(ServerError::TraceDir {
+            path: trace_dir.display().to_string(),
+            reason,
+        }),
+    }
+}
+
+/// Why `path` is not a directory, if it is not.
+fn directory_problem(path: &std::path::Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if metadata.is_dir() => None,
+        Ok(_) => Some("not a directory".to_owned()),
+        Err(error) => Some(error.to_string()),
+    }
 }
 
 /// Removes what servers that are gone left in `work_dir` (a server killed
@@ -546,6 +574,7 @@ mod tests {
             warm_workers: 0,
             allow_uids: Vec::new(),
             socket_group: None,
+            trace_dir: None,
         };
         let error = Server::bind(config).err().expect("refused");
         assert!(

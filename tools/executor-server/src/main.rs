@@ -99,6 +99,12 @@ struct Cli {
     #[arg(long, value_name = "DIR")]
     work_dir: Option<PathBuf>,
 
+    /// Writes a trace of each session (its handshake, its worker's start,
+    /// and the steps of each request) to DIR/session-<worker pid>.json, in
+    /// the Trace Event Format
+    #[arg(long, value_name = "DIR")]
+    trace_dir: Option<PathBuf>,
+
     /// The most sessions served at once; a connection past it is refused
     /// in the handshake.
     #[arg(
@@ -326,6 +332,7 @@ fn run(cli: Cli, listen_given: bool) -> Result<()> {
             status_fd,
             preload: cli.preload,
             max_message_size: cli.max_message_size,
+            trace_dir: cli.trace_dir,
         })?;
         return Ok(());
     }
@@ -354,6 +361,7 @@ fn run(cli: Cli, listen_given: bool) -> Result<()> {
         warm_workers: cli.warm_workers,
         allow_uids: cli.allow_uid,
         socket_group: cli.socket_group,
+        trace_dir: cli.trace_dir,
     };
     let server = Server::bind(config)?;
     let addresses = server.addresses()?;

@@ -16,7 +16,7 @@ use crate::{
     link::Link,
     listener::Peer,
     pending::Pending,
-    supervisor,
+    steps, supervisor,
     tls::{self, ServerTls},
 };
 
@@ -136,15 +136,8 @@ pub(crate) fn serve(
     match admitted {
         Ok(()) => {
             tracing::info!(directory = %directory.path().display(), "session started");
-            supervisor::run(
-                id,
-                stream,
-                link,
-                directory.path(),
-                settings,
-                live_sessions,
-                &server.warm_workers,
-            );
+            let handshake = steps::since("handshake", accepted);
+            supervisor::run(id, stream, link, directory.path(), server, handshake);
         }
         Err(error) => tracing::info!(%error, "the client left during the handshake"),
     }

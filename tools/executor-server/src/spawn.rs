@@ -20,7 +20,7 @@ use crate::{
     handover::{self, SessionTls},
     status::StatusTable,
 };
-use executor_protocol::Stream;
+use executor_protocol::{Step, Stream};
 
 /// A worker process that has not been given a session yet.
 pub(crate) struct SpawnedWorker {
@@ -54,6 +54,9 @@ impl SpawnedWorker {
             .args(["--max-message-size", &settings.max_message_size.to_string()]);
         for library in &settings.preload {
             command.arg("--preload").arg(library);
+        }
+        if let Some(trace_dir) = &settings.trace_dir {
+            command.arg("--trace-dir").arg(trace_dir);
         }
         // Kernels run in the worker: a token the server was given in its
         // environment (as a client's, say) is not theirs to read.
@@ -92,8 +95,11 @@ impl SpawnedWorker {
         stream: &Stream,
         directory: &Path,
         tls: Option<&SessionTls>,
+        steps: &[Step],
     ) -> io::Result<(Child, StatusTable)> {
-        match handover::send_session(self.control.as_fd(), stream.as_fd(), directory, tls) {
+        let sent =
+            handover::send_session(self.control.as_fd(), stream.as_fd(), directory, tls, steps);
+        match sent {
             Ok(()) => Ok((self.child, self.status)),
             Err(error) => {
                 let _ = self.child.kill();

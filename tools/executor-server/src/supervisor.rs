@@ -29,19 +29,20 @@ use std::{
 };
 
 use crate::{
-    Settings, catalyst_assets,
+    Accepting, Settings, catalyst_assets,
     handover::SessionTls,
     linger::close_gracefully,
     link::Link,
     ping::{self, AfterPings},
-    shutdown::{LiveSessions, kill_process_group},
+    shutdown::kill_process_group,
     spawn::SpawnedWorker,
     status::{RecordsSent, RunningSymbols, StatusTable},
+    steps,
     warm_pool::WarmPool,
     work_dir,
 };
 use executor_protocol::{
-    self as protocol, Response, Stream, signal_name,
+    self as protocol, Response, Step, Stream, signal_name,
     tls::{TlsRecords, TlsSessionSecrets},
 };
 
@@ -57,17 +58,22 @@ const REPORT_TIMEOUT: Duration = Duration::from_secs(5);
 const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(50);
 
 /// Serves the session `id` on `stream` in a worker process, a warm one of
-/// `pool` if one is waiting, and returns once the worker and every process
-/// its kernels started have ended and the connection is closed.
+/// the server's pool if one is waiting, and returns once the worker and
+/// every process its kernels started have ended and the connection is
+/// closed. `handshake` is the step the session's handshake took.
 pub(crate) fn run(
     id: u64,
     stream: &Stream,
     link: Link<'_>,
     directory: &Path,
-    settings: &Settings,
-    live_sessions: &LiveSessions,
-    pool: &WarmPool,
+    server: &Accepting,
+    handshake: Step,
 ) {
+    let (settings, live_sessions, pool) = (
+        &*server.settings,
+        &*server.live_sessions,
+        &*server.warm_workers,
+    );
     let pong = || Response::Pong {
         sessions: u32::try_from(live_sessions.count().saturating_sub(1)).unwrap_or(u32::MAX),
         max_sessions: settings.max_sessions,
@@ -98,7 +104,8 @@ pub(crate) fn run(
             }
         }
     };
-    let (mut child, status) = match start_session(stream, directory, tls.as_ref(), settings, pool) {
+    let started = start_session(stream, directory, tls.as_ref(), settings, pool, handshake);
+    let (mut child, status) = match started {
         Ok(started) => started,
         Err(error) => {
             tracing::error!(%error, program = %settings.worker_program.display(), "cannot start a worker");
@@ -155,21 +162,30 @@ pub(crate) fn run(
 }
 
 /// Hands the session to a warm worker, or to one started for it when none is
-/// waiting (or the one taken is gone).
+/// waiting (or the one taken is gone), with the steps measured so far: the
+/// `handshake`, and this.
 fn start_session(
     stream: &Stream,
     directory: &Path,
     tls: Option<&SessionTls>,
     settings: &Settings,
     pool: &WarmPool,
+    handshake: Step,
 ) -> io::Result<(Child, StatusTable)> {
+    let begun = Instant::now();
     if let Some(warm) = pool.take() {
-        match warm.hand_over(stream, directory, tls) {
+        let steps = [
+            handshake.clone(),
+            steps::since(steps::WARM_HAND_OVER, begun),
+        ];
+        match warm.hand_over(stream, directory, tls, &steps) {
             Ok(started) => return Ok(started),
             Err(error) => tracing::warn!(%error, "a warm worker could not take the session"),
         }
     }
-    SpawnedWorker::spawn(settings)?.hand_over(stream, directory, tls)
+    let worker = SpawnedWorker::spawn(settings)?;
+    let steps = [handshake, steps::since(steps::WORKER_START, begun)];
+    worker.hand_over(stream, directory, tls, &steps)
 }
 
 /// Waits until the worker exits. A client that disconnects gets its worker

@@ -26,6 +26,7 @@ use crate::{
     handover,
     session_io::{self, ReplyWriter, RequestReader},
     status::{Announcer, Running},
+    steps::{self, Steps},
     work_dir,
 };
 use executor_abi::call_buffer::Layout;
@@ -37,6 +38,7 @@ use executor_runtime::{
     memref::{DenseBuffer, Descriptor, OwnedDescriptor},
     polling::poll_briefly,
     protocol::{self, OutputShape, ProtocolError, Request, Response, Stream},
+    trace::kernel_name,
 };
 
 /// What the supervisor passes on the worker's command line.
@@ -48,6 +50,8 @@ pub struct WorkerConfig {
     pub status_fd: RawFd,
     pub preload: Vec<PathBuf>,
     pub max_message_size: u32,
+    /// Where the session's trace file goes (`--trace-dir`).
+    pub trace_dir: Option<PathBuf>,
 }
 
 /// Starts the executor, waits for a session and serves it until the client
@@ -59,7 +63,9 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         .map_err(|error| ServerError::Worker(format!("cannot map the status table: {error}")))?;
     die_of_memory_faults();
     // Before the session comes: this is what a warm worker has done already.
+    let executor_start = Instant::now();
     let started = start_executor(&config.preload);
+    let executor_start = steps::since(steps::EXECUTOR_START, executor_start);
     let Some(session) = handover::receive_session(control.as_fd())
         .map_err(|error| ServerError::Worker(format!("cannot receive a session: {error}")))?
     else {
@@ -67,6 +73,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         return Ok(());
     };
     drop(control);
+    let steps = Steps::new(session.steps, executor_start, config.trace_dir.as_deref());
     let session_dir = session.directory;
     let (reader, mut writer) = Stream::from_fd(session.connection)
         .and_then(|stream| session_io::split(stream, session.tls, announcer.record_log()))
@@ -104,6 +111,8 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         in_flight: HashMap::new(),
         spare_inputs: Vec::new(),
         frame: Vec::new(),
+        steps,
+        kind: "",
     }
     .serve();
     Ok(())
@@ -194,6 +203,11 @@ struct Worker {
     /// inputs, at the cost of keeping the largest result's memory until a
     /// reply other than a launch's replaces it).
     frame: Vec<u8>,
+    /// What it measures of each request, for a client that asked and for
+    /// `--trace-dir`.
+    steps: Steps,
+    /// The kind of the request being served, for its step.
+    kind: &'static str,
 }
 
 /// How a request is answered: with a message, or with the results of a
@@ -225,8 +239,13 @@ impl Worker {
                 self.max_message_size,
                 &mut self.spare_inputs,
             ) {
-                Ok(request) => request,
+                Ok(request) => {
+                    self.steps.request_read();
+                    request
+                }
                 Err(error @ (ProtocolError::Malformed(_) | ProtocolError::OverLimit(_))) => {
+                    self.steps.request_read();
+                    self.kind = "a malformed request";
                     // The frame was read whole, so the next one can still be read.
                     let failed = Response::Failed {
                         message: format!("request refused: {error}"),
@@ -237,6 +256,8 @@ impl Worker {
                     continue;
                 }
                 Err(error @ ProtocolError::TooLarge { .. }) => {
+                    self.steps.request_read();
+                    self.kind = "a request over the limit";
                     // Its payload cannot be skipped safely: end the session.
                     tracing::warn!(%error, "request over the limit");
                     let failed = Response::Failed {
@@ -309,7 +330,9 @@ impl Worker {
                     "a Ping is answered only before the session's first other request".to_owned(),
                 )),
             ),
+            Request::Trace => ("trace", Ok(Reply::Message(self.steps.ask()))),
         };
+        self.kind = kind;
         if let Some(started) = started {
             tracing::debug!(request = kind, elapsed = ?started.elapsed(), ok = result.is_ok(), "served");
         }
@@ -328,7 +351,16 @@ impl Worker {
                 Err(error) => protocol::encode_frame(&unsendable(&error), self.max_message_size)?,
             };
         }
-        self.writer.write_all(&self.frame)?;
+        // The steps go out in the same write as the reply: the client reads
+        // both at once.
+        let reply_len = self.frame.len();
+        if let Some(steps) = self.steps.served(self.kind) {
+            let steps = protocol::encode_frame(&steps, self.max_message_size)?;
+            self.frame.extend_from_slice(&steps);
+        }
+        let written = self.writer.write_all(&self.frame);
+        self.frame.truncate(reply_len);
+        written?;
         Ok(())
     }
 
@@ -351,9 +383,10 @@ impl Worker {
             // Linked from the bytes received, which an object linked a piece
             // at a time keeps: no file on the way (creating one can wait on
             // the file system's journal for milliseconds).
-            BinaryFormat::RelocatableObject => {
-                self.executor.load_object(&name, ObjectBytes::Owned(bytes))
-            }
+            BinaryFormat::RelocatableObject => self.steps.measure(
+                || format!("link {name}"),
+                || self.executor.load_object(&name, ObjectBytes::Owned(bytes)),
+            ),
             BinaryFormat::SharedLibrary => self.load_library(&name, &bytes),
         };
         self.announcer.finished(running);
@@ -439,10 +472,23 @@ impl Worker {
         // descriptor, or one over a buffer `free` refuses, crashes it.
         let running = self.announcer.started(entry);
         let reply = self
-            .executor
-            .launch_in_place(entry, object, &input_descriptors, &output_descriptors)
+            .steps
+            .measure(
+                || format!("run {}", kernel_name(entry)),
+                || {
+                    self.executor.launch_in_place(
+                        entry,
+                        object,
+                        &input_descriptors,
+                        &output_descriptors,
+                    )
+                },
+            )
             .and_then(|()| {
-                write_results(&mut self.frame, &output_descriptors, self.max_message_size)
+                self.steps.measure(
+                    || "pack results".to_owned(),
+                    || write_results(&mut self.frame, &output_descriptors, self.max_message_size),
+                )
             });
         // Only readable results are released: a descriptor that could not be
         // read is not trusted to point at a buffer of ours either.
@@ -458,6 +504,7 @@ impl Worker {
         match self.executor.launch_async(entry, object) {
             Ok(token) => {
                 self.in_flight.insert(token, running);
+                self.steps.launched(token, entry);
                 Ok(Response::Token(token))
             }
             Err(error) => {
@@ -469,6 +516,7 @@ impl Worker {
 
     fn await_launch(&mut self, token: u64) -> Result<Response> {
         let awaited = self.executor.await_launch(token);
+        self.steps.awaited(token);
         if let Some(running) = self.in_flight.remove(&token) {
             self.announcer.finished(running);
         }

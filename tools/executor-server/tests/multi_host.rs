@@ -7,7 +7,10 @@
 //! async; one server restarts and the host reopens it; then one link is set
 //! down under a running launch: the host prints one line naming that address
 //! and exits with code 1, the server gives up on its session, and the other
-//! servers go on. Last, a server killed under a launch is named too.
+//! servers go on. Last, a server killed under a launch is named too. The
+//! host program writes a trace (`EXECUTOR_TRACE`): it is valid, and shows the
+//! three async launches overlapping, each on a track of its address, with the
+//! server's steps inside.
 //!
 //! It needs root and iproute2: where a namespace cannot be created it prints
 //! why and passes as skipped. Every wait is bounded (the bounds are hang
@@ -17,7 +20,7 @@
 mod common;
 
 use std::{
-    ffi::{CString, c_char},
+    ffi::{CStr, CString, c_char},
     io::{BufRead, BufReader, Read, Write},
     path::{Path, PathBuf},
     process::{Child, ChildStdin, Command, Stdio},
@@ -50,6 +53,8 @@ const HANG_GUARD: Duration = Duration::from_secs(60);
 /// Tells `host_program` the three addresses (comma-separated) and the library.
 const HOST_ADDRESSES_ENV: &str = "EXECUTOR_TEST_HOST_ADDRESSES";
 const HOST_LIBRARY_ENV: &str = "EXECUTOR_TEST_HOST_LIBRARY";
+/// Where to copy the host program's trace to, if set.
+const KEEP_TRACE_ENV: &str = "EXECUTOR_TEST_KEEP_TRACE";
 
 /// A bridge and one namespace per host on it, removed when dropped.
 struct Network {
@@ -203,13 +208,14 @@ struct Host {
 }
 
 impl Host {
-    fn start(network: &Network, library: &Path, config: &Path) -> Self {
+    fn start(network: &Network, library: &Path, config: &Path, trace: &Path) -> Self {
         let addresses: Vec<String> = (0..HOSTS).map(|host| network.address(host)).collect();
         let mut process = Command::new(std::env::current_exe().unwrap())
             .args(["host_program", "--exact", "--ignored", "--nocapture"])
             .env(HOST_ADDRESSES_ENV, addresses.join(","))
             .env(HOST_LIBRARY_ENV, library)
             .env("EXECUTOR_CONFIG", config)
+            .env("EXECUTOR_TRACE", trace)
             .env_remove("EXECUTOR_TOKEN")
             .env_remove("EXECUTOR_TOKEN_FILE")
             .env_remove("EXECUTOR_LAUNCH_TIMEOUT_MS")
@@ -326,7 +332,8 @@ fn three_hosts_with_their_own_tokens_a_restart_a_cut_link_and_a_killed_server() 
     }
 
     // One host program uses all three, sync and async.
-    let mut host = Host::start(&network, &library, &config);
+    let trace = secrets.path().join("trace.json");
+    let mut host = Host::start(&network, &library, &config, &trace);
     host.ask("use-all", "used all three");
 
     // Host 2's server restarts; the same host program opens it again.
@@ -355,6 +362,7 @@ fn three_hosts_with_their_own_tokens_a_restart_a_cut_link_and_a_killed_server() 
         )),
         "{stderr}"
     );
+    check_trace(&trace, &network);
     // Its server gives up on the session too, busy as its worker was.
     let reaped = wait_for_no_sessions(&servers[1]);
     eprintln!(
@@ -415,6 +423,70 @@ fn three_hosts_with_their_own_tokens_a_restart_a_cut_link_and_a_killed_server() 
     );
 }
 
+/// Checks the host program's trace: valid (scripts/trace-check), with the
+/// async naps on the three hosts overlapping, each with its server's step
+/// inside it (within the clock's error the step carries).
+fn check_trace(path: &Path, network: &Network) {
+    // `make trace-figure` keeps it, for the figure of docs/tracing.md.
+    if let Some(keep) = std::env::var_os(KEEP_TRACE_ENV) {
+        std::fs::copy(path, keep).unwrap();
+    }
+    let checker = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/trace-check");
+    let checked = Command::new(checker).arg(path).output().unwrap();
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(checked.status.success(), "{said}");
+    let events: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let number = |event: &serde_json::Value, field: &str| event[field].as_f64().unwrap();
+    let mut launches = Vec::new();
+    for host in 0..HOSTS {
+        let address = network.address(host);
+        let pid = events
+            .iter()
+            .find(|event| event["name"] == "process_name" && event["args"]["name"] == *address)
+            .unwrap_or_else(|| panic!("no track of {address}: {said}"))["pid"]
+            .clone();
+        let on_host = |name: &str| -> Vec<&serde_json::Value> {
+            events
+                .iter()
+                .filter(|event| event["ph"] == "X" && event["pid"] == pid && event["name"] == name)
+                .collect()
+        };
+        let launch = *on_host("in flight: nap")
+            .first()
+            .unwrap_or_else(|| panic!("no async launch on {address}: {said}"));
+        let (start, end) = (
+            number(launch, "ts"),
+            number(launch, "ts") + number(launch, "dur"),
+        );
+        let steps = on_host("on the server: nap");
+        let step = steps
+            .iter()
+            .find(|step| step["tid"] == launch["tid"])
+            .unwrap_or_else(|| panic!("no server step in the launch on {address}: {said}"));
+        let error = number(&step["args"], "clock_error_us");
+        let (step_start, step_end) = (number(step, "ts"), number(step, "ts") + number(step, "dur"));
+        assert!(
+            step_start >= start - error && step_end <= end + error,
+            "on {address}, the server's step [{step_start}, {step_end}] (±{error}) is not inside \
+             the launch [{start}, {end}]"
+        );
+        launches.push((start, end));
+    }
+    let latest_start = launches
+        .iter()
+        .map(|launch| launch.0)
+        .fold(f64::MIN, f64::max);
+    let earliest_end = launches
+        .iter()
+        .map(|launch| launch.1)
+        .fold(f64::MAX, f64::min);
+    assert!(
+        latest_start < earliest_end,
+        "the three async launches do not overlap: {launches:?}"
+    );
+}
+
 /// The host program of the test above: reads commands on stdin and runs them
 /// through the runtime's C ABI, as a lowered program calls it. A runtime
 /// failure ends it with the runtime's one line and exit code 1.
@@ -445,9 +517,10 @@ fn host_program() {
                     *session = open(address);
                     send_and_nap(*session, &library);
                 }
+                // Naps of 100 ms, on the three hosts at once.
                 let tokens: Vec<i64> = sessions
                     .iter()
-                    .map(|session| launch_async(*session, &library))
+                    .map(|session| launch_async(*session, c"_mlir_ciface_nap", &library))
                     .collect();
                 for token in tokens {
                     __catalyst__executor__await(token);
@@ -458,7 +531,7 @@ fn host_program() {
                 let reopened = open(&addresses[host]);
                 assert_ne!(reopened, sessions[host], "the ended session was returned");
                 send_and_nap(reopened, &library);
-                __catalyst__executor__await(launch_async(reopened, &library));
+                __catalyst__executor__await(launch_async(reopened, c"warm_up", &library));
                 assert_eq!(__catalyst__executor__close(sessions[host]), 0);
                 sessions[host] = reopened;
                 println!("reopened {host}");
@@ -508,7 +581,7 @@ fn launch(session: i64, entry: *const c_char, library: &CString) {
     }
 }
 
-fn launch_async(session: i64, library: &CString) -> i64 {
+fn launch_async(session: i64, entry: &CStr, library: &CString) -> i64 {
     // SAFETY: NUL-terminated strings that outlive the call.
-    unsafe { __catalyst__executor__launch_async(session, c"warm_up".as_ptr(), library.as_ptr()) }
+    unsafe { __catalyst__executor__launch_async(session, entry.as_ptr(), library.as_ptr()) }
 }

@@ -205,6 +205,7 @@ pub fn requests() -> Vec<Request> {
         },
         Request::Close,
         Request::Ping,
+        Request::Trace,
     ]
 }
 

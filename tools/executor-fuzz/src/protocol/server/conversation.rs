@@ -106,6 +106,8 @@ fn response_name(response: &Response) -> &'static str {
         Response::Failed { .. } => "Failed",
         Response::Crashed { .. } => "Crashed",
         Response::Pong { .. } => "Pong",
+        Response::Clock { .. } => "Clock",
+        Response::Steps(_) => "Steps",
     }
 }
 
