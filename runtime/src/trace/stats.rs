@@ -178,31 +178,17 @@ mod tests {
         assert_eq!(nearest_rank(&[7.0], 99), 7.0);
     }
 
-    fn op(kind: OpKind, token: Option<i64>, started: f64) -> Op<'static> {
-        Op {
-            kind,
-            address: "local".into(),
-            session: Some(1),
-            symbol: Some("_mlir_ciface_k"),
-            path: None,
-            bytes: Some((8, 4)),
-            token,
-            started,
-            failure: None,
-        }
-    }
-
     #[test]
     fn launches_count_when_they_complete_async_ones_from_their_start() {
         let mut stats = Stats::default();
-        stats.record(&op(OpKind::Launch, None, 0.0), 1000.0);
-        stats.record(&op(OpKind::LaunchAsync, Some(7), 2000.0), 2100.0);
-        stats.record(&op(OpKind::LaunchAsync, Some(8), 3000.0), 3100.0);
-        stats.record(&op(OpKind::Call, None, 3100.0), 3200.0);
+        stats.record(&Op::for_test(OpKind::Launch, None, 0.0), 1000.0);
+        stats.record(&Op::for_test(OpKind::LaunchAsync, Some(7), 2000.0), 2100.0);
+        stats.record(&Op::for_test(OpKind::LaunchAsync, Some(8), 3000.0), 3100.0);
+        stats.record(&Op::for_test(OpKind::Call, None, 3100.0), 3200.0);
         assert_eq!(stats.rows[&("local".into(), "k".into())].times, [1000.0]);
-        stats.record(&op(OpKind::Await, Some(7), 4000.0), 5000.0);
+        stats.record(&Op::for_test(OpKind::Await, Some(7), 4000.0), 5000.0);
         // Never awaited: counted at the close that waited for it.
-        stats.record(&op(OpKind::Close, None, 6000.0), 7000.0);
+        stats.record(&Op::for_test(OpKind::Close, None, 6000.0), 7000.0);
         let row = &stats.rows[&("local".into(), "k".into())];
         assert_eq!(row.times, [1000.0, 3000.0, 4000.0]);
         assert_eq!((row.bytes_in, row.bytes_out), (8, 4));

@@ -64,6 +64,25 @@ pub struct Op<'a> {
     pub failure: Option<&'a str>,
 }
 
+#[cfg(test)]
+impl Op<'static> {
+    /// A launch-like call of `_mlir_ciface_k` in `local`'s session 1, of 8
+    /// bytes in and 4 out, for the tests of what records ops.
+    pub fn for_test(kind: OpKind, token: Option<i64>, started: f64) -> Self {
+        Self {
+            kind,
+            address: "local".into(),
+            session: Some(1),
+            symbol: Some("_mlir_ciface_k"),
+            path: None,
+            bytes: Some((8, 4)),
+            token,
+            started,
+            failure: None,
+        }
+    }
+}
+
 /// A step a server measured, on this trace's clock.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ServerSpan {
@@ -394,20 +413,6 @@ fn string(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn op(kind: OpKind, token: Option<i64>, started: f64) -> Op<'static> {
-        Op {
-            kind,
-            address: "local".into(),
-            session: Some(1),
-            symbol: Some("_mlir_ciface_k"),
-            path: None,
-            bytes: None,
-            token,
-            started,
-            failure: None,
-        }
-    }
-
     #[test]
     fn strings_are_escaped() {
         assert_eq!(string("a\"b\\c\nd\u{1}"), "\"a\\\"b\\\\c\\nd\\u0001\"");
@@ -416,20 +421,28 @@ mod tests {
     #[test]
     fn async_launches_take_a_free_lane_and_flow_to_their_await() {
         let mut timeline = Timeline::default();
-        let first = timeline.events(&op(OpKind::LaunchAsync, Some(7), 1.0), 2.0, Vec::new());
+        let first = timeline.events(
+            &Op::for_test(OpKind::LaunchAsync, Some(7), 1.0),
+            2.0,
+            Vec::new(),
+        );
         assert!(
             first
                 .iter()
                 .any(|event| event.contains("\"ph\":\"s\",") && event.contains("\"id\":7"))
         );
-        timeline.events(&op(OpKind::LaunchAsync, Some(8), 3.0), 4.0, Vec::new());
+        timeline.events(
+            &Op::for_test(OpKind::LaunchAsync, Some(8), 3.0),
+            4.0,
+            Vec::new(),
+        );
         let server = vec![ServerSpan {
             name: "run".into(),
             started: 5.0,
             duration: 1.0,
             clock_error: 0.5,
         }];
-        let awaited = timeline.events(&op(OpKind::Await, Some(8), 9.0), 10.0, server);
+        let awaited = timeline.events(&Op::for_test(OpKind::Await, Some(8), 9.0), 10.0, server);
         let on_lane_1 = format!("\"tid\":{}", LAUNCH_TRACKS + 1);
         let lane_events: Vec<&String> = awaited.iter().filter(|e| e.contains(&on_lane_1)).collect();
         // Its name, its span from start to await, and the server's step.
@@ -444,7 +457,11 @@ mod tests {
                 .any(|e| e.contains("\"ph\":\"f\"") && e.contains("\"id\":8"))
         );
         // Lane 1 is free again; lane 0 is still taken.
-        let next = timeline.events(&op(OpKind::LaunchAsync, Some(9), 11.0), 12.0, Vec::new());
+        let next = timeline.events(
+            &Op::for_test(OpKind::LaunchAsync, Some(9), 11.0),
+            12.0,
+            Vec::new(),
+        );
         assert!(next.iter().all(|e| !e.contains("\"tid\":2000000")));
         assert_eq!(timeline.in_flight[&9].lane, 1);
     }

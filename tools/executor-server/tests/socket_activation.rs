@@ -54,19 +54,28 @@ fn server_with_passed_socket(passed: RawFd, args: &[&str]) -> Command {
     command
 }
 
-/// A server given a listening socket of 127.0.0.1 (bound here) and `args`,
-/// once it has said it listens there; and that address.
-fn serve_passed_loopback_socket(args: &[&str]) -> (Running, String) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap().to_string();
-    let mut server = server_with_passed_socket(listener.as_raw_fd(), args);
+/// A server given `passed`, a listening socket at `address`, and `args`,
+/// once it has said it listens there.
+fn serve_passed_socket(passed: RawFd, address: &str, args: &[&str]) -> Running {
+    let mut server = server_with_passed_socket(passed, args);
     let mut server = Running(server.stdout(Stdio::piped()).spawn().unwrap());
     let mut line = String::new();
     BufReader::new(server.0.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
     assert_eq!(line.trim_end(), format!("Listening on {address}"));
-    (server, address)
+    server
+}
+
+/// [`serve_passed_socket`] of a socket of 127.0.0.1 bound here; and its
+/// address.
+fn serve_passed_loopback_socket(args: &[&str]) -> (Running, String) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    (
+        serve_passed_socket(listener.as_raw_fd(), &address, args),
+        address,
+    )
 }
 
 /// A token file of mode 0600 in `directory`.
@@ -168,16 +177,7 @@ fn a_passed_unix_socket_is_served_to_allowed_uids_and_its_file_is_left_to_system
     let path = scratch.path().join("executor.sock");
     let listener = UnixListener::bind(&path).unwrap();
     let address = format!("unix:{}", path.display());
-    let start = |args: &[&str]| {
-        let mut server = server_with_passed_socket(listener.as_raw_fd(), args);
-        let mut server = Running(server.stdout(Stdio::piped()).spawn().unwrap());
-        let mut line = String::new();
-        BufReader::new(server.0.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert_eq!(line.trim_end(), format!("Listening on {address}"));
-        server
-    };
+    let start = |args: &[&str]| serve_passed_socket(listener.as_raw_fd(), &address, args);
     let work_dir = ["--work-dir", scratch.path().to_str().unwrap()];
     let server = start(&work_dir);
     RemoteExecutor::connect_with(&address, &ConnectOptions::default())
