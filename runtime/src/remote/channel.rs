@@ -13,6 +13,9 @@ use executor_protocol::Stream;
 
 use super::tls::TlsStream;
 
+/// The most plaintext one vectored write over TLS takes: four records.
+const TLS_WRITE_CHUNK: usize = 64 * 1024;
+
 /// How long sending close_notify may wait on a full send buffer.
 const CLOSE_NOTIFY_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -70,7 +73,19 @@ impl Write for Channel {
         match self {
             Self::Plain(stream) => stream.write_vectored(buffers),
             Self::Tls(tls) => {
-                let taken = tls.conn.writer().write_vectored(buffers)?;
+                // At most TLS_WRITE_CHUNK at a time, so that a large input is
+                // sent while the rest is encrypted, not after all of it.
+                let mut chunk = Vec::with_capacity(buffers.len());
+                let mut room = TLS_WRITE_CHUNK;
+                for buffer in buffers {
+                    if room == 0 {
+                        break;
+                    }
+                    let part = &buffer[..buffer.len().min(room)];
+                    room -= part.len();
+                    chunk.push(IoSlice::new(part));
+                }
+                let taken = tls.conn.writer().write_vectored(&chunk)?;
                 while tls.conn.wants_write() {
                     tls.conn.write_tls(&mut tls.sock)?;
                 }
