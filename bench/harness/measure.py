@@ -559,6 +559,16 @@ def in_turn(runs: int, first: str, second: str):
         yield (first, second) if index % 2 == 0 else (second, first)
 
 
+def samples_in_turn(runs: int, transports, sample) -> dict:
+    """`sample(transport)` for each of two transports, in turn, `runs` rounds:
+    per transport, the values its samples returned, in order."""
+    samples = {transport: [] for transport in transports}
+    for order in in_turn(runs, *transports):
+        for transport in order:
+            samples[transport] += sample(transport)
+    return samples
+
+
 def transport_round_trips(config: Config, kernels: Path, servers: dict, prefix, env, label: str,
                           directory: Path) -> dict:
     """remote_launch.mlir against each of two servers (by transport), in turn:
@@ -629,23 +639,21 @@ def bench_tls(config: Config, kernels: Path, placement: str, identity: dict) -> 
             for transport, server in servers.items()}
         log(f"transports: 64 MiB launches over TLS vs plaintext TCP, {label}: {config.bulk_runs} runs each of "
             f"{config.bulk_launches}, alternating")
-        bulk = {transport: [] for transport in servers}
-        for order in in_turn(config.bulk_runs, *servers):
-            for transport in order:
-                values = floats(run([*prefix, *bulk_programs[transport]], env=env).stdout)
-                if len(values) != config.bulk_launches:
-                    raise SystemExit(f"bench: remote_bulk over {transport} printed {values}, expected "
-                                     f"{config.bulk_launches} numbers")
-                bulk[transport] += values
+        def bulk_run(transport):
+            values = floats(run([*prefix, *bulk_programs[transport]], env=env).stdout)
+            if len(values) != config.bulk_launches:
+                raise SystemExit(f"bench: remote_bulk over {transport} printed {values}, expected "
+                                 f"{config.bulk_launches} numbers")
+            return values
+
+        bulk = samples_in_turn(config.bulk_runs, servers, bulk_run)
         first_programs = {transport: first_launch_program(server.address, kernels, "nothing",
                                                           f"first_launch_{placement}_{transport}", directory)
                           for transport, server in servers.items()}
         log(f"transports: first launch over TLS vs plaintext TCP, {label}: {config.first_launch_runs} runs each, "
             f"alternating, each after {FIRST_LAUNCH_PAUSE_S} s idle")
-        first = {transport: [] for transport in servers}
-        for order in in_turn(config.first_launch_runs, *servers):
-            for transport in order:
-                first[transport].append(first_launch_run(prefix, first_programs[transport], env))
+        first = samples_in_turn(config.first_launch_runs, servers,
+                                lambda transport: [first_launch_run(prefix, first_programs[transport], env)])
     finally:
         for server in servers.values():
             server.stop()
