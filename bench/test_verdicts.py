@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import measure, session_passes, summary, verdicts  # noqa: E402
 from harness.verdicts import (  # noqa: E402
-    TARGET_ASYNC, TARGET_BIG_OBJECT, TARGET_BULK, TARGET_FIRST_LAUNCH_US, TARGET_LOCAL_FIRST_LAUNCH, TARGET_LOCAL_NS,
+    TARGET_ASYNC, TARGET_BIG_OBJECT, TARGET_BULK, TARGET_FIRST_LAUNCH_US, TARGET_LOCAL_FIRST_LAUNCH, TARGET_LOCAL,
     TARGET_MEMORY, TARGET_PER_OP, TARGET_RTT, TARGET_SCALING, TARGET_TLS_BULK, TARGET_TLS_FIRST_LAUNCH_US,
     TARGET_TLS_RTT, TARGET_UNIX_RTT,
 )
@@ -80,8 +80,8 @@ def first_launch_summary(free=None, pinned=None, big_ratio=1.0, c_ratios=None) -
                            "c_ratios": c_ratios if c_ratios is not None else {"shared": 1.0, "none": 1.0}}}
 
 
-def runtime_summary(local_ns=15.0, free=None, pinned=None, first_launch=None) -> dict:
-    return {"local_ns": {"median": local_ns}, "free": free or placement(), "pinned": pinned or placement(),
+def runtime_summary(local_ratio=2.0, free=None, pinned=None, first_launch=None) -> dict:
+    return {"local_ratio": local_ratio, "free": free or placement(), "pinned": pinned or placement(),
             "first_launch": first_launch or first_launch_summary()}
 
 
@@ -143,10 +143,10 @@ class RuntimeTargets(unittest.TestCase):
         return verdicts.verdicts(compile_summary(), runtime_summary(**summary))
 
     def test_local_at_the_bound_is_met(self):
-        self.assertTrue(self.judge(local_ns=TARGET_LOCAL_NS)["local"])
+        self.assertTrue(self.judge(local_ratio=TARGET_LOCAL)["local"])
 
     def test_local_past_the_bound_is_missed(self):
-        self.assertFalse(self.judge(local_ns=above(TARGET_LOCAL_NS))["local"])
+        self.assertFalse(self.judge(local_ratio=above(TARGET_LOCAL))["local"])
 
     def test_async_at_the_bound_in_both_placements_is_met(self):
         verdict = self.judge(free=placement(async_ratio=TARGET_ASYNC), pinned=placement(async_ratio=TARGET_ASYNC))
@@ -157,12 +157,17 @@ class RuntimeTargets(unittest.TestCase):
         self.assertFalse(self.judge(free=placement(async_ratio=above(TARGET_ASYNC)))["async"])
 
     def test_rtt_at_the_bound_is_met(self):
-        bound = placement(echo=TARGET_RTT, sink=TARGET_RTT)
-        self.assertTrue(self.judge(free=bound, pinned=bound)["rtt"])
+        free = placement(echo=TARGET_RTT["free"], sink=TARGET_RTT["free"])
+        pinned = placement(echo=TARGET_RTT["pinned"], sink=TARGET_RTT["pinned"])
+        self.assertTrue(self.judge(free=free, pinned=pinned)["rtt"])
 
     def test_rtt_past_the_bound_with_or_without_a_result_is_missed(self):
-        self.assertFalse(self.judge(free=placement(echo=above(TARGET_RTT)))["rtt"])
-        self.assertFalse(self.judge(pinned=placement(sink=above(TARGET_RTT)))["rtt"])
+        self.assertFalse(self.judge(free=placement(echo=above(TARGET_RTT["free"])))["rtt"])
+        self.assertFalse(self.judge(pinned=placement(sink=above(TARGET_RTT["pinned"])))["rtt"])
+
+    def test_rtt_free_is_held_to_the_echo_itself(self):
+        # Pinned's bound, free: behind the echo.
+        self.assertFalse(self.judge(free=placement(echo=TARGET_RTT["pinned"]))["rtt"])
 
     def test_rtt_without_data_is_for_reference_only(self):
         free = placement()
@@ -216,7 +221,7 @@ class RuntimeTargets(unittest.TestCase):
                                               "first_launch", "local_first_launch", "big_object"])
 
     def test_missed_names_the_missed(self):
-        verdict = self.judge(local_ns=above(TARGET_LOCAL_NS), free=placement(bulk=below(TARGET_BULK)))
+        verdict = self.judge(local_ratio=above(TARGET_LOCAL), free=placement(bulk=below(TARGET_BULK)))
         self.assertEqual(verdicts.missed(verdict), ["local", "bulk"])
 
 
@@ -243,7 +248,7 @@ class Findings(unittest.TestCase):
         self.assertFalse(self.remote({"read(TCP)": 2.0}, {"write(TCP)": 2.75}, {"sendto(TCP)": 4.0})["same_as_echo"])
 
     def test_missed_where_names_the_placements(self):
-        rs = runtime_summary(free=placement(echo=above(TARGET_RTT)), pinned=placement(sink=TARGET_RTT))
+        rs = runtime_summary(free=placement(echo=above(TARGET_RTT["free"])), pinned=placement(sink=TARGET_RTT["pinned"]))
         self.assertEqual(self.remote({}, {}, {}, rs)["missed_where"], ["free"])
 
     def test_faster_than_echo_below_one(self):

@@ -291,14 +291,23 @@ class Server:
 
 
 def bench_local(config: Config, kernels: Path) -> dict:
+    """Local launches of the empty kernel (bench/local_launch.mlir) against
+    direct calls of the same kernel from the same code as a shared library
+    (bench/direct_call.mlir), alternating processes: ns per launch or call."""
     directory = WORK / "runtime"
-    local = lower_host(ROOT / "bench" / "local_launch.mlir", {"KERNELS": kernels, "LAUNCHES": config.local_launches},
-                       directory / "local_launch.llvm.mlir")
-    log(f"local launch: {config.local_runs} runs of {config.local_launches:,} launches")
-    local_ns = []
+    launches = config.local_launches
+    programs = {
+        "local_ns": (lower_host(ROOT / "bench" / "local_launch.mlir", {"KERNELS": kernels, "LAUNCHES": launches},
+                                directory / "local_launch.llvm.mlir"), HOST_LIBRARIES),
+        "direct_call_ns": (lower_host(ROOT / "bench" / "direct_call.mlir", {"LAUNCHES": launches},
+                                      directory / "direct_call.llvm.mlir"), [shared_library(kernels), *HOST_LIBRARIES]),
+    }
+    log(f"local launch vs direct call: {config.local_runs} runs each of {launches:,}, alternating")
+    samples = {name: [] for name in programs}
     for _ in range(config.local_runs):
-        local_ns += floats(run(runner_command(local, HOST_LIBRARIES)).stdout)
-    return {"local_ns": local_ns}
+        for name, (module, libraries) in programs.items():
+            samples[name] += floats(run(runner_command(module, libraries)).stdout)
+    return samples
 
 
 def bench_async(config: Config, kernels: Path, placement: str) -> dict:

@@ -15,7 +15,7 @@ from .measure import CRITERION_BENCHES, compile_commands
 from .text import fmt, mark, ns, ratio
 from .verdicts import (
     BEFORE_AFTER_BOUND, BEFORE_AFTER_FEWEST_PAIRS, BEFORE_AFTER_LEVEL, INCONCLUSIVE, NO_WORSE, RTT_KINDS,
-    TARGET_BIG_OBJECT, TARGET_FIRST_LAUNCH_US, TARGET_LOCAL_FIRST_LAUNCH, TARGET_LOCAL_NS, TARGET_MEMORY,
+    TARGET_BIG_OBJECT, TARGET_FIRST_LAUNCH_US, TARGET_LOCAL, TARGET_LOCAL_FIRST_LAUNCH, TARGET_MEMORY, TARGET_RTT,
     TARGET_SCALING, TARGET_TLS_BULK, TARGET_TLS_FIRST_LAUNCH_US, TARGET_TLS_RTT, TARGET_UNIX_RTT, WORSE,
     compile_missed, largest_and_middle, missed, profiled_missed,
 )
@@ -165,14 +165,15 @@ def summary(context: dict) -> list:
     add(f"| peak memory at most {TARGET_MEMORY}x the baseline's | "
         + ", ".join(f"{ratio(targets['memory_ratios'][size])} at {size:,}" for size in sizes)
         + f" | {mark(verdicts['memory'])} |")
-    add(f"| local launch of an empty kernel from a compiled host loop: median at most {fmt(TARGET_LOCAL_NS)} ns "
-        f"| {fmt(rs['local_ns']['median'])} ns "
+    add(f"| local launch of an empty kernel from a compiled host loop at most {ratio(TARGET_LOCAL)} a direct call of "
+        f"it from a shared library | {ratio(rs['local_ratio'])} ({fmt(rs['local_ns']['median'])} ns vs "
+        f"{fmt(rs['direct_call_ns']['median'])} ns) "
         f"| {mark(verdicts['local'])} |")
     add("| `launch_async` + `await` at most 1.0x MLIR's `async.execute` + `async.await` | "
         + both(rs, lambda r: f"{ratio(r['async_ratio'])} ({fmt(r['async_executor_ns']['median'] / 1000)} us vs "
                          f"{fmt(r['async_upstream_ns']['median'] / 1000)} us)")
         + f" | {mark(verdicts['async'])} |")
-    add("| remote launch with 1 KiB of inputs at most 1.5x a TCP echo of 1 KiB | "
+    add(f"| remote launch with 1 KiB of inputs over a TCP echo of 1 KiB: at most {rtt_bounds()} | "
         + both(rs, lambda r: f"{ratio(r['rtt_ratio']['echo_1k'])} with the 1 KiB echoed back as the result, "
                          f"{ratio(r['rtt_ratio']['sink_1k'])} without a result "
                          f"({fmt(r['rtt_us']['echo_1k']['median'])} / {fmt(r['rtt_us']['sink_1k']['median'])} us "
@@ -285,7 +286,9 @@ def commands(context: dict) -> list:
         "libmlir_c_runner_utils.so,libmlir_runner_utils.so`; each program times its own loop with `rtclock`):")
     add("")
     add(f"- local launch: [bench/local_launch.mlir](../bench/local_launch.mlir), {config.local_launches:,} "
-        f"launches of an empty kernel per process, {config.local_runs} processes;")
+        f"launches of an empty kernel per process, against [bench/direct_call.mlir](../bench/direct_call.mlir), "
+        f"as many calls of the same kernel's C interface from the kernels built as a shared library (`clang "
+        f"-shared`, added to `-shared-libs`), {config.local_runs} processes each, alternating;")
     add(f"- asynchronous launch: [bench/async_launch.mlir](../bench/async_launch.mlir) against "
         f"[bench/async_execute.mlir](../bench/async_execute.mlir) (lowered by upstream `mlir-opt "
         f"--pass-pipeline='{ASYNC_PIPELINE}'`, run with `libmlir_async_runtime.so`), "
@@ -399,9 +402,11 @@ def run_time(context: dict) -> list:
     add("")
     add("| measurement | placement | unit | min | median | max | samples |")
     add("|---|---|---|---|---|---|---|")
-    add(f"| local `executor.launch` of an empty kernel (per process run) | free | ns "
-        f"| {fmt(rs['local_ns']['min'])} | {fmt(rs['local_ns']['median'])} | {fmt(rs['local_ns']['max'])} "
-        f"| {rs['local_ns']['n']} |")
+    for label, entry in [("local `executor.launch` of an empty kernel (per process run)", rs["local_ns"]),
+                         ("direct call of the same kernel from a shared library (per process run)",
+                          rs["direct_call_ns"])]:
+        add(f"| {label} | free | ns | {fmt(entry['min'])} | {fmt(entry['median'])} | {fmt(entry['max'])} "
+            f"| {entry['n']} |")
     for placement in PLACEMENTS:
         r = rs[placement]
         for label, unit, entry, scale in [
@@ -427,8 +432,9 @@ def run_time(context: dict) -> list:
     for label, value, target in [
         ("`launch_async` + `await` / `async.execute` + `async.await`", lambda r: r["async_ratio"], "at most 1.0x"),
         ("remote launch 1 KiB in + 1 KiB result / TCP echo 1 KiB", lambda r: r["rtt_ratio"]["echo_1k"],
-         "at most 1.5x"),
-        ("remote launch 1 KiB in, no result / TCP echo 1 KiB", lambda r: r["rtt_ratio"]["sink_1k"], "at most 1.5x"),
+         f"at most {rtt_bounds()}"),
+        ("remote launch 1 KiB in, no result / TCP echo 1 KiB", lambda r: r["rtt_ratio"]["sink_1k"],
+         f"at most {rtt_bounds()}"),
         ("remote launch without data / TCP echo 1 KiB", lambda r: r["rtt_ratio"]["nothing"], "(for reference)"),
         ("remote launch 1 KiB in + 1 KiB result / TCP echo 1 KiB between two processes",
          lambda r: r["rtt_us"]["echo_1k"]["median"] / r["tcp_echo_processes_us"]["median"], "(for reference)"),
@@ -614,6 +620,11 @@ def micro_benchmarks(context: dict) -> list:
                 f"{ratio(rs['local_ns']['median'] / direct['median_ns'])} that.")
         add("")
     return lines
+
+
+def rtt_bounds() -> str:
+    """The round trip's bounds, per placement."""
+    return ", ".join(f"{ratio(bound)} {placement}" for placement, bound in TARGET_RTT.items())
 
 
 def symbol_cells(row: dict) -> str:
