@@ -180,11 +180,27 @@ mod tests {
         // Dropping the claim without releasing it is what a killed server
         // leaves: the file, no longer locked.
         drop(gone);
+        wait_until_unlocked(&gone_lock);
 
         assert_eq!(remove_stale_sessions(work_dir.path()).unwrap(), 1);
         assert!(kept[0].exists() && !kept[1].exists());
         assert!(running.path.exists() && !gone_lock.exists());
         assert!(unowned.exists() && other.exists());
         assert_eq!(remove_stale_sessions(work_dir.path()).unwrap(), 0);
+    }
+
+    /// Waits (a bounded time) until no one holds the lock of `path`. Another
+    /// test of this process that forks holds a copy of every descriptor of
+    /// the process until its child calls exec, and the lock with it.
+    fn wait_until_unlocked(path: &Path) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !try_lock(&File::open(path).unwrap()).unwrap() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{} stays locked",
+                path.display()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
     }
 }

@@ -168,10 +168,20 @@ impl Server {
         }
     }
 
-    /// A raw connection that has completed the handshake.
-    /// The worker processes: warm ones and those serving sessions.
+    /// The worker processes: warm ones and those serving sessions. A child
+    /// counts once it runs `executor-server --worker`: between fork and exec
+    /// it is still a copy of the server, with the server's environment.
     pub fn workers(&self) -> Vec<u32> {
         children_of(self.process.id())
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+                    cmdline
+                        .split(|byte| *byte == 0)
+                        .any(|arg| arg == b"--worker")
+                })
+            })
+            .collect()
     }
 
     /// Waits (a bounded time) until `count` workers are running.
