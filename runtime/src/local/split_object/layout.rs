@@ -40,10 +40,12 @@ pub struct Layout {
     relocations_of: Vec<u16>,
     /// Whether each section is part of the program image (SHF_ALLOC).
     allocated: Vec<bool>,
-    /// The symbols each allocated section defines: section `s`'s are
-    /// `defined[defined_start[s + 1]..defined_start[s + 2]]`.
-    defined: Vec<u32>,
-    defined_start: Vec<u32>,
+    /// The global symbols each allocated section defines: section `s`'s
+    /// are `globals[globals_start[s + 1]..globals_start[s + 2]]`.
+    globals: Vec<u32>,
+    globals_start: Vec<u32>,
+    /// Whether each section defines local symbols (its section symbol too).
+    defines_locals: Vec<bool>,
     eh_frame: Option<EhFrame>,
     global_names: GlobalNames,
 }
@@ -179,8 +181,9 @@ impl Layout {
             symbol_names: Table::default(),
             relocations_of,
             allocated,
-            defined: Vec::new(),
-            defined_start: Vec::new(),
+            globals: Vec::new(),
+            globals_start: Vec::new(),
+            defines_locals: Vec::new(),
             eh_frame: None,
             global_names: GlobalNames::default(),
         };
@@ -218,42 +221,51 @@ impl Layout {
         Some(layout)
     }
 
-    /// Which symbols each allocated section defines; none of a kind a piece
-    /// cannot carry. A counting sort in two passes over the table: a list of
-    /// (section, symbol) pairs to sort would be new memory, each of whose
-    /// pages is a page fault, several times the size of the result.
+    /// Which global symbols each allocated section defines, and which
+    /// sections define local ones; no symbol of a kind a piece cannot carry.
+    /// One pass over the table, then a counting sort of the globals (the
+    /// last third of a table of function sections, whose section symbols
+    /// are locals): a list of (section, symbol) pairs to sort would be new
+    /// memory, each of whose pages is a page fault, several times the size
+    /// of the result.
     fn index_symbols(&mut self, bytes: &[u8]) -> Option<()> {
         let entries = bytes
             .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)?
             .chunks_exact(SYMBOL_SIZE)
             .enumerate()
             .skip(1);
-        // First how many symbols each section defines (`defined_start[s + 1]`
-        // for section `s`), then their running totals: the end of each
-        // section's symbols in `defined`.
-        let mut defined_start = vec![0u32; self.section_count + 2];
+        // How many globals each section defines (`globals_start[s + 1]` for
+        // section `s`), then their running totals: the end of each section's
+        // globals in `globals`.
+        let mut globals_start = vec![0u32; self.section_count + 2];
+        let mut defines_locals = vec![false; self.section_count];
         let mut count = 0;
         for (index, entry) in entries.clone() {
             if let Some(section) = self.defining_allocated(index, entry)? {
-                defined_start[section + 1] += 1;
-                count += 1;
+                if index < self.first_global {
+                    defines_locals[section] = true;
+                } else {
+                    globals_start[section + 1] += 1;
+                    count += 1;
+                }
             }
         }
-        for section in 1..defined_start.len() {
-            defined_start[section] += defined_start[section - 1];
+        for section in 1..globals_start.len() {
+            globals_start[section] += globals_start[section - 1];
         }
-        // Then each symbol into its place, last first, so that a section's
+        // Then each global into its place, last first, so that a section's
         // end moves back to its start and its symbols stay in table order.
-        self.defined = vec![0; count];
-        for (index, entry) in entries.rev() {
+        self.globals = vec![0; count];
+        for (index, entry) in entries.skip(self.first_global.saturating_sub(1)).rev() {
             if let Some(section) = self.defining_allocated(index, entry)? {
-                let slot = &mut defined_start[section + 1];
+                let slot = &mut globals_start[section + 1];
                 *slot -= 1;
                 // Symbols are counted in 32 bits (checked by `read`).
-                self.defined[*slot as usize] = index as u32;
+                self.globals[*slot as usize] = index as u32;
             }
         }
-        self.defined_start = defined_start;
+        self.globals_start = globals_start;
+        self.defines_locals = defines_locals;
         Some(())
     }
 
@@ -330,11 +342,16 @@ impl Layout {
         (*self.allocated.get(section)?).then_some(section)
     }
 
-    /// The symbols `section` defines.
-    pub fn defined_in(&self, section: usize) -> &[u32] {
-        let start = self.defined_start[section + 1] as usize;
-        let end = self.defined_start[section + 2] as usize;
-        &self.defined[start..end]
+    /// The global symbols `section` defines.
+    pub fn globals_defined_in(&self, section: usize) -> &[u32] {
+        let start = self.globals_start[section + 1] as usize;
+        let end = self.globals_start[section + 2] as usize;
+        &self.globals[start..end]
+    }
+
+    /// Whether `section` defines local symbols (its section symbol too).
+    pub fn defines_locals(&self, section: usize) -> bool {
+        self.defines_locals[section]
     }
 
     pub fn eh_frame(&self) -> Option<&EhFrame> {
@@ -545,8 +562,12 @@ impl EhFrame {
             return None;
         }
         // Compilers write the entries in the order of the functions, and so
-        // of their sections: a stable sort only checks that, in one pass.
-        entries.sort_by_key(|(described, _)| *described);
+        // of their sections: checked in one pass, and sorted only otherwise
+        // (a sort of many entries allocates, and so faults in, scratch
+        // memory of half their size).
+        if !entries.is_sorted_by_key(|(described, _)| *described) {
+            entries.sort_by_key(|(described, _)| *described);
+        }
         Some(Self {
             section,
             fdes: entries,

@@ -3,6 +3,8 @@
 //! symbols, or by name against what was linked before or is defined
 //! elsewhere) and the unwind entries of their functions.
 
+use std::borrow::Cow;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{
@@ -63,12 +65,14 @@ impl StringTable {
     }
 }
 
-/// A section of the piece: its header fields and where its bytes come from.
-struct OutSection {
+/// A section of the piece: its header fields and its bytes, the object's
+/// own (borrowed: a constant pool shared by many functions can be most of a
+/// piece) or written for the piece.
+struct OutSection<'a> {
     name: Vec<u8>,
     kind: u32,
     flags: u64,
-    data: Vec<u8>,
+    data: Cow<'a, [u8]>,
     /// For NOBITS: the size without bytes.
     size: u64,
     link: u32,
@@ -121,14 +125,9 @@ impl<'a> Piece<'a> {
         }
         for &section in self.sections {
             let index = self.new_section[&section];
-            let mut defines_locals = false;
-            for &defined in self.layout.defined_in(section) {
+            for &defined in self.layout.globals_defined_in(section) {
                 let defined = defined as usize;
                 let symbol = self.layout.symbol(self.bytes, defined)?;
-                if symbol.binding() == STB_LOCAL {
-                    defines_locals = true;
-                    continue;
-                }
                 let name = self
                     .layout
                     .symbol_name(self.bytes, &symbol)
@@ -145,7 +144,7 @@ impl<'a> Piece<'a> {
             // One alias per section, not per local symbol: a constant pool
             // or a `.bss` of 10,000 locals would otherwise define 10,000
             // names in the JITDylib, which costs more than the piece.
-            if defines_locals {
+            if self.layout.defines_locals(section) {
                 let alias = self
                     .names
                     .add(format!("{SECTION_ALIAS_PREFIX}{section}").as_bytes());
@@ -293,12 +292,12 @@ impl<'a> Piece<'a> {
                 .unwrap_or_default()
                 .to_vec();
             let data = if header.kind == SHT_NOBITS {
-                Vec::new()
+                Cow::Borrowed(&[][..])
             } else {
                 let table = self.layout.contents(self.bytes, &header).ok_or_else(|| {
                     format!("malformed object: section {section} is outside the file")
                 })?;
-                self.bytes[table.offset..table.offset + table.size].to_vec()
+                Cow::Borrowed(&self.bytes[table.offset..table.offset + table.size])
             };
             out_sections.push(OutSection {
                 name,
@@ -393,7 +392,7 @@ impl<'a> Piece<'a> {
                 name: b".eh_frame".to_vec(),
                 kind: SHT_X86_64_UNWIND,
                 flags: SHF_ALLOC,
-                data: eh_frame,
+                data: Cow::Owned(eh_frame),
                 size,
                 link: 0,
                 info: 0,
@@ -423,7 +422,7 @@ impl<'a> Piece<'a> {
             name: b".symtab".to_vec(),
             kind: SHT_SYMTAB,
             flags: 0,
-            data: symbols,
+            data: Cow::Owned(symbols),
             size: symbol_size,
             link: symbol_table_index + 1,
             info: first_global,
@@ -436,7 +435,7 @@ impl<'a> Piece<'a> {
             name: b".strtab".to_vec(),
             kind: SHT_STRTAB,
             flags: 0,
-            data: names,
+            data: Cow::Owned(names),
             size: names_size,
             link: 0,
             info: 0,
@@ -447,13 +446,18 @@ impl<'a> Piece<'a> {
     }
 }
 
-fn relocation_section(name: Vec<u8>, table: Vec<u8>, symbols: u32, target: u32) -> OutSection {
+fn relocation_section(
+    name: Vec<u8>,
+    table: Vec<u8>,
+    symbols: u32,
+    target: u32,
+) -> OutSection<'static> {
     let size = table.len() as u64;
     OutSection {
         name,
         kind: SHT_RELA,
         flags: SHF_INFO_LINK,
-        data: table,
+        data: Cow::Owned(table),
         size,
         link: symbols,
         info: target,
@@ -478,14 +482,21 @@ fn write_object(mut sections: Vec<OutSection>) -> Result<Vec<u8>, String> {
         name: Vec::new(),
         kind: SHT_STRTAB,
         flags: 0,
-        data: names_data,
+        data: Cow::Owned(names_data),
         size: names_size,
         link: 0,
         info: 0,
         align: 1,
         entry_size: 0,
     });
-    let mut out = vec![0u8; ELF_HEADER_SIZE];
+    // Room for all of it at once: growing the object as it is written would
+    // copy its largest sections again at each doubling.
+    let capacity = sections.iter().fold(
+        ELF_HEADER_SIZE + 8 + (sections.len() + 1) * SECTION_HEADER_SIZE,
+        |total, section| total + section.data.len() + section.align.max(1) as usize,
+    );
+    let mut out = Vec::with_capacity(capacity);
+    out.resize(ELF_HEADER_SIZE, 0);
     let mut offsets = Vec::with_capacity(sections.len());
     for section in &sections {
         let align = section.align.max(1) as usize;
