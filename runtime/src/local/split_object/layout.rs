@@ -12,10 +12,11 @@ use std::hash::Hasher;
 
 use super::elf::{
     EM_X86_64, ET_REL, RELOCATION_SIZE, Relocation, SECTION_HEADER_SIZE, SHF_ALLOC, SHF_EXECINSTR,
-    SHF_GROUP, SHF_LINK_ORDER, SHF_TLS, SHF_WRITE, SHN_LORESERVE, SHN_UNDEF, SHN_XINDEX, SHT_GROUP,
-    SHT_NOBITS, SHT_PROGBITS, SHT_REL, SHT_RELA, SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX,
-    SHT_X86_64_UNWIND, STB_LOCAL, STT_FILE, STT_GNU_IFUNC, STT_TLS, SYMBOL_SIZE, Section, Symbol,
-    Table, fixup_width, string_at, u16_at, u32_at, u64_at,
+    SHF_GROUP, SHF_LINK_ORDER, SHF_MERGE, SHF_STRINGS, SHF_TLS, SHF_WRITE, SHN_LORESERVE,
+    SHN_UNDEF, SHN_XINDEX, SHT_GROUP, SHT_NOBITS, SHT_PROGBITS, SHT_REL, SHT_RELA, SHT_STRTAB,
+    SHT_SYMTAB, SHT_SYMTAB_SHNDX, SHT_X86_64_UNWIND, STB_LOCAL, STT_FILE, STT_GNU_IFUNC,
+    STT_SECTION, STT_TLS, SYMBOL_SIZE, Section, Symbol, Table, fixup_width, string_at, u16_at,
+    u32_at, u64_at,
 };
 
 /// How many lookups by name scan the symbol table before its global names
@@ -57,6 +58,16 @@ struct GlobalNames {
     by_hash: Option<FxHashMap<u64, u32>>,
     /// Whether two names had the same hash (a lookup then also scans).
     collisions: bool,
+}
+
+/// An entry of a pool of constants ([`Layout::pooled_constant`]).
+pub struct PooledConstant {
+    /// The pool's section.
+    pub section: usize,
+    /// Where the entry's bytes are in the object.
+    pub bytes: std::ops::Range<usize>,
+    /// Where its label is in the entry.
+    pub label_offset: u64,
 }
 
 /// The object's `.eh_frame`, its entries by the section each describes.
@@ -352,6 +363,40 @@ impl Layout {
     /// Whether `section` defines local symbols (its section symbol too).
     pub fn defines_locals(&self, section: usize) -> bool {
         self.defines_locals[section]
+    }
+
+    /// The constant `symbol` labels, when it is an entry of a pool of
+    /// constants (a read-only section of fixed-size entries that a linker
+    /// may merge, `.rodata.cst8` and the like) that a piece copies instead of
+    /// linking the pool: a local label, not the section's symbol, whose
+    /// relocations mean the entry it labels (as a linker merging the pool
+    /// reads them), whatever their addend.
+    pub fn pooled_constant(&self, bytes: &[u8], symbol: &Symbol) -> Option<PooledConstant> {
+        if symbol.binding() != STB_LOCAL || symbol.kind() == STT_SECTION {
+            return None;
+        }
+        let section = self.defining_section(symbol)?;
+        let header = self.section(bytes, section)?;
+        if header.kind != SHT_PROGBITS
+            || header.flags & SHF_MERGE == 0
+            || header.flags & (SHF_WRITE | SHF_EXECINSTR | SHF_STRINGS) != 0
+            || header.entry_size == 0
+            || header.entry_size > MAX_ALIGNMENT
+        {
+            return None;
+        }
+        let entry = symbol.value - symbol.value % header.entry_size;
+        let contents = self.contents(bytes, &header)?;
+        let start = contents.offset.checked_add(usize::try_from(entry).ok()?)?;
+        let end = start.checked_add(usize::try_from(header.entry_size).ok()?)?;
+        if end > contents.offset + contents.size {
+            return None;
+        }
+        Some(PooledConstant {
+            section,
+            bytes: start..end,
+            label_offset: symbol.value - entry,
+        })
     }
 
     pub fn eh_frame(&self) -> Option<&EhFrame> {

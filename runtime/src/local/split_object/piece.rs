@@ -15,7 +15,7 @@ use super::{
         SHT_SYMTAB, SHT_X86_64_UNWIND, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_NOTYPE, STT_SECTION,
         STV_HIDDEN, SYMBOL_SIZE, Symbol, u32_at,
     },
-    layout::Layout,
+    layout::{Layout, PooledConstant},
 };
 
 /// One piece being written: an ELF relocatable object of some of the
@@ -37,6 +37,17 @@ pub struct Piece<'a> {
     /// that section, linked before.
     section_aliases: FxHashMap<usize, SymbolRef>,
     names: StringTable,
+    /// The piece's copies of the constants it uses of each pool (see
+    /// [`Layout::pooled_constant`]), sections of the piece after its own.
+    pools: Vec<Pool>,
+}
+
+/// The constants a piece copies of one pool of the object.
+struct Pool {
+    /// The pool's section in the object.
+    section: usize,
+    /// The copied entries, in the order the piece first uses them.
+    entries: Vec<u8>,
 }
 
 #[derive(Clone, Copy)]
@@ -99,6 +110,7 @@ impl<'a> Piece<'a> {
             new_symbol: FxHashMap::default(),
             section_aliases: FxHashMap::default(),
             names: StringTable::default(),
+            pools: Vec::new(),
         };
         piece.names.add(b"");
         piece.define_symbols()?;
@@ -183,6 +195,15 @@ impl<'a> Piece<'a> {
         let defined_in = self.layout.defining_section(&symbol);
         if let Some(section) = defined_in.filter(|_| symbol.binding() == STB_LOCAL) {
             let own = self.new_section.get(&section).copied();
+            let pooled = own
+                .is_none()
+                .then(|| self.layout.pooled_constant(self.bytes, &symbol))
+                .flatten();
+            if let Some(constant) = pooled {
+                let found = self.copy_constant(name, &symbol, constant)?;
+                self.new_symbol.insert(index, found);
+                return Ok((relocation, found));
+            }
             let found = match own {
                 Some(_) if symbol.kind() == STT_SECTION => {
                     return Ok((relocation, self.section_symbol(section)));
@@ -234,6 +255,47 @@ impl<'a> Piece<'a> {
         let found = self.undefined(&name, binding);
         self.new_symbol.insert(index, found);
         Ok((relocation, found))
+    }
+
+    /// A local symbol of the piece labelling its copy of `constant`, which
+    /// `symbol` (called `name`) labels in the object: constants of a pool
+    /// are copied, not shared (a linker may merge equal ones, so no program
+    /// relies on their addresses), so that the first piece of many that use
+    /// one pool does not link all of it.
+    fn copy_constant(
+        &mut self,
+        name: &[u8],
+        symbol: &Symbol,
+        constant: PooledConstant,
+    ) -> Result<SymbolRef, String> {
+        let position = match self
+            .pools
+            .iter()
+            .position(|pool| pool.section == constant.section)
+        {
+            Some(position) => position,
+            None => {
+                self.pools.push(Pool {
+                    section: constant.section,
+                    entries: Vec::new(),
+                });
+                self.pools.len() - 1
+            }
+        };
+        let section = u16::try_from(self.sections.len() + 1 + position)
+            .map_err(|_| "malformed object: too many sections".to_owned())?;
+        let entries = &mut self.pools[position].entries;
+        let at = entries.len() as u64;
+        entries.extend_from_slice(&self.bytes[constant.bytes]);
+        let name = self.names.add(name);
+        let found = SymbolRef::Local(self.locals.len() as u32);
+        self.locals.push(Symbol {
+            name,
+            section,
+            value: at + constant.label_offset,
+            ..*symbol
+        });
+        Ok(found)
     }
 
     /// The section symbol of the piece's section that is the object's
@@ -359,9 +421,34 @@ impl<'a> Piece<'a> {
                 }
             }
         }
-        // Section indexes of the piece: its sections, then a relocation
-        // section for each that has relocations, .eh_frame and its
-        // relocations, the symbol table and the string tables.
+        // The copies of pools' constants follow the piece's own sections,
+        // whose indexes their symbols took.
+        for pool in std::mem::take(&mut self.pools) {
+            let header = self
+                .layout
+                .section(self.bytes, pool.section)
+                .ok_or_else(|| format!("malformed object: section {}", pool.section))?;
+            let size = pool.entries.len() as u64;
+            out_sections.push(OutSection {
+                name: self
+                    .layout
+                    .section_name(self.bytes, &header)
+                    .unwrap_or_default()
+                    .to_vec(),
+                kind: header.kind,
+                flags: header.flags,
+                data: Cow::Owned(pool.entries),
+                size,
+                link: 0,
+                info: 0,
+                align: header.align,
+                entry_size: header.entry_size,
+            });
+        }
+        // Section indexes of the piece: its sections and copies of pools,
+        // then a relocation section for each of its sections that has
+        // relocations, .eh_frame and its relocations, the symbol table and
+        // the string tables.
         let symbol_table_index = {
             let relocated: FxHashSet<usize> = pending_relocations
                 .iter()

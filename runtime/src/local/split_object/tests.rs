@@ -257,14 +257,24 @@ fn damaged_objects_are_refused_or_split_without_panicking() {
     }
 }
 
-/// The file offset of the contents of the section called `name`.
-fn section_offset(object: &[u8], name: &str) -> usize {
+/// Where the header of the section called `name` is in the object.
+fn section_header(object: &[u8], name: &str) -> usize {
     let table = u64_at(object, 40).unwrap() as usize;
     let index = section_names(object)
         .iter()
         .position(|found| found == name)
         .unwrap_or_else(|| panic!("no section {name}"));
-    u64_at(object, table + index * SECTION_HEADER_SIZE + 24).unwrap() as usize
+    table + index * SECTION_HEADER_SIZE
+}
+
+/// The file offset of the contents of the section called `name`.
+fn section_offset(object: &[u8], name: &str) -> usize {
+    u64_at(object, section_header(object, name) + 24).unwrap() as usize
+}
+
+/// The size of the section called `name`.
+fn section_size(object: &[u8], name: &str) -> u64 {
+    u64_at(object, section_header(object, name) + 32).unwrap()
 }
 
 #[test]
@@ -430,10 +440,31 @@ fn statics_shared_by_pieces_are_one_object_in_memory() {
     let scale: extern "C" fn(f64) = unsafe { std::mem::transmute(linked(&jit, object, "scale")) };
     scale(7.5);
     assert_eq!(real("scaled"), 7.5);
-    // The pool's constants, linked with the first, each at its offset.
+    // Each piece's own copy of the pool's constant it returns.
     assert_eq!(real("two"), 2.5);
     assert_eq!(real("three"), 3.75);
     assert_eq!(real("one"), 1.25);
+}
+
+#[test]
+fn a_piece_copies_the_constants_it_uses_of_a_pool_not_the_pool() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATICS, true))) else {
+        panic!("an object with function sections is split");
+    };
+    // The pool holds the three functions' constants; each piece copies the
+    // one of its function, also after another piece copied another.
+    for symbol in ["two", "three", "one"] {
+        let piece = object
+            .piece_defining(symbol)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{symbol} is defined"));
+        assert_eq!(
+            section_size(&piece, ".rodata.cst8"),
+            8,
+            "{symbol}: {:?}",
+            section_names(&piece)
+        );
+    }
 }
 
 #[test]
