@@ -68,6 +68,9 @@ pub struct PooledConstant {
     pub bytes: std::ops::Range<usize>,
     /// Where its label is in the entry.
     pub label_offset: u64,
+    /// The pool's alignment, which each entry has (as a linker merging the
+    /// pool places them).
+    pub align: u64,
 }
 
 /// The object's `.eh_frame`, its entries by the section each describes.
@@ -396,6 +399,7 @@ impl Layout {
             section,
             bytes: start..end,
             label_offset: symbol.value - entry,
+            align: header.align.max(1),
         })
     }
 

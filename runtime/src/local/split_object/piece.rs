@@ -285,6 +285,8 @@ impl<'a> Piece<'a> {
         let section = u16::try_from(self.sections.len() + 1 + position)
             .map_err(|_| "malformed object: too many sections".to_owned())?;
         let entries = &mut self.pools[position].entries;
+        // Alignments are at most MAX_ALIGNMENT (checked by `Layout::read`).
+        entries.resize(entries.len().next_multiple_of(constant.align as usize), 0);
         let at = entries.len() as u64;
         entries.extend_from_slice(&self.bytes[constant.bytes]);
         let name = self.names.add(name);
