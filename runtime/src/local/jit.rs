@@ -139,8 +139,11 @@ pub fn warm_up_linking() -> Result<()> {
 }
 
 impl Jit {
+    /// A JIT that links object files. LLVM's native target is not
+    /// initialized for it: linking object files (JITLink) does not use it,
+    /// and registering it (its passes, instruction selectors, ...) costs a
+    /// first `send_binary` about 0.1 ms.
     pub fn new() -> Result<Self> {
-        initialize_native_target();
         let mut raw = ptr::null_mut();
         // SAFETY: `raw` receives the instance on success, to be disposed of
         // with LLVMOrcDisposeLLJIT like one the C API created.

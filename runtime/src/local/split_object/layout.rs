@@ -12,10 +12,11 @@ use std::hash::Hasher;
 
 use super::elf::{
     EM_X86_64, ET_REL, RELOCATION_SIZE, Relocation, SECTION_HEADER_SIZE, SHF_ALLOC, SHF_EXECINSTR,
-    SHF_GROUP, SHF_LINK_ORDER, SHF_TLS, SHF_WRITE, SHN_LORESERVE, SHN_UNDEF, SHN_XINDEX, SHT_GROUP,
-    SHT_NOBITS, SHT_PROGBITS, SHT_REL, SHT_RELA, SHT_STRTAB, SHT_SYMTAB, SHT_SYMTAB_SHNDX,
-    SHT_X86_64_UNWIND, STB_LOCAL, STT_FILE, STT_GNU_IFUNC, STT_TLS, SYMBOL_SIZE, Section, Symbol,
-    Table, fixup_width, string_at, u16_at, u32_at, u64_at,
+    SHF_GROUP, SHF_LINK_ORDER, SHF_MERGE, SHF_STRINGS, SHF_TLS, SHF_WRITE, SHN_LORESERVE,
+    SHN_UNDEF, SHN_XINDEX, SHT_GROUP, SHT_NOBITS, SHT_PROGBITS, SHT_REL, SHT_RELA, SHT_STRTAB,
+    SHT_SYMTAB, SHT_SYMTAB_SHNDX, SHT_X86_64_UNWIND, STB_LOCAL, STT_FILE, STT_GNU_IFUNC,
+    STT_SECTION, STT_TLS, SYMBOL_SIZE, Section, Symbol, Table, fixup_width, string_at, u16_at,
+    u32_at, u64_at,
 };
 
 /// How many lookups by name scan the symbol table before its global names
@@ -40,10 +41,12 @@ pub struct Layout {
     relocations_of: Vec<u16>,
     /// Whether each section is part of the program image (SHF_ALLOC).
     allocated: Vec<bool>,
-    /// The symbols each allocated section defines: section `s`'s are
-    /// `defined[defined_start[s + 1]..defined_start[s + 2]]`.
-    defined: Vec<u32>,
-    defined_start: Vec<u32>,
+    /// The global symbols each allocated section defines: section `s`'s
+    /// are `globals[globals_start[s + 1]..globals_start[s + 2]]`.
+    globals: Vec<u32>,
+    globals_start: Vec<u32>,
+    /// Whether each section defines local symbols (its section symbol too).
+    defines_locals: Vec<bool>,
     eh_frame: Option<EhFrame>,
     global_names: GlobalNames,
 }
@@ -55,6 +58,19 @@ struct GlobalNames {
     by_hash: Option<FxHashMap<u64, u32>>,
     /// Whether two names had the same hash (a lookup then also scans).
     collisions: bool,
+}
+
+/// An entry of a pool of constants ([`Layout::pooled_constant`]).
+pub struct PooledConstant {
+    /// The pool's section.
+    pub section: usize,
+    /// Where the entry's bytes are in the object.
+    pub bytes: std::ops::Range<usize>,
+    /// Where its label is in the entry.
+    pub label_offset: u64,
+    /// The pool's alignment, which each entry has (as a linker merging the
+    /// pool places them).
+    pub align: u64,
 }
 
 /// The object's `.eh_frame`, its entries by the section each describes.
@@ -179,8 +195,9 @@ impl Layout {
             symbol_names: Table::default(),
             relocations_of,
             allocated,
-            defined: Vec::new(),
-            defined_start: Vec::new(),
+            globals: Vec::new(),
+            globals_start: Vec::new(),
+            defines_locals: Vec::new(),
             eh_frame: None,
             global_names: GlobalNames::default(),
         };
@@ -218,42 +235,51 @@ impl Layout {
         Some(layout)
     }
 
-    /// Which symbols each allocated section defines; none of a kind a piece
-    /// cannot carry. A counting sort in two passes over the table: a list of
-    /// (section, symbol) pairs to sort would be new memory, each of whose
-    /// pages is a page fault, several times the size of the result.
+    /// Which global symbols each allocated section defines, and which
+    /// sections define local ones; no symbol of a kind a piece cannot carry.
+    /// One pass over the table, then a counting sort of the globals (the
+    /// last third of a table of function sections, whose section symbols
+    /// are locals): a list of (section, symbol) pairs to sort would be new
+    /// memory, each of whose pages is a page fault, several times the size
+    /// of the result.
     fn index_symbols(&mut self, bytes: &[u8]) -> Option<()> {
         let entries = bytes
             .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)?
             .chunks_exact(SYMBOL_SIZE)
             .enumerate()
             .skip(1);
-        // First how many symbols each section defines (`defined_start[s + 1]`
-        // for section `s`), then their running totals: the end of each
-        // section's symbols in `defined`.
-        let mut defined_start = vec![0u32; self.section_count + 2];
+        // How many globals each section defines (`globals_start[s + 1]` for
+        // section `s`), then their running totals: the end of each section's
+        // globals in `globals`.
+        let mut globals_start = vec![0u32; self.section_count + 2];
+        let mut defines_locals = vec![false; self.section_count];
         let mut count = 0;
         for (index, entry) in entries.clone() {
             if let Some(section) = self.defining_allocated(index, entry)? {
-                defined_start[section + 1] += 1;
-                count += 1;
+                if index < self.first_global {
+                    defines_locals[section] = true;
+                } else {
+                    globals_start[section + 1] += 1;
+                    count += 1;
+                }
             }
         }
-        for section in 1..defined_start.len() {
-            defined_start[section] += defined_start[section - 1];
+        for section in 1..globals_start.len() {
+            globals_start[section] += globals_start[section - 1];
         }
-        // Then each symbol into its place, last first, so that a section's
+        // Then each global into its place, last first, so that a section's
         // end moves back to its start and its symbols stay in table order.
-        self.defined = vec![0; count];
-        for (index, entry) in entries.rev() {
+        self.globals = vec![0; count];
+        for (index, entry) in entries.skip(self.first_global.saturating_sub(1)).rev() {
             if let Some(section) = self.defining_allocated(index, entry)? {
-                let slot = &mut defined_start[section + 1];
+                let slot = &mut globals_start[section + 1];
                 *slot -= 1;
                 // Symbols are counted in 32 bits (checked by `read`).
-                self.defined[*slot as usize] = index as u32;
+                self.globals[*slot as usize] = index as u32;
             }
         }
-        self.defined_start = defined_start;
+        self.globals_start = globals_start;
+        self.defines_locals = defines_locals;
         Some(())
     }
 
@@ -330,11 +356,51 @@ impl Layout {
         (*self.allocated.get(section)?).then_some(section)
     }
 
-    /// The symbols `section` defines.
-    pub fn defined_in(&self, section: usize) -> &[u32] {
-        let start = self.defined_start[section + 1] as usize;
-        let end = self.defined_start[section + 2] as usize;
-        &self.defined[start..end]
+    /// The global symbols `section` defines.
+    pub fn globals_defined_in(&self, section: usize) -> &[u32] {
+        let start = self.globals_start[section + 1] as usize;
+        let end = self.globals_start[section + 2] as usize;
+        &self.globals[start..end]
+    }
+
+    /// Whether `section` defines local symbols (its section symbol too).
+    pub fn defines_locals(&self, section: usize) -> bool {
+        self.defines_locals[section]
+    }
+
+    /// The constant `symbol` labels, when it is an entry of a pool of
+    /// constants (a read-only section of fixed-size entries that a linker
+    /// may merge, `.rodata.cst8` and the like) that a piece copies instead of
+    /// linking the pool: a local label, not the section's symbol, whose
+    /// relocations mean the entry it labels (as a linker merging the pool
+    /// reads them), whatever their addend.
+    pub fn pooled_constant(&self, bytes: &[u8], symbol: &Symbol) -> Option<PooledConstant> {
+        if symbol.binding() != STB_LOCAL || symbol.kind() == STT_SECTION {
+            return None;
+        }
+        let section = self.defining_section(symbol)?;
+        let header = self.section(bytes, section)?;
+        if header.kind != SHT_PROGBITS
+            || header.flags & SHF_MERGE == 0
+            || header.flags & (SHF_WRITE | SHF_EXECINSTR | SHF_STRINGS) != 0
+            || header.entry_size == 0
+            || header.entry_size > MAX_ALIGNMENT
+        {
+            return None;
+        }
+        let entry = symbol.value - symbol.value % header.entry_size;
+        let contents = self.contents(bytes, &header)?;
+        let start = contents.offset.checked_add(usize::try_from(entry).ok()?)?;
+        let end = start.checked_add(usize::try_from(header.entry_size).ok()?)?;
+        if end > contents.offset + contents.size {
+            return None;
+        }
+        Some(PooledConstant {
+            section,
+            bytes: start..end,
+            label_offset: symbol.value - entry,
+            align: header.align.max(1),
+        })
     }
 
     pub fn eh_frame(&self) -> Option<&EhFrame> {
@@ -545,8 +611,12 @@ impl EhFrame {
             return None;
         }
         // Compilers write the entries in the order of the functions, and so
-        // of their sections: a stable sort only checks that, in one pass.
-        entries.sort_by_key(|(described, _)| *described);
+        // of their sections: checked in one pass, and sorted only otherwise
+        // (a sort of many entries allocates, and so faults in, scratch
+        // memory of half their size).
+        if !entries.is_sorted_by_key(|(described, _)| *described) {
+            entries.sort_by_key(|(described, _)| *described);
+        }
         Some(Self {
             section,
             fdes: entries,

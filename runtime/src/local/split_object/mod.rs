@@ -11,11 +11,13 @@
 //! other by name: a global symbol keeps its name, and each section of a
 //! linked piece that defines local symbols gets one hidden global alias
 //! (`__executor.section.N`, N its index in the object) by which later pieces
-//! reach its locals, at their offsets: a constant pool or a `.bss` shared by
-//! many functions adds one name to the JITDylib, not one per label. A global
-//! variable, or a static, is therefore linked once, with the first piece that
-//! reaches it, and every kernel sees the same one, as in an object linked
-//! whole.
+//! reach its locals, at their offsets: a `.bss` shared by many functions
+//! adds one name to the JITDylib, not one per label. A global variable, or a
+//! static, is therefore linked once, with the first piece that reaches it,
+//! and every kernel sees the same one, as in an object linked whole. A pool
+//! of constants (`.rodata.cst8`, ...) is the exception: each piece carries a
+//! copy of the entries it uses, since the first of 10,000 kernels would
+//! otherwise link the constants of all of them.
 //!
 //! What this does not take apart (no function sections, initializers, TLS,
 //! COMDAT groups, unwind entries with personalities, ...) is linked whole, as
@@ -133,6 +135,10 @@ impl SplitObject {
         while let Some(section) = pending.pop() {
             for relocation in layout.relocations(bytes, section)? {
                 let target = layout.symbol(bytes, relocation.symbol)?;
+                // A piece carries its own copy of a pool's constants.
+                if layout.pooled_constant(bytes, &target).is_some() {
+                    continue;
+                }
                 let Some(defined_in) = layout.defining_section(&target) else {
                     continue;
                 };

@@ -3,6 +3,8 @@
 //! symbols, or by name against what was linked before or is defined
 //! elsewhere) and the unwind entries of their functions.
 
+use std::borrow::Cow;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{
@@ -13,7 +15,7 @@ use super::{
         SHT_SYMTAB, SHT_X86_64_UNWIND, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_NOTYPE, STT_SECTION,
         STV_HIDDEN, SYMBOL_SIZE, Symbol, u32_at,
     },
-    layout::Layout,
+    layout::{Layout, PooledConstant},
 };
 
 /// One piece being written: an ELF relocatable object of some of the
@@ -35,6 +37,17 @@ pub struct Piece<'a> {
     /// that section, linked before.
     section_aliases: FxHashMap<usize, SymbolRef>,
     names: StringTable,
+    /// The piece's copies of the constants it uses of each pool (see
+    /// [`Layout::pooled_constant`]), sections of the piece after its own.
+    pools: Vec<Pool>,
+}
+
+/// The constants a piece copies of one pool of the object.
+struct Pool {
+    /// The pool's section in the object.
+    section: usize,
+    /// The copied entries, in the order the piece first uses them.
+    entries: Vec<u8>,
 }
 
 #[derive(Clone, Copy)]
@@ -63,12 +76,14 @@ impl StringTable {
     }
 }
 
-/// A section of the piece: its header fields and where its bytes come from.
-struct OutSection {
+/// A section of the piece: its header fields and its bytes, the object's
+/// own (borrowed: a constant pool shared by many functions can be most of a
+/// piece) or written for the piece.
+struct OutSection<'a> {
     name: Vec<u8>,
     kind: u32,
     flags: u64,
-    data: Vec<u8>,
+    data: Cow<'a, [u8]>,
     /// For NOBITS: the size without bytes.
     size: u64,
     link: u32,
@@ -95,6 +110,7 @@ impl<'a> Piece<'a> {
             new_symbol: FxHashMap::default(),
             section_aliases: FxHashMap::default(),
             names: StringTable::default(),
+            pools: Vec::new(),
         };
         piece.names.add(b"");
         piece.define_symbols()?;
@@ -121,14 +137,9 @@ impl<'a> Piece<'a> {
         }
         for &section in self.sections {
             let index = self.new_section[&section];
-            let mut defines_locals = false;
-            for &defined in self.layout.defined_in(section) {
+            for &defined in self.layout.globals_defined_in(section) {
                 let defined = defined as usize;
                 let symbol = self.layout.symbol(self.bytes, defined)?;
-                if symbol.binding() == STB_LOCAL {
-                    defines_locals = true;
-                    continue;
-                }
                 let name = self
                     .layout
                     .symbol_name(self.bytes, &symbol)
@@ -145,7 +156,7 @@ impl<'a> Piece<'a> {
             // One alias per section, not per local symbol: a constant pool
             // or a `.bss` of 10,000 locals would otherwise define 10,000
             // names in the JITDylib, which costs more than the piece.
-            if defines_locals {
+            if self.layout.defines_locals(section) {
                 let alias = self
                     .names
                     .add(format!("{SECTION_ALIAS_PREFIX}{section}").as_bytes());
@@ -184,6 +195,15 @@ impl<'a> Piece<'a> {
         let defined_in = self.layout.defining_section(&symbol);
         if let Some(section) = defined_in.filter(|_| symbol.binding() == STB_LOCAL) {
             let own = self.new_section.get(&section).copied();
+            let pooled = own
+                .is_none()
+                .then(|| self.layout.pooled_constant(self.bytes, &symbol))
+                .flatten();
+            if let Some(constant) = pooled {
+                let found = self.copy_constant(name, &symbol, constant)?;
+                self.new_symbol.insert(index, found);
+                return Ok((relocation, found));
+            }
             let found = match own {
                 Some(_) if symbol.kind() == STT_SECTION => {
                     return Ok((relocation, self.section_symbol(section)));
@@ -235,6 +255,49 @@ impl<'a> Piece<'a> {
         let found = self.undefined(&name, binding);
         self.new_symbol.insert(index, found);
         Ok((relocation, found))
+    }
+
+    /// A local symbol of the piece labelling its copy of `constant`, which
+    /// `symbol` (called `name`) labels in the object: constants of a pool
+    /// are copied, not shared (a linker may merge equal ones, so no program
+    /// relies on their addresses), so that the first piece of many that use
+    /// one pool does not link all of it.
+    fn copy_constant(
+        &mut self,
+        name: &[u8],
+        symbol: &Symbol,
+        constant: PooledConstant,
+    ) -> Result<SymbolRef, String> {
+        let position = match self
+            .pools
+            .iter()
+            .position(|pool| pool.section == constant.section)
+        {
+            Some(position) => position,
+            None => {
+                self.pools.push(Pool {
+                    section: constant.section,
+                    entries: Vec::new(),
+                });
+                self.pools.len() - 1
+            }
+        };
+        let section = u16::try_from(self.sections.len() + 1 + position)
+            .map_err(|_| "malformed object: too many sections".to_owned())?;
+        let entries = &mut self.pools[position].entries;
+        // Alignments are at most MAX_ALIGNMENT (checked by `Layout::read`).
+        entries.resize(entries.len().next_multiple_of(constant.align as usize), 0);
+        let at = entries.len() as u64;
+        entries.extend_from_slice(&self.bytes[constant.bytes]);
+        let name = self.names.add(name);
+        let found = SymbolRef::Local(self.locals.len() as u32);
+        self.locals.push(Symbol {
+            name,
+            section,
+            value: at + constant.label_offset,
+            ..*symbol
+        });
+        Ok(found)
     }
 
     /// The section symbol of the piece's section that is the object's
@@ -293,12 +356,12 @@ impl<'a> Piece<'a> {
                 .unwrap_or_default()
                 .to_vec();
             let data = if header.kind == SHT_NOBITS {
-                Vec::new()
+                Cow::Borrowed(&[][..])
             } else {
                 let table = self.layout.contents(self.bytes, &header).ok_or_else(|| {
                     format!("malformed object: section {section} is outside the file")
                 })?;
-                self.bytes[table.offset..table.offset + table.size].to_vec()
+                Cow::Borrowed(&self.bytes[table.offset..table.offset + table.size])
             };
             out_sections.push(OutSection {
                 name,
@@ -360,9 +423,34 @@ impl<'a> Piece<'a> {
                 }
             }
         }
-        // Section indexes of the piece: its sections, then a relocation
-        // section for each that has relocations, .eh_frame and its
-        // relocations, the symbol table and the string tables.
+        // The copies of pools' constants follow the piece's own sections,
+        // whose indexes their symbols took.
+        for pool in std::mem::take(&mut self.pools) {
+            let header = self
+                .layout
+                .section(self.bytes, pool.section)
+                .ok_or_else(|| format!("malformed object: section {}", pool.section))?;
+            let size = pool.entries.len() as u64;
+            out_sections.push(OutSection {
+                name: self
+                    .layout
+                    .section_name(self.bytes, &header)
+                    .unwrap_or_default()
+                    .to_vec(),
+                kind: header.kind,
+                flags: header.flags,
+                data: Cow::Owned(pool.entries),
+                size,
+                link: 0,
+                info: 0,
+                align: header.align,
+                entry_size: header.entry_size,
+            });
+        }
+        // Section indexes of the piece: its sections and copies of pools,
+        // then a relocation section for each of its sections that has
+        // relocations, .eh_frame and its relocations, the symbol table and
+        // the string tables.
         let symbol_table_index = {
             let relocated: FxHashSet<usize> = pending_relocations
                 .iter()
@@ -393,7 +481,7 @@ impl<'a> Piece<'a> {
                 name: b".eh_frame".to_vec(),
                 kind: SHT_X86_64_UNWIND,
                 flags: SHF_ALLOC,
-                data: eh_frame,
+                data: Cow::Owned(eh_frame),
                 size,
                 link: 0,
                 info: 0,
@@ -423,7 +511,7 @@ impl<'a> Piece<'a> {
             name: b".symtab".to_vec(),
             kind: SHT_SYMTAB,
             flags: 0,
-            data: symbols,
+            data: Cow::Owned(symbols),
             size: symbol_size,
             link: symbol_table_index + 1,
             info: first_global,
@@ -436,7 +524,7 @@ impl<'a> Piece<'a> {
             name: b".strtab".to_vec(),
             kind: SHT_STRTAB,
             flags: 0,
-            data: names,
+            data: Cow::Owned(names),
             size: names_size,
             link: 0,
             info: 0,
@@ -447,13 +535,18 @@ impl<'a> Piece<'a> {
     }
 }
 
-fn relocation_section(name: Vec<u8>, table: Vec<u8>, symbols: u32, target: u32) -> OutSection {
+fn relocation_section(
+    name: Vec<u8>,
+    table: Vec<u8>,
+    symbols: u32,
+    target: u32,
+) -> OutSection<'static> {
     let size = table.len() as u64;
     OutSection {
         name,
         kind: SHT_RELA,
         flags: SHF_INFO_LINK,
-        data: table,
+        data: Cow::Owned(table),
         size,
         link: symbols,
         info: target,
@@ -478,14 +571,21 @@ fn write_object(mut sections: Vec<OutSection>) -> Result<Vec<u8>, String> {
         name: Vec::new(),
         kind: SHT_STRTAB,
         flags: 0,
-        data: names_data,
+        data: Cow::Owned(names_data),
         size: names_size,
         link: 0,
         info: 0,
         align: 1,
         entry_size: 0,
     });
-    let mut out = vec![0u8; ELF_HEADER_SIZE];
+    // Room for all of it at once: growing the object as it is written would
+    // copy its largest sections again at each doubling.
+    let capacity = sections.iter().fold(
+        ELF_HEADER_SIZE + 8 + (sections.len() + 1) * SECTION_HEADER_SIZE,
+        |total, section| total + section.data.len() + section.align.max(1) as usize,
+    );
+    let mut out = Vec::with_capacity(capacity);
+    out.resize(ELF_HEADER_SIZE, 0);
     let mut offsets = Vec::with_capacity(sections.len());
     for section in &sections {
         let align = section.align.max(1) as usize;

@@ -257,14 +257,24 @@ fn damaged_objects_are_refused_or_split_without_panicking() {
     }
 }
 
-/// The file offset of the contents of the section called `name`.
-fn section_offset(object: &[u8], name: &str) -> usize {
+/// Where the header of the section called `name` is in the object.
+fn section_header(object: &[u8], name: &str) -> usize {
     let table = u64_at(object, 40).unwrap() as usize;
     let index = section_names(object)
         .iter()
         .position(|found| found == name)
         .unwrap_or_else(|| panic!("no section {name}"));
-    u64_at(object, table + index * SECTION_HEADER_SIZE + 24).unwrap() as usize
+    table + index * SECTION_HEADER_SIZE
+}
+
+/// The file offset of the contents of the section called `name`.
+fn section_offset(object: &[u8], name: &str) -> usize {
+    u64_at(object, section_header(object, name) + 24).unwrap() as usize
+}
+
+/// The size of the section called `name`.
+fn section_size(object: &[u8], name: &str) -> u64 {
+    u64_at(object, section_header(object, name) + 32).unwrap()
 }
 
 #[test]
@@ -390,6 +400,47 @@ value:
   .quad 42
 "#;
 
+/// A pool of 4-byte constants aligned to 16 bytes, as a linker places each
+/// of its entries: `sum` adds the first and the last.
+const ALIGNED_POOL: &str = r#"
+  .section .text.sum,"ax",@progbits
+  .globl sum
+sum:
+  movl first_constant(%rip), %eax
+  addl last_constant(%rip), %eax
+  ret
+  .section .text.other,"ax",@progbits
+  .globl other
+other:
+  ret
+  .section .rodata.cst4,"aM",@progbits,4
+  .p2align 4
+first_constant:
+  .long 40
+  .p2align 4
+middle_constant:
+  .long 1
+  .p2align 4
+last_constant:
+  .long 2
+"#;
+
+/// `source` assembled by LLVM's llvm-mc to an x86-64 object file.
+fn assemble(source: &str) -> Vec<u8> {
+    let directory = tempfile::tempdir().expect("a scratch directory");
+    let input = directory.path().join("input.s");
+    let object = directory.path().join("output.o");
+    std::fs::write(&input, source).expect("the source is written");
+    let status = Command::new(Path::new(env!("EXECUTOR_LLVM_PREFIX")).join("bin/llvm-mc"))
+        .args(["-filetype=obj", "-triple=x86_64-unknown-linux-gnu", "-o"])
+        .arg(&object)
+        .arg(&input)
+        .status()
+        .expect("llvm-mc runs");
+    assert!(status.success(), "llvm-mc failed");
+    std::fs::read(object).expect("llvm-mc wrote the object")
+}
+
 /// `ir` compiled with function sections, added to `jit` as `name`.
 fn add_split(jit: &mut Jit, name: &str, ir: &str) -> ObjectIndex {
     jit.add_object(name, ObjectBytes::Owned(compile(ir, true)))
@@ -430,28 +481,58 @@ fn statics_shared_by_pieces_are_one_object_in_memory() {
     let scale: extern "C" fn(f64) = unsafe { std::mem::transmute(linked(&jit, object, "scale")) };
     scale(7.5);
     assert_eq!(real("scaled"), 7.5);
-    // The pool's constants, linked with the first, each at its offset.
+    // Each piece's own copy of the pool's constant it returns.
     assert_eq!(real("two"), 2.5);
     assert_eq!(real("three"), 3.75);
     assert_eq!(real("one"), 1.25);
 }
 
 #[test]
-fn a_local_reached_through_the_got_links_with_its_piece_only() {
-    let directory = tempfile::tempdir().unwrap();
-    let source = directory.path().join("got.s");
-    let object = directory.path().join("got.o");
-    std::fs::write(&source, LOCAL_THROUGH_GOT).unwrap();
-    let status = Command::new(Path::new(env!("EXECUTOR_LLVM_PREFIX")).join("bin/llvm-mc"))
-        .args(["-filetype=obj", "-triple=x86_64-unknown-linux-gnu", "-o"])
-        .arg(&object)
-        .arg(&source)
-        .status()
-        .expect("llvm-mc runs");
-    assert!(status.success(), "llvm-mc failed");
+fn a_piece_copies_the_constants_it_uses_of_a_pool_not_the_pool() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATICS, true))) else {
+        panic!("an object with function sections is split");
+    };
+    // The pool holds the three functions' constants; each piece copies the
+    // one of its function, also after another piece copied another.
+    for symbol in ["two", "three", "one"] {
+        let piece = object
+            .piece_defining(symbol)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{symbol} is defined"));
+        assert_eq!(
+            section_size(&piece, ".rodata.cst8"),
+            8,
+            "{symbol}: {:?}",
+            section_names(&piece)
+        );
+    }
+}
+
+#[test]
+fn a_piece_places_each_constant_it_copies_at_its_pools_alignment() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(assemble(ALIGNED_POOL))) else {
+        panic!("an object with function sections is split");
+    };
+    let piece = object
+        .piece_defining("sum")
+        .unwrap()
+        .expect("sum is defined");
+    // The first constant at 0, the last at 16 (not 4).
+    assert_eq!(section_size(&piece, ".rodata.cst4"), 20);
     let mut jit = Jit::new().unwrap();
     let object = jit
-        .add_object("got.o", ObjectBytes::Owned(std::fs::read(object).unwrap()))
+        .add_object("pool.o", ObjectBytes::Owned(assemble(ALIGNED_POOL)))
+        .unwrap();
+    // SAFETY: the JIT-linked `i32 ()` function, live while `jit` is.
+    let sum: extern "C" fn() -> i32 = unsafe { std::mem::transmute(linked(&jit, object, "sum")) };
+    assert_eq!(sum(), 42);
+}
+
+#[test]
+fn a_local_reached_through_the_got_links_with_its_piece_only() {
+    let mut jit = Jit::new().unwrap();
+    let object = jit
+        .add_object("got.o", ObjectBytes::Owned(assemble(LOCAL_THROUGH_GOT)))
         .unwrap();
     // SAFETY: the JIT-linked `i64 ()` function, live while `jit` is.
     let first: extern "C" fn() -> i64 =
