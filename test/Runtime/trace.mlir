@@ -143,6 +143,9 @@ func.func @main() {
 # SIGINT ended it.
 trace=$1
 shift
+# A trace of an earlier run would be taken for this one's, and SIGINT sent
+# before env has given it its default action back.
+rm -f "$trace"
 # A background job of a shell without job control starts with SIGINT
 # ignored: env gives it the default action back.
 EXECUTOR_TRACE=$trace env --default-signal=INT "$@" > /dev/null &
