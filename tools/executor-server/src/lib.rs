@@ -5,9 +5,10 @@
 //! model.
 //!
 //! The server process never runs client code: per connection, one thread does
-//! the handshake, creates the session's private directory, hands the session
-//! to a worker (a warm one, started before, `warm_pool.rs`) and supervises it
-//! (`supervisor.rs`); the worker serves the requests with a
+//! the handshake, takes the session's private directory (made before,
+//! `session_dirs.rs`), hands the session to a worker (a warm one, started
+//! before, `warm_pool.rs`) and supervises it (`supervisor.rs`); the worker
+//! serves the requests with a
 //! [`executor_runtime::local::LocalExecutor`] (`worker.rs`).
 
 mod activation;
@@ -24,6 +25,7 @@ mod pending;
 mod ping;
 mod request_stream;
 mod session;
+mod session_dirs;
 mod session_io;
 mod shutdown;
 mod socket_file;
@@ -61,6 +63,7 @@ pub use worker::{WorkerConfig, run_worker};
 
 use listener::Listener;
 use pending::PendingHandshakes;
+use session_dirs::SessionDirectories;
 use shutdown::LiveSessions;
 use socket_file::SocketFile;
 use tls::ServerTls;
@@ -196,9 +199,6 @@ struct Settings {
     preload: Vec<PathBuf>,
     max_message_size: u32,
     work_dir: PathBuf,
-    /// How session directories are named, after this server's claim on the
-    /// work directory.
-    session_dir_prefix: String,
     worker_program: PathBuf,
     handshake: HandshakeLimits,
     max_sessions: u32,
@@ -219,6 +219,7 @@ pub struct Server {
     live_sessions: Arc<LiveSessions>,
     pending: Arc<PendingHandshakes>,
     claim: Arc<WorkDirClaim>,
+    directories: Arc<SessionDirectories>,
 }
 
 impl Server {
@@ -278,6 +279,11 @@ impl Server {
             config.allow_uids
         };
         let claim = claim_work_dir(&config.work_dir)?;
+        let directories = SessionDirectories::new(
+            config.work_dir.clone(),
+            claim.session_dir_prefix().to_owned(),
+            claim.spare_dir_prefix().to_owned(),
+        );
         Ok(Self {
             listeners,
             socket_files: Arc::new(socket_files),
@@ -287,7 +293,6 @@ impl Server {
                 preload: config.preload,
                 max_message_size: config.max_message_size,
                 work_dir: config.work_dir,
-                session_dir_prefix: claim.session_dir_prefix().to_owned(),
                 worker_program: config.worker_program,
                 handshake: config.handshake,
                 max_sessions: config.max_sessions,
@@ -299,6 +304,7 @@ impl Server {
             live_sessions: Arc::new(LiveSessions::default()),
             pending: PendingHandshakes::new(config.handshake),
             claim: Arc::new(claim),
+            directories: Arc::new(directories),
         })
     }
 
@@ -319,12 +325,15 @@ impl Server {
             Arc::clone(&self.live_sessions),
             Arc::clone(&self.socket_files),
             Arc::clone(&self.claim),
+            Arc::clone(&self.directories),
         )
     }
 
-    /// Starts the warm workers, then accepts connections on every listener
-    /// until the process ends, each connection on a thread of its own.
+    /// Starts the warm workers and makes the first session's directory, then
+    /// accepts connections on every listener until the process ends, each
+    /// connection on a thread of its own.
     pub fn serve(self) -> Result<(), ServerError> {
+        self.directories.make_spare();
         let warm_workers = WarmPool::start(self.settings.warm_workers, Arc::clone(&self.settings))
             .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
         let next_session_id = Arc::new(AtomicU64::new(1));
@@ -334,6 +343,7 @@ impl Server {
             settings: self.settings,
             live_sessions: self.live_sessions,
             pending: self.pending,
+            directories: self.directories,
             warm_workers,
             next_session_id,
         });
@@ -450,6 +460,7 @@ struct Accepting {
     settings: Arc<Settings>,
     live_sessions: Arc<LiveSessions>,
     pending: Arc<PendingHandshakes>,
+    directories: Arc<SessionDirectories>,
     warm_workers: Arc<WarmPool>,
     next_session_id: Arc<AtomicU64>,
 }
