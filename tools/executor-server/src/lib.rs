@@ -4,11 +4,11 @@
 //! its own session. docs/protocol.md describes the protocol and the security
 //! model.
 //!
-//! The server process never runs client code: per connection, one thread does
-//! the handshake, takes the session's private directory (made before,
-//! `session_dirs.rs`), hands the session to a worker (a warm one, started
-//! before, `warm_pool.rs`) and supervises it (`supervisor.rs`); the worker
-//! serves the requests with a
+//! The server process never runs client code: per connection, one thread (one
+//! that waited for it, `session_threads.rs`) does the handshake, takes the
+//! session's private directory (made before, `session_dirs.rs`), hands the
+//! session to a worker (a warm one, started before, `warm_pool.rs`) and
+//! supervises it (`supervisor.rs`); the worker serves the requests with a
 //! [`executor_runtime::local::LocalExecutor`] (`worker.rs`).
 
 mod activation;
@@ -27,6 +27,7 @@ mod request_stream;
 mod session;
 mod session_dirs;
 mod session_io;
+mod session_threads;
 mod shutdown;
 mod socket_file;
 mod spawn;
@@ -64,6 +65,7 @@ pub use worker::{WorkerConfig, run_worker};
 use listener::Listener;
 use pending::PendingHandshakes;
 use session_dirs::SessionDirectories;
+use session_threads::SessionThreads;
 use shutdown::LiveSessions;
 use socket_file::SocketFile;
 use tls::ServerTls;
@@ -329,14 +331,19 @@ impl Server {
         )
     }
 
-    /// Starts the warm workers and makes the first session's directory, then
-    /// accepts connections on every listener until the process ends, each
-    /// connection on a thread of its own.
+    /// Starts the warm workers, makes the first session's directory and
+    /// starts the thread for the first connection, then accepts connections
+    /// on every listener until the process ends, each connection on a
+    /// thread of its own.
     pub fn serve(self) -> Result<(), ServerError> {
         self.directories.make_spare();
         let warm_workers = WarmPool::start(self.settings.warm_workers, Arc::clone(&self.settings))
             .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
         let next_session_id = Arc::new(AtomicU64::new(1));
+        let threads = Arc::new(SessionThreads::default());
+        threads
+            .start_waiting()
+            .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
         let mut listeners = self.listeners;
         let last = listeners.pop().expect("at least one listen address");
         let shared = Arc::new(Accepting {
@@ -346,6 +353,7 @@ impl Server {
             directories: self.directories,
             warm_workers,
             next_session_id,
+            threads,
         });
         for listener in listeners {
             let accepting = Arc::clone(&shared);
@@ -463,6 +471,7 @@ struct Accepting {
     directories: Arc<SessionDirectories>,
     warm_workers: Arc<WarmPool>,
     next_session_id: Arc<AtomicU64>,
+    threads: Arc<SessionThreads>,
 }
 
 impl Accepting {
@@ -494,10 +503,10 @@ impl Accepting {
                 continue;
             };
             let server = Arc::clone(self);
-            let spawned = std::thread::Builder::new()
-                .name(format!("session-{id}"))
-                .spawn(move || session::serve(id, &stream, peer, accepted, pending, &server));
-            if let Err(error) = spawned {
+            let served = self.threads.serve(Box::new(move || {
+                session::serve(id, &stream, peer, accepted, pending, &server);
+            }));
+            if let Err(error) = served {
                 tracing::error!(session = id, %error, "cannot start a thread for the session");
             }
         }
