@@ -23,9 +23,6 @@ use crate::{
 /// logs every launch, as `debug` does.
 pub const CALL_LOG_TARGET: &str = "executor_runtime::calls";
 
-/// The environment variable holding the log filter (`warn` when unset).
-const LOG_ENV: &str = "EXECUTOR_LOG";
-
 /// Where a failing call came from, for its one-line message.
 pub struct Call<'a> {
     function: &'static str,
@@ -209,16 +206,6 @@ fn init_host_process() {
     LOGGING.call_once(|| {
         crate::local::report_kernel_crashes();
         trace::init_from_env();
-        let logger = tracing_subscriber::fmt()
-            .with_writer(std::io::stderr)
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-        // A filter is parsed only when one is given: parsing the default one
-        // took a third of the first `executor.open`'s time.
-        let filter = std::env::var_os(LOG_ENV)
-            .and_then(|_| tracing_subscriber::EnvFilter::try_from_env(LOG_ENV).ok());
-        let _ = match filter {
-            Some(filter) => logger.with_env_filter(filter).try_init(),
-            None => logger.with_max_level(tracing::Level::WARN).try_init(),
-        };
+        super::logging::init();
     });
 }
