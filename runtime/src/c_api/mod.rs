@@ -16,6 +16,7 @@ mod async_launch;
 mod call;
 mod fast_path;
 mod launch;
+mod logging;
 mod report;
 mod session_calls;
 mod site_cache;

@@ -206,12 +206,6 @@ fn init_host_process() {
     LOGGING.call_once(|| {
         crate::local::report_kernel_crashes();
         trace::init_from_env();
-        let filter = tracing_subscriber::EnvFilter::try_from_env("EXECUTOR_LOG")
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_writer(std::io::stderr)
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-            .try_init();
+        super::logging::init();
     });
 }

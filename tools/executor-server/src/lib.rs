@@ -4,10 +4,11 @@
 //! its own session. docs/protocol.md describes the protocol and the security
 //! model.
 //!
-//! The server process never runs client code: per connection, one thread does
-//! the handshake, creates the session's private directory, hands the session
-//! to a worker (a warm one, started before, `warm_pool.rs`) and supervises it
-//! (`supervisor.rs`); the worker serves the requests with a
+//! The server process never runs client code: per connection, one thread (one
+//! that waited for it, `session_threads.rs`) does the handshake, takes the
+//! session's private directory (made before, `session_dirs.rs`), hands the
+//! session to a worker (a warm one, started before, `warm_pool.rs`) and
+//! supervises it (`supervisor.rs`); the worker serves the requests with a
 //! [`executor_runtime::local::LocalExecutor`] (`worker.rs`).
 
 mod activation;
@@ -24,7 +25,9 @@ mod pending;
 mod ping;
 mod request_stream;
 mod session;
+mod session_dirs;
 mod session_io;
+mod session_threads;
 mod shutdown;
 mod socket_file;
 mod spawn;
@@ -61,6 +64,8 @@ pub use worker::{WorkerConfig, run_worker};
 
 use listener::Listener;
 use pending::PendingHandshakes;
+use session_dirs::SessionDirectories;
+use session_threads::SessionThreads;
 use shutdown::LiveSessions;
 use socket_file::SocketFile;
 use tls::ServerTls;
@@ -196,9 +201,6 @@ struct Settings {
     preload: Vec<PathBuf>,
     max_message_size: u32,
     work_dir: PathBuf,
-    /// How session directories are named, after this server's claim on the
-    /// work directory.
-    session_dir_prefix: String,
     worker_program: PathBuf,
     handshake: HandshakeLimits,
     max_sessions: u32,
@@ -219,6 +221,7 @@ pub struct Server {
     live_sessions: Arc<LiveSessions>,
     pending: Arc<PendingHandshakes>,
     claim: Arc<WorkDirClaim>,
+    directories: Arc<SessionDirectories>,
 }
 
 impl Server {
@@ -278,6 +281,11 @@ impl Server {
             config.allow_uids
         };
         let claim = claim_work_dir(&config.work_dir)?;
+        let directories = SessionDirectories::new(
+            config.work_dir.clone(),
+            claim.session_dir_prefix().to_owned(),
+            claim.spare_dir_prefix().to_owned(),
+        );
         Ok(Self {
             listeners,
             socket_files: Arc::new(socket_files),
@@ -287,7 +295,6 @@ impl Server {
                 preload: config.preload,
                 max_message_size: config.max_message_size,
                 work_dir: config.work_dir,
-                session_dir_prefix: claim.session_dir_prefix().to_owned(),
                 worker_program: config.worker_program,
                 handshake: config.handshake,
                 max_sessions: config.max_sessions,
@@ -299,6 +306,7 @@ impl Server {
             live_sessions: Arc::new(LiveSessions::default()),
             pending: PendingHandshakes::new(config.handshake),
             claim: Arc::new(claim),
+            directories: Arc::new(directories),
         })
     }
 
@@ -319,23 +327,33 @@ impl Server {
             Arc::clone(&self.live_sessions),
             Arc::clone(&self.socket_files),
             Arc::clone(&self.claim),
+            Arc::clone(&self.directories),
         )
     }
 
-    /// Starts the warm workers, then accepts connections on every listener
-    /// until the process ends, each connection on a thread of its own.
+    /// Starts the warm workers, makes the first session's directory and
+    /// starts the thread for the first connection, then accepts connections
+    /// on every listener until the process ends, each connection on a
+    /// thread of its own.
     pub fn serve(self) -> Result<(), ServerError> {
+        self.directories.make_spare();
         let warm_workers = WarmPool::start(self.settings.warm_workers, Arc::clone(&self.settings))
             .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
         let next_session_id = Arc::new(AtomicU64::new(1));
+        let threads = Arc::new(SessionThreads::default());
+        threads
+            .start_waiting()
+            .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
         let mut listeners = self.listeners;
         let last = listeners.pop().expect("at least one listen address");
         let shared = Arc::new(Accepting {
             settings: self.settings,
             live_sessions: self.live_sessions,
             pending: self.pending,
+            directories: self.directories,
             warm_workers,
             next_session_id,
+            threads,
         });
         for listener in listeners {
             let accepting = Arc::clone(&shared);
@@ -450,8 +468,10 @@ struct Accepting {
     settings: Arc<Settings>,
     live_sessions: Arc<LiveSessions>,
     pending: Arc<PendingHandshakes>,
+    directories: Arc<SessionDirectories>,
     warm_workers: Arc<WarmPool>,
     next_session_id: Arc<AtomicU64>,
+    threads: Arc<SessionThreads>,
 }
 
 impl Accepting {
@@ -483,10 +503,10 @@ impl Accepting {
                 continue;
             };
             let server = Arc::clone(self);
-            let spawned = std::thread::Builder::new()
-                .name(format!("session-{id}"))
-                .spawn(move || session::serve(id, &stream, peer, accepted, pending, &server));
-            if let Err(error) = spawned {
+            let served = self.threads.serve(Box::new(move || {
+                session::serve(id, &stream, peer, accepted, pending, &server);
+            }));
+            if let Err(error) = served {
                 tracing::error!(session = id, %error, "cannot start a thread for the session");
             }
         }

@@ -2,9 +2,7 @@
 //! handshake, then the protocol's handshake (through TLS there), the
 //! session's private directory, and the supervised worker that serves it.
 
-use std::{io, os::unix::fs::PermissionsExt, path::Path, time::Instant};
-
-use tempfile::TempDir;
+use std::{io, time::Instant};
 
 use executor_protocol::{Stream, Transport, tls::RecordExactStream};
 
@@ -98,8 +96,7 @@ pub(crate) fn serve(
     };
     // The directory exists before the client is welcomed, so a client never
     // sees a session that could not store its binaries.
-    let directory = match create_private_directory(&settings.work_dir, &settings.session_dir_prefix)
-    {
+    let directory = match server.directories.take() {
         Ok(directory) => directory,
         Err(error) => {
             tracing::error!(%error, work_dir = %settings.work_dir.display(), "cannot create a session directory");
@@ -153,6 +150,7 @@ pub(crate) fn serve(
         Ok(()) => {}
     }
     tracing::info!(elapsed = ?started.elapsed(), "session ended");
+    server.directories.make_spare();
 }
 
 /// Runs the TLS handshake of a connection on a TLS listener; None when the
@@ -192,12 +190,4 @@ fn start_tls<'s>(tls: &ServerTls, mut socket: HandshakeSocket<'s>) -> Option<Lin
             None
         }
     }
-}
-
-/// A directory only this user can enter, removed when the session ends.
-fn create_private_directory(work_dir: &Path, prefix: &str) -> io::Result<TempDir> {
-    tempfile::Builder::new()
-        .prefix(prefix)
-        .permissions(std::fs::Permissions::from_mode(0o700))
-        .tempdir_in(work_dir)
 }

@@ -1,8 +1,8 @@
 //! Stopping the server without leaving anything behind: on SIGINT, SIGTERM
 //! or SIGHUP the live sessions' workers and every process their kernels
 //! started (each worker's process group) are killed, then their private
-//! directories, the socket files the server made and its lock file are
-//! removed, before the process exits. What a server killed by a signal it cannot catch leaves behind,
+//! directories, the spare one, the socket files the server made and its lock
+//! file are removed, before the process exits. What a server killed by a signal it cannot catch leaves behind,
 //! the next server removes (`work_dir`); its workers are killed with it
 //! (PR_SET_PDEATHSIG, set in `supervisor`).
 
@@ -15,6 +15,7 @@ use std::{
 
 use crate::{
     catalyst_assets,
+    session_dirs::SessionDirectories,
     socket_file::SocketFile,
     work_dir::{self, WorkDirClaim},
 };
@@ -112,6 +113,7 @@ pub(crate) fn exit_cleanly_on_termination(
     sessions: Arc<LiveSessions>,
     socket_files: Arc<Vec<SocketFile>>,
     claim: Arc<WorkDirClaim>,
+    directories: Arc<SessionDirectories>,
 ) -> io::Result<()> {
     let signals = termination_signals()?;
     // SAFETY: `signals` is an initialized signal set; a null old-set pointer
@@ -132,6 +134,7 @@ pub(crate) fn exit_cleanly_on_termination(
                         "stopping: ending the sessions' workers and removing their directories"
                     );
                     sessions.end_all();
+                    directories.remove_spare();
                     for file in socket_files.iter() {
                         file.remove();
                     }

@@ -19,6 +19,8 @@ use std::{
 
 /// Every session directory's name starts with this.
 const SESSION_DIR_PREFIX: &str = "executor-session-";
+/// A spare session directory's name starts with this (`session_dirs`).
+const SPARE_DIR_PREFIX: &str = "executor-spare-";
 const LOCK_PREFIX: &str = "executor-server-";
 const LOCK_SUFFIX: &str = ".lock";
 
@@ -32,6 +34,7 @@ pub(crate) fn asset_directory(session_dir: &Path) -> PathBuf {
 pub(crate) struct WorkDirClaim {
     path: PathBuf,
     session_dir_prefix: String,
+    spare_dir_prefix: String,
     _locked: File,
 }
 
@@ -60,6 +63,7 @@ impl WorkDirClaim {
         Ok(Self {
             path,
             session_dir_prefix: format!("{SESSION_DIR_PREFIX}{id}-"),
+            spare_dir_prefix: format!("{SPARE_DIR_PREFIX}{id}-"),
             _locked: locked,
         })
     }
@@ -68,6 +72,12 @@ impl WorkDirClaim {
     /// random suffix.
     pub fn session_dir_prefix(&self) -> &str {
         &self.session_dir_prefix
+    }
+
+    /// How this server's spare session directory is named: this, then a
+    /// random suffix.
+    pub fn spare_dir_prefix(&self) -> &str {
+        &self.spare_dir_prefix
     }
 
     /// Removes the lock file, when the server stops (it stays locked until
@@ -82,8 +92,8 @@ impl WorkDirClaim {
     }
 }
 
-/// Removes from `work_dir` the session directories and lock files of servers
-/// that are gone; returns how many session directories were removed.
+/// Removes from `work_dir` the session directories (spare ones too) and lock
+/// files of servers that are gone; returns how many directories were removed.
 pub(crate) fn remove_stale_sessions(work_dir: &Path) -> io::Result<usize> {
     let mut removed = 0;
     for entry in std::fs::read_dir(work_dir)? {
@@ -103,7 +113,9 @@ pub(crate) fn remove_stale_sessions(work_dir: &Path) -> io::Result<usize> {
         if !try_lock(&lock)? {
             continue; // Its server runs.
         }
-        removed += remove_session_dirs(work_dir, &format!("{SESSION_DIR_PREFIX}{id}-"));
+        for prefix in [SESSION_DIR_PREFIX, SPARE_DIR_PREFIX] {
+            removed += remove_session_dirs(work_dir, &format!("{prefix}{id}-"));
+        }
         // Last, so that a sweep cut short is taken up by the next one.
         if let Err(error) = std::fs::remove_file(&lock_path) {
             tracing::warn!(path = %lock_path.display(), %error, "cannot remove a stale lock file");
@@ -165,12 +177,12 @@ mod tests {
         let gone_lock = gone.path.clone();
         let mut kept = Vec::new();
         for claim in [&running, &gone] {
-            let dir = work_dir
-                .path()
-                .join(format!("{}abc123", claim.session_dir_prefix()));
-            std::fs::create_dir(&dir).unwrap();
-            std::fs::write(dir.join("binary-0.o"), b"bytes").unwrap();
-            kept.push(dir);
+            for prefix in [claim.session_dir_prefix(), claim.spare_dir_prefix()] {
+                let dir = work_dir.path().join(format!("{prefix}abc123"));
+                std::fs::create_dir(&dir).unwrap();
+                std::fs::write(dir.join("binary-0.o"), b"bytes").unwrap();
+                kept.push(dir);
+            }
         }
         // Not anyone's: a directory of the old naming, and a file.
         let unowned = work_dir.path().join("executor-session-Xy12Zw");
@@ -182,8 +194,9 @@ mod tests {
         drop(gone);
         wait_until_unlocked(&gone_lock);
 
-        assert_eq!(remove_stale_sessions(work_dir.path()).unwrap(), 1);
-        assert!(kept[0].exists() && !kept[1].exists());
+        assert_eq!(remove_stale_sessions(work_dir.path()).unwrap(), 2);
+        assert!(kept[0].exists() && kept[1].exists());
+        assert!(!kept[2].exists() && !kept[3].exists());
         assert!(running.path.exists() && !gone_lock.exists());
         assert!(unowned.exists() && other.exists());
         assert_eq!(remove_stale_sessions(work_dir.path()).unwrap(), 0);

@@ -14,7 +14,7 @@ use std::{
     io::{BufRead, BufReader, Write},
     os::{
         fd::{AsFd, FromRawFd, OwnedFd, RawFd},
-        unix::fs::{DirBuilderExt, OpenOptionsExt},
+        unix::fs::OpenOptionsExt,
     },
     path::{Path, PathBuf},
     time::Instant,
@@ -93,8 +93,8 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         }
     };
     let reader = BufReader::with_capacity(protocol::READ_BUFFER_SIZE, reader);
-    let assets = open_asset_directory(&session_dir).map_err(|error| {
-        ServerError::Worker(format!("cannot make the asset directory: {error}"))
+    let assets = enter_asset_directory(&session_dir).map_err(|error| {
+        ServerError::Worker(format!("cannot enter the asset directory: {error}"))
     })?;
     let catalyst_asset_link = CatalystAssetLink::create(&assets);
     Worker {
@@ -540,11 +540,11 @@ impl Worker {
     }
 }
 
-/// Makes `assets` in the session's directory, private like it, and the
-/// worker's working directory: kernels open the session's assets by name.
-fn open_asset_directory(session_dir: &Path) -> std::io::Result<PathBuf> {
+/// Makes the session's `assets` directory (which the server made with the
+/// session's directory) the worker's working directory: kernels open the
+/// session's assets by name.
+fn enter_asset_directory(session_dir: &Path) -> std::io::Result<PathBuf> {
     let assets = work_dir::asset_directory(session_dir);
-    std::fs::DirBuilder::new().mode(0o700).create(&assets)?;
     std::env::set_current_dir(&assets)?;
     Ok(assets)
 }

@@ -209,17 +209,25 @@ pub fn fuzz(options: &Options) -> io::Result<Report> {
     Ok(report)
 }
 
-/// Every session has ended: their directories must go.
+/// Every session has ended: their directories must go, and only the one
+/// spare the server makes for the next session may be there.
 fn check_sessions_ended(options: &Options, report: &mut Report) -> io::Result<()> {
     let sessions = options.work_dir.join("sessions");
     let deadline = Instant::now() + Duration::from_secs(10);
     let left = loop {
         // Directories: the server keeps a lock file there while it runs.
-        let left: Vec<String> = fs::read_dir(&sessions)?
+        let mut left: Vec<String> = fs::read_dir(&sessions)?
             .filter_map(Result::ok)
             .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
             .map(|entry| entry.file_name().to_string_lossy().into_owned())
             .collect();
+        let spares = left
+            .iter()
+            .filter(|name| name.starts_with(SPARE_DIR_PREFIX))
+            .count();
+        if spares == 1 {
+            left.retain(|name| !name.starts_with(SPARE_DIR_PREFIX));
+        }
         if left.is_empty() || Instant::now() >= deadline {
             break left;
         }
@@ -237,6 +245,9 @@ fn check_sessions_ended(options: &Options, report: &mut Report) -> io::Result<()
     }
     Ok(())
 }
+
+/// How the server names the directory it makes for the next session.
+const SPARE_DIR_PREFIX: &str = "executor-spare-";
 
 /// Nothing may be written beside the sessions' directory (an asset's name
 /// that climbs out of it, say).
