@@ -8,7 +8,10 @@
 //! messages (rustls's key schedule stayed with the supervisor), which end it
 //! with an error saying so.
 
-use std::io::{self, Read, Write};
+use std::{
+    io::{self, Read, Write},
+    ops::Range,
+};
 
 use rustls::crypto::cipher::{
     InboundOpaqueMessage, MessageDecrypter, MessageEncrypter, OutboundChunks, OutboundPlainMessage,
@@ -16,13 +19,18 @@ use rustls::crypto::cipher::{
 use rustls::{AlertDescription, ContentType, HandshakeType, ProtocolVersion};
 
 use super::error::TlsSessionError;
-use super::record::{MAX_PLAINTEXT_LEN, read_record};
+use super::record::{MAX_CIPHERTEXT_LEN, MAX_PLAINTEXT_LEN, RECORD_HEADER_LEN, RecordHeader};
 use super::secrets::TlsSessionSecrets;
 
 /// How much plaintext one `write` call protects and sends, in one system call:
 /// enough records to amortize the call, bounded so that a large buffer is not
 /// copied whole into ciphertext first.
 const MAX_WRITE_PLAINTEXT: usize = 16 * MAX_PLAINTEXT_LEN;
+
+/// How much ciphertext one read of the transport takes at most: four of the
+/// longest records, so that a small request is one system call and a large
+/// one a call per four records.
+const INBOUND_CAPACITY: usize = 4 * (RECORD_HEADER_LEN + MAX_CIPHERTEXT_LEN);
 
 /// The alert level rustls and others send close_notify with (TLS 1.3 ignores
 /// it).
@@ -44,9 +52,13 @@ enum Direction {
 /// A TLS 1.3 session continued over `transport` (a `TcpStream` in practice):
 /// `Read` and `Write` of application data.
 ///
-/// Reads take one whole record at a time from the transport (header, then
-/// exactly its body), and return its plaintext, keeping what the caller did
-/// not take for the next read. Writes send records of at most 2^14 bytes of
+/// Reads take as much ciphertext as the transport has (up to
+/// [`INBOUND_CAPACITY`]) and return the plaintext of the records it
+/// completes, keeping what the caller did not take, and the ciphertext of
+/// records not yet whole, for the next read. This side is the session's last
+/// reader, so nothing needs to stay in the transport for another. A transport
+/// that has no data yet (`WouldBlock`: a read that must not wait, or a read
+/// timeout) loses nothing: the read can be tried again. Writes send records of at most 2^14 bytes of
 /// plaintext. Nothing is buffered on the way out: `flush` only flushes the
 /// transport.
 pub struct TlsRecords<S> {
@@ -60,15 +72,19 @@ pub struct TlsRecords<S> {
     /// Plaintext received and not yet read: `plaintext[plaintext_start..]`.
     plaintext: Vec<u8>,
     plaintext_start: usize,
-    /// The body of the record being read (reused; at most the record limit).
-    ciphertext: Vec<u8>,
+    /// Ciphertext read from the transport and not yet opened:
+    /// `inbound[inbound_start..inbound_end]` (allocated at the first read:
+    /// a session's sending side never reads).
+    inbound: Vec<u8>,
+    inbound_start: usize,
+    inbound_end: usize,
     /// The records of the write being sent (reused).
     outgoing: Vec<u8>,
     reading: Direction,
     writing: Direction,
 }
 
-impl<S: Read + Write> TlsRecords<S> {
+impl<S> TlsRecords<S> {
     /// Continues the session `secrets` describes over `transport`, whose next
     /// byte is the start of a record. `unread_plaintext` is what the previous
     /// holder of the session decrypted and did not consume: the first reads
@@ -88,27 +104,13 @@ impl<S: Read + Write> TlsRecords<S> {
             rx_sequence,
             plaintext: unread_plaintext,
             plaintext_start: 0,
-            ciphertext: Vec::new(),
+            inbound: Vec::new(),
+            inbound_start: 0,
+            inbound_end: 0,
             outgoing: Vec::new(),
             reading: Direction::Open,
             writing: Direction::Open,
         })
-    }
-
-    /// Ends the sending side cleanly: sends close_notify and flushes. Reading
-    /// goes on until the peer's close_notify.
-    pub fn close(&mut self) -> io::Result<()> {
-        match self.writing {
-            Direction::Open => {}
-            Direction::Closed => return Ok(()),
-            Direction::Failed => return Err(TlsSessionError::Failed.into()),
-        }
-        self.outgoing.clear();
-        let alert = [ALERT_LEVEL_WARNING, u8::from(AlertDescription::CloseNotify)];
-        self.seal(ContentType::Alert, &alert)?;
-        self.send()?;
-        self.writing = Direction::Closed;
-        self.transport.flush()
     }
 
     /// The transport, to set timeouts or shut it down.
@@ -118,12 +120,6 @@ impl<S: Read + Write> TlsRecords<S> {
 
     pub fn get_mut(&mut self) -> &mut S {
         &mut self.transport
-    }
-
-    /// Whether a read returns plaintext already decrypted, without
-    /// reading the transport.
-    pub fn has_unread_plaintext(&self) -> bool {
-        self.plaintext_start < self.plaintext.len()
     }
 
     /// The sequence numbers of the next record sent and received.
@@ -147,6 +143,24 @@ impl<S: Read + Write> TlsRecords<S> {
         self.outgoing.extend_from_slice(&record.encode());
         Ok(())
     }
+}
+
+impl<S: Write> TlsRecords<S> {
+    /// Ends the sending side cleanly: sends close_notify and flushes. Reading
+    /// goes on until the peer's close_notify.
+    pub fn close(&mut self) -> io::Result<()> {
+        match self.writing {
+            Direction::Open => {}
+            Direction::Closed => return Ok(()),
+            Direction::Failed => return Err(TlsSessionError::Failed.into()),
+        }
+        self.outgoing.clear();
+        let alert = [ALERT_LEVEL_WARNING, u8::from(AlertDescription::CloseNotify)];
+        self.seal(ContentType::Alert, &alert)?;
+        self.send()?;
+        self.writing = Direction::Closed;
+        self.transport.flush()
+    }
 
     /// Writes `outgoing` to the transport. A write cut short leaves part of a
     /// record on the wire, after which the peer can read nothing: the sending
@@ -158,23 +172,75 @@ impl<S: Read + Write> TlsRecords<S> {
         }
         sent
     }
+}
 
+impl<S: Read> TlsRecords<S> {
     /// Reads and opens records until one carries plaintext (left in
-    /// `plaintext`), or the peer's close_notify.
+    /// `plaintext`), or the peer's close_notify. A transport without data
+    /// yet is no failure: its error is returned, and what was read stays.
     fn receive(&mut self) -> Result<(), TlsSessionError> {
         while self.reading == Direction::Open && self.plaintext_start == self.plaintext.len() {
-            if let Err(error) = self.receive_record() {
-                self.reading = Direction::Failed;
-                return Err(error);
+            match self.receive_record() {
+                Ok(()) => {}
+                Err(TlsSessionError::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {
+                    return Err(error.into());
+                }
+                Err(error) => {
+                    self.reading = Direction::Failed;
+                    return Err(error);
+                }
             }
         }
         Ok(())
     }
 
+    /// The next whole record in `inbound`, read from the transport as far as
+    /// needed: its header and where its body is. The length is checked from
+    /// the header before anything more is read.
+    fn next_record(&mut self) -> Result<(RecordHeader, Range<usize>), TlsSessionError> {
+        loop {
+            let buffered = &self.inbound[self.inbound_start..self.inbound_end];
+            if let Some(header) = buffered.first_chunk::<RECORD_HEADER_LEN>() {
+                let header = RecordHeader::parse(*header)?;
+                let body_start = self.inbound_start + RECORD_HEADER_LEN;
+                let body_end = body_start + header.length;
+                if body_end <= self.inbound_end {
+                    self.inbound_start = body_end;
+                    return Ok((header, body_start..body_end));
+                }
+            }
+            self.fill_inbound()?;
+        }
+    }
+
+    /// Reads what the transport has into `inbound`, after moving the part of
+    /// a record already there to its start: the end of the stream is an
+    /// error, `Truncated` between records and `TruncatedRecord` inside one.
+    fn fill_inbound(&mut self) -> Result<(), TlsSessionError> {
+        if self.inbound.is_empty() {
+            self.inbound = vec![0; INBOUND_CAPACITY];
+        }
+        self.inbound
+            .copy_within(self.inbound_start..self.inbound_end, 0);
+        self.inbound_end -= self.inbound_start;
+        self.inbound_start = 0;
+        loop {
+            match self.transport.read(&mut self.inbound[self.inbound_end..]) {
+                Ok(0) if self.inbound_end == 0 => return Err(TlsSessionError::Truncated),
+                Ok(0) => return Err(TlsSessionError::TruncatedRecord),
+                Ok(read) => {
+                    self.inbound_end += read;
+                    return Ok(());
+                }
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error.into()),
+            }
+        }
+    }
+
     /// Reads and opens one record.
     fn receive_record(&mut self) -> Result<(), TlsSessionError> {
-        let header = read_record(&mut self.transport, &mut self.ciphertext)?
-            .ok_or(TlsSessionError::Truncated)?;
+        let (header, body) = self.next_record()?;
         if header.content_type != ContentType::ApplicationData {
             return Err(TlsSessionError::UnexpectedOuterType(header.content_type));
         }
@@ -185,7 +251,7 @@ impl<S: Read + Write> TlsRecords<S> {
         let record = InboundOpaqueMessage::new(
             ContentType::ApplicationData,
             ProtocolVersion::TLSv1_2,
-            &mut self.ciphertext,
+            &mut self.inbound[body],
         );
         let message = self
             .decrypter
@@ -225,7 +291,7 @@ impl<S: Read + Write> TlsRecords<S> {
     }
 }
 
-impl<S: Read + Write> Read for TlsRecords<S> {
+impl<S: Read> Read for TlsRecords<S> {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
         if buffer.is_empty() {
             return Ok(0);
@@ -242,7 +308,7 @@ impl<S: Read + Write> Read for TlsRecords<S> {
     }
 }
 
-impl<S: Read + Write> Write for TlsRecords<S> {
+impl<S: Write> Write for TlsRecords<S> {
     fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
         match self.writing {
             Direction::Open => {}
@@ -350,6 +416,97 @@ mod tests {
                 "no close_notify"
             );
         }
+    }
+
+    /// A transport that gives what was sent in the parts it is cut into,
+    /// one part per read, a part of no bytes being a read that finds no
+    /// data (`WouldBlock`); it counts the reads.
+    struct Parts {
+        parts: std::collections::VecDeque<Vec<u8>>,
+        reads: usize,
+    }
+
+    impl Parts {
+        fn of(wire: &[u8], cuts: &[usize]) -> Self {
+            let mut parts = std::collections::VecDeque::new();
+            let mut start = 0;
+            for &cut in cuts {
+                parts.push_back(wire[start..cut].to_vec());
+                start = cut;
+            }
+            parts.push_back(wire[start..].to_vec());
+            Self { parts, reads: 0 }
+        }
+    }
+
+    impl Read for Parts {
+        fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+            self.reads += 1;
+            let Some(part) = self.parts.pop_front() else {
+                return Ok(0);
+            };
+            if part.is_empty() {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            assert!(part.len() <= buffer.len(), "a part larger than the read");
+            buffer[..part.len()].copy_from_slice(&part);
+            Ok(part.len())
+        }
+    }
+
+    /// The wire of `messages`, each written as its own records.
+    fn written(secrets: &TlsSessionSecrets, messages: &[&[u8]]) -> Vec<u8> {
+        let mut sender = TlsRecords::resume(Wire::default(), secrets, Vec::new()).unwrap();
+        for message in messages {
+            sender.write_all(message).unwrap();
+        }
+        sender.transport.0.into_inner()
+    }
+
+    #[test]
+    fn records_that_arrived_together_are_read_in_one_call() {
+        let (one, other) = mirrored(TlsSuite::Aes128GcmSha256);
+        let wire = written(&one, &[&[1; 1024], &[2; 100]]);
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &[]), &other, Vec::new()).unwrap();
+        let mut buffer = [0u8; 2048];
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 1024);
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 100);
+        assert_eq!(buffer[..100], [2; 100]);
+        assert_eq!(receiver.transport.reads, 1);
+    }
+
+    /// A read that finds no data, in a header or in a body, is returned as
+    /// such, and the session goes on from where it was.
+    #[test]
+    fn a_read_that_finds_no_data_inside_a_record_loses_nothing() {
+        let (one, other) = mirrored(TlsSuite::Chacha20Poly1305Sha256);
+        let wire = written(&one, &[b"first", b"second"]);
+        let cuts = [2, 2, 9, 9];
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &cuts), &other, Vec::new()).unwrap();
+        let mut buffer = [0u8; 16];
+        for _ in 0..2 {
+            let error = receiver.read(&mut buffer).unwrap_err();
+            assert_eq!(error.kind(), io::ErrorKind::WouldBlock);
+        }
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 5);
+        assert_eq!(&buffer[..5], b"first");
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 6);
+        assert_eq!(&buffer[..6], b"second");
+        let end = receiver.read(&mut buffer).unwrap_err();
+        assert_eq!(end.kind(), io::ErrorKind::UnexpectedEof, "no close_notify");
+    }
+
+    #[test]
+    fn a_stream_that_ends_inside_a_record_is_truncated() {
+        let (one, other) = mirrored(TlsSuite::Aes256GcmSha384);
+        let wire = written(&one, &[b"cut short"]);
+        let cut = Parts::of(&wire[..wire.len() - 1], &[]);
+        let mut receiver = TlsRecords::resume(cut, &other, Vec::new()).unwrap();
+        let error = receiver.read(&mut [0; 16]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the connection was closed in the middle of a TLS record"
+        );
     }
 
     #[test]
