@@ -9,7 +9,7 @@
 //! with an error saying so.
 
 use std::{
-    io::{self, Read, Write},
+    io::{self, IoSlice, Read, Write},
     ops::Range,
 };
 
@@ -67,6 +67,9 @@ pub struct TlsRecords<S> {
     decrypter: Box<dyn MessageDecrypter>,
     /// The sequence number of the next record sent.
     tx_sequence: u64,
+    /// The suite's confidentiality limit: the first sequence number that may
+    /// not be sent (the keys are never updated).
+    tx_limit: u64,
     /// The sequence number of the next record received.
     rx_sequence: u64,
     /// Plaintext received and not yet read: `plaintext[plaintext_start..]`.
@@ -101,6 +104,7 @@ impl<S> TlsRecords<S> {
             encrypter,
             decrypter,
             tx_sequence,
+            tx_limit: secrets.suite().confidentiality_limit(),
             rx_sequence,
             plaintext: unread_plaintext,
             plaintext_start: 0,
@@ -129,15 +133,22 @@ impl<S> TlsRecords<S> {
 
     /// Protects `plaintext` as one record of `content_type`, appended to
     /// `outgoing`.
-    fn seal(&mut self, content_type: ContentType, plaintext: &[u8]) -> Result<(), TlsSessionError> {
+    fn seal(
+        &mut self,
+        content_type: ContentType,
+        plaintext: OutboundChunks<'_>,
+    ) -> Result<(), TlsSessionError> {
         let sequence = self.tx_sequence;
-        self.tx_sequence = sequence
-            .checked_add(1)
-            .ok_or(TlsSessionError::SequenceExhausted)?;
+        if sequence >= self.tx_limit {
+            return Err(TlsSessionError::RecordLimit {
+                limit: self.tx_limit,
+            });
+        }
+        self.tx_sequence = sequence + 1;
         let message = OutboundPlainMessage {
             typ: content_type,
             version: ProtocolVersion::TLSv1_2,
-            payload: OutboundChunks::Single(plaintext),
+            payload: plaintext,
         };
         let record = self.encrypter.encrypt(message, sequence)?;
         self.outgoing.extend_from_slice(&record.encode());
@@ -156,10 +167,30 @@ impl<S: Write> TlsRecords<S> {
         }
         self.outgoing.clear();
         let alert = [ALERT_LEVEL_WARNING, u8::from(AlertDescription::CloseNotify)];
-        self.seal(ContentType::Alert, &alert)?;
+        self.seal(ContentType::Alert, OutboundChunks::Single(&alert))?;
         self.send()?;
         self.writing = Direction::Closed;
         self.transport.flush()
+    }
+
+    /// Protects up to [`MAX_WRITE_PLAINTEXT`] of `plaintext` as records of
+    /// at most 2^14 bytes and sends them in one write; how much was taken.
+    fn send_application_data(&mut self, plaintext: OutboundChunks<'_>) -> io::Result<usize> {
+        match self.writing {
+            Direction::Open => {}
+            Direction::Closed => return Err(TlsSessionError::Closed.into()),
+            Direction::Failed => return Err(TlsSessionError::Failed.into()),
+        }
+        let (mut rest, _) = plaintext.split_at(MAX_WRITE_PLAINTEXT);
+        let taken = rest.len();
+        self.outgoing.clear();
+        while !rest.is_empty() {
+            let (record, after) = rest.split_at(MAX_PLAINTEXT_LEN);
+            self.seal(ContentType::ApplicationData, record)?;
+            rest = after;
+        }
+        self.send()?;
+        Ok(taken)
     }
 
     /// Writes `outgoing` to the transport. A write cut short leaves part of a
@@ -310,18 +341,14 @@ impl<S: Read> Read for TlsRecords<S> {
 
 impl<S: Write> Write for TlsRecords<S> {
     fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
-        match self.writing {
-            Direction::Open => {}
-            Direction::Closed => return Err(TlsSessionError::Closed.into()),
-            Direction::Failed => return Err(TlsSessionError::Failed.into()),
-        }
-        let taken = &buffer[..buffer.len().min(MAX_WRITE_PLAINTEXT)];
-        self.outgoing.clear();
-        for chunk in taken.chunks(MAX_PLAINTEXT_LEN) {
-            self.seal(ContentType::ApplicationData, chunk)?;
-        }
-        self.send()?;
-        Ok(taken.len())
+        self.send_application_data(OutboundChunks::Single(buffer))
+    }
+
+    /// The slices' bytes as one stream: records that span slices, sent in
+    /// one system call (a launch's frame header and its inputs together).
+    fn write_vectored(&mut self, buffers: &[IoSlice<'_>]) -> io::Result<usize> {
+        let slices: Vec<&[u8]> = buffers.iter().map(|buffer| &**buffer).collect();
+        self.send_application_data(OutboundChunks::new(&slices))
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -510,6 +537,51 @@ mod tests {
     }
 
     #[test]
+    fn a_vectored_write_is_records_that_span_its_slices() {
+        let (one, other) = mirrored(TlsSuite::Aes128GcmSha256);
+        let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
+        let (head, body, tail) = (b"abc".to_vec(), vec![7u8; 20_000], b"tail!".to_vec());
+        let slices = [
+            IoSlice::new(&head),
+            IoSlice::new(&body),
+            IoSlice::new(&tail),
+        ];
+        assert_eq!(sender.write_vectored(&slices).unwrap(), 20_008);
+        let tag_and_type = 16 + 1;
+        assert_eq!(
+            record_lengths(sender.transport.0.get_ref()),
+            [16384 + tag_and_type, 3624 + tag_and_type]
+        );
+        let mut receiver = receiver_of(sender, &other);
+        let mut received = Vec::new();
+        let _ = receiver.read_to_end(&mut received);
+        assert_eq!(received, [head, body, tail].concat());
+    }
+
+    /// The keys are never updated, so no more records are sent under them
+    /// than the suite allows.
+    #[test]
+    fn no_record_is_sent_past_the_suites_confidentiality_limit() {
+        for suite in TlsSuite::ALL {
+            let (one, _) = mirrored(suite);
+            let limit = suite.confidentiality_limit();
+            let last = one.with_tx_sequence(limit - 1);
+            let mut sender = TlsRecords::resume(Wire::default(), &last, Vec::new()).unwrap();
+            sender.write_all(b"the last record").unwrap();
+            let error = sender.write(b"one too many").unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "the TLS session has sent the {limit} records its cipher suite allows under \
+                     one key, and cannot update its keys: open a new session"
+                ),
+                "{suite:?}"
+            );
+        }
+        assert_eq!(TlsSuite::Aes128GcmSha256.confidentiality_limit(), 1 << 24);
+    }
+
+    #[test]
     fn a_large_write_is_taken_in_bounded_parts() {
         let (one, _) = mirrored(TlsSuite::Aes128GcmSha256);
         let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
@@ -538,8 +610,15 @@ mod tests {
     fn empty_records_are_skipped_not_an_end_of_stream() {
         let (one, other) = mirrored(TlsSuite::Aes256GcmSha384);
         let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
-        sender.seal(ContentType::ApplicationData, &[]).unwrap();
-        sender.seal(ContentType::ApplicationData, b"after").unwrap();
+        sender
+            .seal(ContentType::ApplicationData, OutboundChunks::Single(&[]))
+            .unwrap();
+        sender
+            .seal(
+                ContentType::ApplicationData,
+                OutboundChunks::Single(b"after"),
+            )
+            .unwrap();
         sender.send().unwrap();
         let mut receiver = receiver_of(sender, &other);
         let mut buffer = [0u8; 16];
@@ -555,7 +634,7 @@ mod tests {
         sender
             .seal(
                 ContentType::Alert,
-                &[fatal, u8::from(AlertDescription::HandshakeFailure)],
+                OutboundChunks::Single(&[fatal, u8::from(AlertDescription::HandshakeFailure)]),
             )
             .unwrap();
         sender.send().unwrap();
