@@ -72,12 +72,12 @@ pub struct TlsRecords<S> {
     tx_limit: u64,
     /// The sequence number of the next record received.
     rx_sequence: u64,
-    /// Plaintext received and not yet read: `plaintext[plaintext_start..]`.
-    plaintext: Vec<u8>,
-    plaintext_start: usize,
+    /// Plaintext received and not yet read: `inbound[plaintext]`, a record
+    /// opened in place (or the plaintext handed over, at first).
+    plaintext: Range<usize>,
     /// Ciphertext read from the transport and not yet opened:
-    /// `inbound[inbound_start..inbound_end]` (allocated at the first read:
-    /// a session's sending side never reads).
+    /// `inbound[inbound_start..inbound_end]` (allocated in full at the first
+    /// read: a session's sending side never reads).
     inbound: Vec<u8>,
     inbound_start: usize,
     inbound_end: usize,
@@ -106,11 +106,10 @@ impl<S> TlsRecords<S> {
             tx_sequence,
             tx_limit: secrets.suite().confidentiality_limit(),
             rx_sequence,
-            plaintext: unread_plaintext,
-            plaintext_start: 0,
-            inbound: Vec::new(),
-            inbound_start: 0,
-            inbound_end: 0,
+            plaintext: 0..unread_plaintext.len(),
+            inbound_start: unread_plaintext.len(),
+            inbound_end: unread_plaintext.len(),
+            inbound: unread_plaintext,
             outgoing: Vec::new(),
             reading: Direction::Open,
             writing: Direction::Open,
@@ -210,7 +209,7 @@ impl<S: Read> TlsRecords<S> {
     /// `plaintext`), or the peer's close_notify. A transport without data
     /// yet is no failure: its error is returned, and what was read stays.
     fn receive(&mut self) -> Result<(), TlsSessionError> {
-        while self.reading == Direction::Open && self.plaintext_start == self.plaintext.len() {
+        while self.reading == Direction::Open && self.plaintext.is_empty() {
             match self.receive_record() {
                 Ok(()) => {}
                 Err(TlsSessionError::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {
@@ -226,8 +225,8 @@ impl<S: Read> TlsRecords<S> {
     }
 
     /// The next whole record in `inbound`, read from the transport as far as
-    /// needed: its header and where its body is. The length is checked from
-    /// the header before anything more is read.
+    /// needed: its header and where its body is. The length is checked as
+    /// soon as the header is in, before waiting for a body.
     fn next_record(&mut self) -> Result<(RecordHeader, Range<usize>), TlsSessionError> {
         loop {
             let buffered = &self.inbound[self.inbound_start..self.inbound_end];
@@ -248,8 +247,8 @@ impl<S: Read> TlsRecords<S> {
     /// a record already there to its start: the end of the stream is an
     /// error, `Truncated` between records and `TruncatedRecord` inside one.
     fn fill_inbound(&mut self) -> Result<(), TlsSessionError> {
-        if self.inbound.is_empty() {
-            self.inbound = vec![0; INBOUND_CAPACITY];
+        if self.inbound.len() < INBOUND_CAPACITY {
+            self.inbound.resize(INBOUND_CAPACITY, 0);
         }
         self.inbound
             .copy_within(self.inbound_start..self.inbound_end, 0);
@@ -279,6 +278,7 @@ impl<S: Read> TlsRecords<S> {
         self.rx_sequence = sequence
             .checked_add(1)
             .ok_or(TlsSessionError::SequenceExhausted)?;
+        let base = self.inbound.as_ptr() as usize;
         let record = InboundOpaqueMessage::new(
             ContentType::ApplicationData,
             ProtocolVersion::TLSv1_2,
@@ -293,9 +293,9 @@ impl<S: Read> TlsRecords<S> {
             })?;
         match message.typ {
             ContentType::ApplicationData => {
-                self.plaintext.clear();
-                self.plaintext.extend_from_slice(message.payload);
-                self.plaintext_start = 0;
+                // Opened in place: the payload lies within the record's body.
+                let start = message.payload.as_ptr() as usize - base;
+                self.plaintext = start..start + message.payload.len();
                 Ok(())
             }
             ContentType::Alert => match message.payload {
@@ -331,10 +331,10 @@ impl<S: Read> Read for TlsRecords<S> {
             return Err(TlsSessionError::Failed.into());
         }
         self.receive()?;
-        let unread = &self.plaintext[self.plaintext_start..];
+        let unread = &self.inbound[self.plaintext.clone()];
         let taken = unread.len().min(buffer.len());
         buffer[..taken].copy_from_slice(&unread[..taken]);
-        self.plaintext_start += taken;
+        self.plaintext.start += taken;
         Ok(taken)
     }
 }
