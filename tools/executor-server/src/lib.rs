@@ -11,6 +11,7 @@
 //! [`executor_runtime::local::LocalExecutor`] (`worker.rs`).
 
 mod activation;
+mod busy_workers;
 mod catalyst_assets;
 mod handover;
 mod handshake;
