@@ -1,12 +1,14 @@
 //! [`TlsRecords`]: a TLS 1.3 session continued on a raw stream, after rustls
-//! ran its handshake in another process. Application data is read and written
-//! as TLS 1.3 records protected by rustls's own record encrypter and decrypter
-//! (the ring provider's AEADs): this file frames records and counts sequence
-//! numbers, nothing more.
+//! ran its handshake (in another process, for the server's worker; in the
+//! same one, for the client). Application data is read and written as TLS 1.3
+//! records protected by rustls's own record encrypter and decrypter (the ring
+//! provider's AEADs): this file frames records and counts sequence numbers,
+//! nothing more.
 //!
 //! What a continued session cannot do: key updates and other post-handshake
-//! messages (rustls's key schedule stayed with the supervisor), which end it
-//! with an error saying so.
+//! messages (rustls's key schedule stays behind), which end it with an error
+//! saying so; and so it sends no more records than its suite allows under one
+//! key.
 
 use std::{
     io::{self, IoSlice, Read, Write},
@@ -58,9 +60,9 @@ enum Direction {
 /// records not yet whole, for the next read. This side is the session's last
 /// reader, so nothing needs to stay in the transport for another. A transport
 /// that has no data yet (`WouldBlock`: a read that must not wait, or a read
-/// timeout) loses nothing: the read can be tried again. Writes send records of at most 2^14 bytes of
-/// plaintext. Nothing is buffered on the way out: `flush` only flushes the
-/// transport.
+/// timeout) loses nothing: the read can be tried again. Writes send records of
+/// at most 2^14 bytes of plaintext. Nothing is buffered on the way out:
+/// `flush` only flushes the transport.
 pub struct TlsRecords<S> {
     transport: S,
     encrypter: Box<dyn MessageEncrypter>,
