@@ -1,7 +1,7 @@
 //! What a session's requests and replies go through: the socket itself, or a
 //! TLS session over it (`tls.rs`). One owned value reads and writes both
-//! ways; the socket under it is there for timeouts, peeking and shutting
-//! down.
+//! ways, and its reads can be told not to wait (to poll for a reply); the
+//! socket under it is there for timeouts, peeking and shutting down.
 
 use std::{
     io::{self, IoSlice, Read, Write},
@@ -9,7 +9,7 @@ use std::{
     time::Duration,
 };
 
-use executor_protocol::Stream;
+use executor_protocol::{PollableStream, Stream};
 
 use super::tls::TlsStream;
 
@@ -17,7 +17,7 @@ use super::tls::TlsStream;
 const CLOSE_NOTIFY_TIMEOUT: Duration = Duration::from_secs(1);
 
 pub(super) enum Channel {
-    Plain(Stream),
+    Plain(PollableStream),
     Tls(Box<TlsStream>),
 }
 
@@ -25,8 +25,18 @@ impl Channel {
     /// The socket the session runs over.
     pub fn socket(&self) -> &Stream {
         match self {
-            Self::Plain(stream) => stream,
-            Self::Tls(tls) => tls.get_ref(),
+            Self::Plain(stream) => stream.get_ref(),
+            Self::Tls(tls) => tls.get_ref().get_ref(),
+        }
+    }
+
+    /// While set, a read that finds nothing to read fails at once with
+    /// `io::ErrorKind::WouldBlock` instead of waiting (over TLS, a record
+    /// that came in part is kept for the next read).
+    pub fn set_dont_wait(&mut self, dont_wait: bool) {
+        match self {
+            Self::Plain(stream) => stream.set_dont_wait(dont_wait),
+            Self::Tls(tls) => tls.get_mut().set_dont_wait(dont_wait),
         }
     }
 
@@ -35,7 +45,10 @@ impl Channel {
     pub fn close(&mut self) {
         if let Self::Tls(tls) = self {
             // A server that reads nothing more must not hold this up.
-            let _ = tls.get_ref().set_write_timeout(Some(CLOSE_NOTIFY_TIMEOUT));
+            let _ = tls
+                .get_ref()
+                .get_ref()
+                .set_write_timeout(Some(CLOSE_NOTIFY_TIMEOUT));
             let _ = tls.close();
         }
         let _ = self.socket().shutdown(Shutdown::Both);

@@ -20,7 +20,7 @@ use std::{
 };
 
 use executor_protocol::{
-    Fingerprint, Stream,
+    Fingerprint, PollableStream, Stream,
     tls::{TlsRecords, TlsSessionSecrets},
 };
 use rustls::{
@@ -43,7 +43,7 @@ pub enum TlsTrust {
 }
 
 /// A session's TLS stream over its socket.
-pub(super) type TlsStream = TlsRecords<Stream>;
+pub(super) type TlsStream = TlsRecords<PollableStream>;
 
 /// Runs the TLS handshake with the server at `address` over `stream`, all of
 /// it within `timeout`; returns the session and the fingerprint of the
@@ -101,7 +101,8 @@ fn continue_session(connection: ClientConnection, stream: Stream) -> Result<TlsS
         .map_err(|error| cannot(&error))?;
     let secrets =
         TlsSessionSecrets::from_extracted(suite, secrets).map_err(|error| cannot(&error))?;
-    TlsRecords::resume(stream, &secrets, Vec::new()).map_err(|error| cannot(&error))
+    TlsRecords::resume(PollableStream::new(stream), &secrets, Vec::new())
+        .map_err(|error| cannot(&error))
 }
 
 /// The one line a failed handshake is reported as.

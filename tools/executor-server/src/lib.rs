@@ -23,7 +23,6 @@ mod listen;
 mod listener;
 mod pending;
 mod ping;
-mod request_stream;
 mod session;
 mod session_io;
 mod shutdown;

@@ -9,16 +9,13 @@
 
 use std::io::{self, Read, Write};
 
-use executor_protocol::{Stream, tls::TlsRecords};
+use executor_protocol::{PollableStream, Stream, tls::TlsRecords};
 
-use crate::{
-    handover::SessionTls, linger::close_gracefully, request_stream::RequestStream,
-    status::RecordLog,
-};
+use crate::{handover::SessionTls, linger::close_gracefully, status::RecordLog};
 
 pub(crate) enum RequestReader {
-    Plain(RequestStream),
-    Tls(TlsRecords<RequestStream>),
+    Plain(PollableStream),
+    Tls(TlsRecords<PollableStream>),
 }
 
 pub(crate) enum ReplyWriter {
@@ -41,7 +38,7 @@ pub(crate) fn split(
     let clone = stream.try_clone()?;
     Ok(match tls {
         None => (
-            RequestReader::Plain(RequestStream::new(clone)),
+            RequestReader::Plain(PollableStream::new(clone)),
             ReplyWriter::Plain(stream),
         ),
         Some(SessionTls {
@@ -49,7 +46,7 @@ pub(crate) fn split(
             unread_plaintext,
         }) => (
             RequestReader::Tls(TlsRecords::resume(
-                RequestStream::new(clone),
+                PollableStream::new(clone),
                 &secrets,
                 unread_plaintext,
             )?),
