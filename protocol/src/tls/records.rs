@@ -25,9 +25,10 @@ use super::record::{MAX_CIPHERTEXT_LEN, MAX_PLAINTEXT_LEN, RECORD_HEADER_LEN, Re
 use super::secrets::TlsSessionSecrets;
 
 /// How much plaintext one `write` call protects and sends, in one system call:
-/// enough records to amortize the call, bounded so that a large buffer is not
-/// copied whole into ciphertext first.
-const MAX_WRITE_PLAINTEXT: usize = 16 * MAX_PLAINTEXT_LEN;
+/// enough records to amortize the call, few enough that a large buffer is
+/// sent while the rest is encrypted (the peer decrypts the first records
+/// meanwhile), not after all of it.
+const MAX_WRITE_PLAINTEXT: usize = 4 * MAX_PLAINTEXT_LEN;
 
 /// How much ciphertext one read of the transport takes at most: four of the
 /// longest records, so that a small request is one system call and a large
@@ -83,8 +84,9 @@ pub struct TlsRecords<S> {
     inbound: Vec<u8>,
     inbound_start: usize,
     inbound_end: usize,
-    /// The records of the write being sent (reused).
-    outgoing: Vec<u8>,
+    /// The records of the write being sent, each as rustls encrypted it
+    /// (sent from there by one vectored write, not copied together first).
+    outgoing: Vec<Vec<u8>>,
     reading: Direction,
     writing: Direction,
 }
@@ -152,7 +154,7 @@ impl<S> TlsRecords<S> {
             payload: plaintext,
         };
         let record = self.encrypter.encrypt(message, sequence)?;
-        self.outgoing.extend_from_slice(&record.encode());
+        self.outgoing.push(record.encode());
         Ok(())
     }
 }
@@ -198,12 +200,30 @@ impl<S: Write> TlsRecords<S> {
     /// record on the wire, after which the peer can read nothing: the sending
     /// side has failed.
     fn send(&mut self) -> io::Result<()> {
-        let sent = self.transport.write_all(&self.outgoing);
+        let mut slices: Vec<IoSlice<'_>> = self
+            .outgoing
+            .iter()
+            .map(|record| IoSlice::new(record))
+            .collect();
+        let sent = write_all_vectored(&mut self.transport, &mut slices);
         if sent.is_err() {
             self.writing = Direction::Failed;
         }
         sent
     }
+}
+
+/// Writes all of `slices` (std's `write_all_vectored` is not stable yet).
+fn write_all_vectored(writer: &mut impl Write, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
+    while !slices.is_empty() {
+        match writer.write_vectored(slices) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(written) => IoSlice::advance_slices(&mut slices, written),
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
 }
 
 impl<S: Read> TlsRecords<S> {
