@@ -58,6 +58,12 @@ BULK_BYTES = 64 << 20
 # worker); sessions opened faster than that are not what this measures.
 FIRST_LAUNCH_PAUSE_S = 0.5
 
+# How long the server is left idle after a run of round trips, before the next
+# run: the warm worker its session took is replaced then (on a server confined
+# to one CPU, only once the session's worker leaves the CPU idle), not during
+# the next measured run (another server's, or the TCP echo's).
+AFTER_SESSION_PAUSE_S = 0.5
+
 # Where the processes of a run-time comparison may run: anywhere (the
 # scheduler's choice over every CPU), or all on CPU 0 (`taskset -c 0`), which
 # takes waking a thread on another, idle CPU out of the measurement.

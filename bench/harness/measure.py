@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 from .common import (
-    ASYNC_PIPELINE, ASYNC_RUNTIME, BULK_BYTES, C_RUNNER_UTILS, CLANG, EXECUTOR_OPT, EXECUTOR_PASS, EXECUTOR_PIPELINE,
-    EXECUTOR_SERVER, FIRST_LAUNCH_PAUSE_S, GNU_TIME, HOST_PIPELINE, KERNEL_PIPELINE, LLC, MLIR_OPT, MLIR_RUNNER,
-    MLIR_TRANSLATE,
+    AFTER_SESSION_PAUSE_S, ASYNC_PIPELINE, ASYNC_RUNTIME, BULK_BYTES, C_RUNNER_UTILS, CLANG, EXECUTOR_OPT,
+    EXECUTOR_PASS, EXECUTOR_PIPELINE, EXECUTOR_SERVER, FIRST_LAUNCH_PAUSE_S, GNU_TIME, HOST_PIPELINE,
+    KERNEL_PIPELINE, LLC, MLIR_OPT, MLIR_RUNNER, MLIR_TRANSLATE,
     PARSE_PRINT_PIPELINE, PLACEMENT_LABELS, PLACEMENTS, ROOT, RUNNER_UTILS, RUNTIME_LIB, TCP_ECHO, WORK, Binaries,
     Config, log, run,
 )
@@ -355,6 +355,7 @@ def bench_remote(config: Config, kernels: Path, placement: str) -> dict:
         tcp_echo, tcp_echo_processes = [], []
         for _ in range(config.remote_runs):
             values = floats(run([*prefix, *runner_command(rtt, HOST_LIBRARIES)]).stdout)
+            time.sleep(AFTER_SESSION_PAUSE_S)
             if len(values) != 3:
                 raise SystemExit(f"bench: remote_launch printed {values}, expected three numbers")
             for kind, value in zip(kinds, values):
@@ -591,6 +592,7 @@ def transport_round_trips(config: Config, kernels: Path, servers: dict, prefix, 
     for order in in_turn(config.remote_runs, *servers):
         for transport in order:
             values = floats(run([*prefix, *programs[transport]], env=env).stdout)
+            time.sleep(AFTER_SESSION_PAUSE_S)
             if len(values) != len(RTT_PRINTED):
                 raise SystemExit(f"bench: remote_launch over {transport} printed {values}, expected three numbers")
             for kind, value in zip(RTT_PRINTED, values):

@@ -7,8 +7,8 @@ import shlex
 import statistics
 
 from .common import (
-    ASYNC_PIPELINE, BULK_BYTES, DOC, TRANSPORTS_DOC, EXECUTOR_PASS, FIRST_LAUNCH_PAUSE_S, PLACEMENT_LABELS, PLACEMENTS, ROOT,
-    UPSTREAM_PASS,
+    AFTER_SESSION_PAUSE_S, ASYNC_PIPELINE, BULK_BYTES, DOC, TRANSPORTS_DOC, EXECUTOR_PASS, FIRST_LAUNCH_PAUSE_S,
+    PLACEMENT_LABELS, PLACEMENTS, ROOT, UPSTREAM_PASS,
 )
 from . import session_passes
 from .measure import CRITERION_BENCHES, compile_commands
@@ -300,7 +300,8 @@ def commands(context: dict) -> list:
         f"{config.remote_round_trips}` ([runtime/examples/tcp_echo_rtt.rs](../runtime/examples/tcp_echo_rtt.rs): "
         "the echoing end a thread of the timing process), and for reference the same with `processes` added "
         f"(the echoing end a process of its own, as an executor-server's worker is), {config.remote_runs} "
-        "processes each, alternating;")
+        f"processes each, alternating, the executor left idle for {AFTER_SESSION_PAUSE_S} s after each "
+        "session (its warm worker is replaced then, not in the next run);")
     add(f"- 64 MiB: [bench/remote_bulk.mlir](../bench/remote_bulk.mlir) on the same server, "
         f"{config.bulk_launches} launches per process timed one by one, against "
         f"[bench/socket_copy.py](../bench/socket_copy.py) `{BULK_BYTES} {config.bulk_launches}` (a loopback "
@@ -979,7 +980,8 @@ def transports(context: dict) -> list:
         "target counts as met when it is met both ways, for the round trips with and without a result. A "
         "Unix socket against TCP loopback: [bench/remote_launch.mlir](../bench/remote_launch.mlir) "
         f"({config.remote_round_trips:,} round trips of each kind per process, {config.remote_runs} processes "
-        "each) against `executor-server --listen unix:PATH` (the client's address `unix:PATH`) and "
+        f"each, the servers left idle for {AFTER_SESSION_PAUSE_S} s after each) against "
+        "`executor-server --listen unix:PATH` (the client's address `unix:PATH`) and "
         "`executor-server --listen 127.0.0.1:0`.")
     add("")
     if ts["tls"]:

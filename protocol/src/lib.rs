@@ -23,7 +23,8 @@
 //! - `dead_peer`: TCP keepalive and user timeout, so that both ends see a
 //!   peer whose link or host is gone;
 //! - `stream`: the connection, over TCP or a Unix-domain socket, as both
-//!   ends use it; `unix_socket`: the socket calls std does not offer;
+//!   ends use it, and reads of it that can be told not to wait;
+//!   `unix_socket`: the socket calls std does not offer;
 //! - `signal`: the names of the signals a `Crashed` reply carries;
 //! - `tls`: TLS 1.3 sessions handed from the supervisor, which ran the
 //!   handshake with rustls, to a worker that continues them on the socket.
@@ -59,5 +60,5 @@ pub use messages::{
     Step,
 };
 pub use signal::signal_name;
-pub use stream::{Stream, Transport};
+pub use stream::{PollableStream, Stream, Transport};
 pub use token_file::read_token_file;

@@ -6,6 +6,11 @@
 //! Writes on a Unix socket go through `send` with `MSG_NOSIGNAL`, as std's
 //! TCP writes do: a peer that is gone is an `EPIPE` error, never a `SIGPIPE`
 //! that would kill the host program (which may not ignore it).
+//!
+//! [`PollableStream`] is a stream whose reads can be told not to wait, so
+//! that a side waiting for the next message polls for it by reading it (one
+//! system call when it has arrived) rather than by peeking at it and then
+//! reading it (two).
 
 use std::{
     io::{self, IoSlice, Read, Write},
@@ -96,6 +101,16 @@ impl Stream {
         unix_socket::receive(self.as_fd(), buffer, libc::MSG_PEEK)
     }
 
+    /// One `recv` into `buffer`. With `dont_wait`, a read that finds no data
+    /// fails at once with `io::ErrorKind::WouldBlock`; without, it is what
+    /// reading the stream does (the socket's read timeout included). Other
+    /// threads reading the same socket are not affected, as they would be by
+    /// switching the socket to non-blocking mode.
+    pub fn receive(&self, buffer: &mut [u8], dont_wait: bool) -> io::Result<usize> {
+        let flags = if dont_wait { libc::MSG_DONTWAIT } else { 0 };
+        unix_socket::receive(self.as_fd(), buffer, flags)
+    }
+
     /// Prepares a TCP connection for the protocol's traffic: no Nagle delay
     /// (requests and replies are small messages answered one at a time),
     /// and reads and writes that fail once the peer's host has been silent
@@ -161,6 +176,53 @@ impl Write for Stream {
     }
 }
 
+/// A stream whose reads can be told not to wait ([`Stream::receive`]);
+/// writes go to the stream as they are.
+#[derive(Debug)]
+pub struct PollableStream {
+    stream: Stream,
+    /// While set, a read that finds no data fails at once with
+    /// `io::ErrorKind::WouldBlock` instead of blocking.
+    dont_wait: bool,
+}
+
+impl PollableStream {
+    pub fn new(stream: Stream) -> Self {
+        Self {
+            stream,
+            dont_wait: false,
+        }
+    }
+
+    pub fn set_dont_wait(&mut self, dont_wait: bool) {
+        self.dont_wait = dont_wait;
+    }
+
+    pub fn get_ref(&self) -> &Stream {
+        &self.stream
+    }
+}
+
+impl Read for PollableStream {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        self.stream.receive(buffer, self.dont_wait)
+    }
+}
+
+impl Write for PollableStream {
+    fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
+        (&self.stream).write(buffer)
+    }
+
+    fn write_vectored(&mut self, buffers: &[IoSlice<'_>]) -> io::Result<usize> {
+        (&self.stream).write_vectored(buffers)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 impl AsFd for Stream {
     fn as_fd(&self) -> BorrowedFd<'_> {
         match self {
@@ -205,6 +267,34 @@ mod tests {
     use std::{net::TcpListener, os::unix::net::UnixListener};
 
     use super::*;
+
+    fn connected_pair() -> (TcpStream, PollableStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let client = TcpStream::connect(listener.local_addr().expect("address")).expect("connect");
+        let (served, _) = listener.accept().expect("accept");
+        (client, PollableStream::new(Stream::Tcp(served)))
+    }
+
+    #[test]
+    fn a_read_that_must_not_wait_finds_nothing_then_takes_what_arrived() {
+        let (mut client, mut stream) = connected_pair();
+        let mut buffer = [0u8; 8];
+        stream.set_dont_wait(true);
+        let nothing = stream.read(&mut buffer).expect_err("nothing was sent");
+        assert_eq!(nothing.kind(), io::ErrorKind::WouldBlock);
+        client.write_all(b"abc").expect("send");
+        stream.set_dont_wait(false);
+        assert_eq!(stream.read(&mut buffer).expect("read"), 3);
+        assert_eq!(&buffer[..3], b"abc");
+    }
+
+    #[test]
+    fn the_end_of_the_stream_reads_as_zero_bytes() {
+        let (client, mut stream) = connected_pair();
+        drop(client);
+        let mut buffer = [0u8; 8];
+        assert_eq!(stream.read(&mut buffer).expect("read"), 0);
+    }
 
     #[test]
     fn a_handed_over_descriptor_is_the_kind_it_was() {

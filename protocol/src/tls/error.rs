@@ -40,6 +40,11 @@ pub enum TlsSessionError {
     Closed,
     #[error("the TLS record sequence numbers are used up")]
     SequenceExhausted,
+    #[error(
+        "the TLS session has sent the {limit} records its cipher suite allows under one key, \
+         and cannot update its keys: open a new session"
+    )]
+    RecordLimit { limit: u64 },
     #[error("{0} is not a TLS 1.3 cipher suite of the ring provider")]
     UnsupportedSuite(String),
     #[error("a {suite} key is {expected} bytes, not {actual}")]

@@ -9,9 +9,10 @@
 //! record layer on rustls's own record protection (the ring provider's
 //! AEADs). The kernel has no kTLS here, so the worker does this itself.
 //!
-//! - `record`: records on the wire, read one whole record at a time;
+//! - `record`: records on the wire, read one whole record at a time for the
+//!   handover;
 //! - `secrets`: the session's keys, as they cross to the worker;
-//! - `records`: the worker's record layer;
+//! - `records`: the worker's record layer, which reads ahead;
 //! - `handover`: the supervisor's record-exact stream and the handover;
 //! - `error`: what can go wrong, one line each.
 

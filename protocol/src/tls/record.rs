@@ -1,11 +1,12 @@
 //! TLS records on the wire (RFC 8446, section 5.1): a 5-byte header (content
 //! type, legacy version, length), then exactly `length` bytes of body.
 //!
-//! Both sides of the handover read a socket one whole record at a time with
+//! The supervisor reads a socket one whole record at a time with
 //! [`read_record`]: the header, then exactly its body, never a byte more. That
 //! is what lets a session change hands between two reads: whatever the peer
 //! sent after the last record read is still in the socket, whole, for the next
-//! reader.
+//! reader (the worker's [`TlsRecords`](super::TlsRecords), which reads ahead,
+//! since no one reads after it).
 
 use std::io::{self, Read};
 
@@ -37,7 +38,7 @@ impl RecordHeader {
     /// Checks a header: its content type is one of TLS's (change_cipher_spec,
     /// alert, handshake, application_data), its length within the limit. The
     /// legacy version is ignored, as RFC 8446 says.
-    fn parse(bytes: [u8; RECORD_HEADER_LEN]) -> Result<Self, TlsSessionError> {
+    pub(super) fn parse(bytes: [u8; RECORD_HEADER_LEN]) -> Result<Self, TlsSessionError> {
         if !(20..=23).contains(&bytes[0]) {
             return Err(TlsSessionError::NotTls {
                 content_type: bytes[0],

@@ -1,14 +1,19 @@
 //! [`TlsRecords`]: a TLS 1.3 session continued on a raw stream, after rustls
-//! ran its handshake in another process. Application data is read and written
-//! as TLS 1.3 records protected by rustls's own record encrypter and decrypter
-//! (the ring provider's AEADs): this file frames records and counts sequence
-//! numbers, nothing more.
+//! ran its handshake (in another process, for the server's worker; in the
+//! same one, for the client). Application data is read and written as TLS 1.3
+//! records protected by rustls's own record encrypter and decrypter (the ring
+//! provider's AEADs): this file frames records and counts sequence numbers,
+//! nothing more.
 //!
 //! What a continued session cannot do: key updates and other post-handshake
-//! messages (rustls's key schedule stayed with the supervisor), which end it
-//! with an error saying so.
+//! messages (rustls's key schedule stays behind), which end it with an error
+//! saying so; and so it sends no more records than its suite allows under one
+//! key.
 
-use std::io::{self, Read, Write};
+use std::{
+    io::{self, IoSlice, Read, Write},
+    ops::Range,
+};
 
 use rustls::crypto::cipher::{
     InboundOpaqueMessage, MessageDecrypter, MessageEncrypter, OutboundChunks, OutboundPlainMessage,
@@ -16,13 +21,19 @@ use rustls::crypto::cipher::{
 use rustls::{AlertDescription, ContentType, HandshakeType, ProtocolVersion};
 
 use super::error::TlsSessionError;
-use super::record::{MAX_PLAINTEXT_LEN, read_record};
+use super::record::{MAX_CIPHERTEXT_LEN, MAX_PLAINTEXT_LEN, RECORD_HEADER_LEN, RecordHeader};
 use super::secrets::TlsSessionSecrets;
 
 /// How much plaintext one `write` call protects and sends, in one system call:
-/// enough records to amortize the call, bounded so that a large buffer is not
-/// copied whole into ciphertext first.
-const MAX_WRITE_PLAINTEXT: usize = 16 * MAX_PLAINTEXT_LEN;
+/// enough records to amortize the call, few enough that a large buffer is
+/// sent while the rest is encrypted (the peer decrypts the first records
+/// meanwhile), not after all of it.
+const MAX_WRITE_PLAINTEXT: usize = 4 * MAX_PLAINTEXT_LEN;
+
+/// How much ciphertext one read of the transport takes at most: four of the
+/// longest records, so that a small request is one system call and a large
+/// one a call per four records.
+const INBOUND_CAPACITY: usize = 4 * (RECORD_HEADER_LEN + MAX_CIPHERTEXT_LEN);
 
 /// The alert level rustls and others send close_notify with (TLS 1.3 ignores
 /// it).
@@ -44,31 +55,43 @@ enum Direction {
 /// A TLS 1.3 session continued over `transport` (a `TcpStream` in practice):
 /// `Read` and `Write` of application data.
 ///
-/// Reads take one whole record at a time from the transport (header, then
-/// exactly its body), and return its plaintext, keeping what the caller did
-/// not take for the next read. Writes send records of at most 2^14 bytes of
-/// plaintext. Nothing is buffered on the way out: `flush` only flushes the
-/// transport.
+/// Reads take as much ciphertext as the transport has (up to
+/// [`INBOUND_CAPACITY`]) and return the plaintext of the records it
+/// completes, keeping what the caller did not take, and the ciphertext of
+/// records not yet whole, for the next read. This side is the session's last
+/// reader, so nothing needs to stay in the transport for another. A transport
+/// that has no data yet (`WouldBlock`: a read that must not wait, or a read
+/// timeout) loses nothing: the read can be tried again. Writes send records of
+/// at most 2^14 bytes of plaintext. Nothing is buffered on the way out:
+/// `flush` only flushes the transport.
 pub struct TlsRecords<S> {
     transport: S,
     encrypter: Box<dyn MessageEncrypter>,
     decrypter: Box<dyn MessageDecrypter>,
     /// The sequence number of the next record sent.
     tx_sequence: u64,
+    /// The suite's confidentiality limit: the first sequence number that may
+    /// not be sent (the keys are never updated).
+    tx_limit: u64,
     /// The sequence number of the next record received.
     rx_sequence: u64,
-    /// Plaintext received and not yet read: `plaintext[plaintext_start..]`.
-    plaintext: Vec<u8>,
-    plaintext_start: usize,
-    /// The body of the record being read (reused; at most the record limit).
-    ciphertext: Vec<u8>,
-    /// The records of the write being sent (reused).
-    outgoing: Vec<u8>,
+    /// Plaintext received and not yet read: `inbound[plaintext]`, a record
+    /// opened in place (or the plaintext handed over, at first).
+    plaintext: Range<usize>,
+    /// Ciphertext read from the transport and not yet opened:
+    /// `inbound[inbound_start..inbound_end]` (allocated in full at the first
+    /// read: a session's sending side never reads).
+    inbound: Vec<u8>,
+    inbound_start: usize,
+    inbound_end: usize,
+    /// The records of the write being sent, each as rustls encrypted it
+    /// (sent from there by one vectored write, not copied together first).
+    outgoing: Vec<Vec<u8>>,
     reading: Direction,
     writing: Direction,
 }
 
-impl<S: Read + Write> TlsRecords<S> {
+impl<S> TlsRecords<S> {
     /// Continues the session `secrets` describes over `transport`, whose next
     /// byte is the start of a record. `unread_plaintext` is what the previous
     /// holder of the session decrypted and did not consume: the first reads
@@ -85,30 +108,16 @@ impl<S: Read + Write> TlsRecords<S> {
             encrypter,
             decrypter,
             tx_sequence,
+            tx_limit: secrets.suite().confidentiality_limit(),
             rx_sequence,
-            plaintext: unread_plaintext,
-            plaintext_start: 0,
-            ciphertext: Vec::new(),
+            plaintext: 0..unread_plaintext.len(),
+            inbound_start: unread_plaintext.len(),
+            inbound_end: unread_plaintext.len(),
+            inbound: unread_plaintext,
             outgoing: Vec::new(),
             reading: Direction::Open,
             writing: Direction::Open,
         })
-    }
-
-    /// Ends the sending side cleanly: sends close_notify and flushes. Reading
-    /// goes on until the peer's close_notify.
-    pub fn close(&mut self) -> io::Result<()> {
-        match self.writing {
-            Direction::Open => {}
-            Direction::Closed => return Ok(()),
-            Direction::Failed => return Err(TlsSessionError::Failed.into()),
-        }
-        self.outgoing.clear();
-        let alert = [ALERT_LEVEL_WARNING, u8::from(AlertDescription::CloseNotify)];
-        self.seal(ContentType::Alert, &alert)?;
-        self.send()?;
-        self.writing = Direction::Closed;
-        self.transport.flush()
     }
 
     /// The transport, to set timeouts or shut it down.
@@ -120,12 +129,6 @@ impl<S: Read + Write> TlsRecords<S> {
         &mut self.transport
     }
 
-    /// Whether a read returns plaintext already decrypted, without
-    /// reading the transport.
-    pub fn has_unread_plaintext(&self) -> bool {
-        self.plaintext_start < self.plaintext.len()
-    }
-
     /// The sequence numbers of the next record sent and received.
     pub fn sequences(&self) -> (u64, u64) {
         (self.tx_sequence, self.rx_sequence)
@@ -133,48 +136,163 @@ impl<S: Read + Write> TlsRecords<S> {
 
     /// Protects `plaintext` as one record of `content_type`, appended to
     /// `outgoing`.
-    fn seal(&mut self, content_type: ContentType, plaintext: &[u8]) -> Result<(), TlsSessionError> {
+    fn seal(
+        &mut self,
+        content_type: ContentType,
+        plaintext: OutboundChunks<'_>,
+    ) -> Result<(), TlsSessionError> {
         let sequence = self.tx_sequence;
-        self.tx_sequence = sequence
-            .checked_add(1)
-            .ok_or(TlsSessionError::SequenceExhausted)?;
+        if sequence >= self.tx_limit {
+            return Err(TlsSessionError::RecordLimit {
+                limit: self.tx_limit,
+            });
+        }
+        self.tx_sequence = sequence + 1;
         let message = OutboundPlainMessage {
             typ: content_type,
             version: ProtocolVersion::TLSv1_2,
-            payload: OutboundChunks::Single(plaintext),
+            payload: plaintext,
         };
         let record = self.encrypter.encrypt(message, sequence)?;
-        self.outgoing.extend_from_slice(&record.encode());
+        self.outgoing.push(record.encode());
         Ok(())
+    }
+}
+
+impl<S: Write> TlsRecords<S> {
+    /// Ends the sending side cleanly: sends close_notify and flushes. Reading
+    /// goes on until the peer's close_notify.
+    pub fn close(&mut self) -> io::Result<()> {
+        match self.writing {
+            Direction::Open => {}
+            Direction::Closed => return Ok(()),
+            Direction::Failed => return Err(TlsSessionError::Failed.into()),
+        }
+        self.outgoing.clear();
+        let alert = [ALERT_LEVEL_WARNING, u8::from(AlertDescription::CloseNotify)];
+        self.seal(ContentType::Alert, OutboundChunks::Single(&alert))?;
+        self.send()?;
+        self.writing = Direction::Closed;
+        self.transport.flush()
+    }
+
+    /// Protects up to [`MAX_WRITE_PLAINTEXT`] of `plaintext` as records of
+    /// at most 2^14 bytes and sends them in one write; how much was taken.
+    fn send_application_data(&mut self, plaintext: OutboundChunks<'_>) -> io::Result<usize> {
+        match self.writing {
+            Direction::Open => {}
+            Direction::Closed => return Err(TlsSessionError::Closed.into()),
+            Direction::Failed => return Err(TlsSessionError::Failed.into()),
+        }
+        let (mut rest, _) = plaintext.split_at(MAX_WRITE_PLAINTEXT);
+        let taken = rest.len();
+        self.outgoing.clear();
+        while !rest.is_empty() {
+            let (record, after) = rest.split_at(MAX_PLAINTEXT_LEN);
+            self.seal(ContentType::ApplicationData, record)?;
+            rest = after;
+        }
+        self.send()?;
+        Ok(taken)
     }
 
     /// Writes `outgoing` to the transport. A write cut short leaves part of a
     /// record on the wire, after which the peer can read nothing: the sending
     /// side has failed.
     fn send(&mut self) -> io::Result<()> {
-        let sent = self.transport.write_all(&self.outgoing);
+        let mut slices: Vec<IoSlice<'_>> = self
+            .outgoing
+            .iter()
+            .map(|record| IoSlice::new(record))
+            .collect();
+        let sent = write_all_vectored(&mut self.transport, &mut slices);
         if sent.is_err() {
             self.writing = Direction::Failed;
         }
         sent
     }
+}
 
+/// Writes all of `slices` (std's `write_all_vectored` is not stable yet).
+fn write_all_vectored(writer: &mut impl Write, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
+    while !slices.is_empty() {
+        match writer.write_vectored(slices) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(written) => IoSlice::advance_slices(&mut slices, written),
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
+}
+
+impl<S: Read> TlsRecords<S> {
     /// Reads and opens records until one carries plaintext (left in
-    /// `plaintext`), or the peer's close_notify.
+    /// `plaintext`), or the peer's close_notify. A transport without data
+    /// yet is no failure: its error is returned, and what was read stays.
     fn receive(&mut self) -> Result<(), TlsSessionError> {
-        while self.reading == Direction::Open && self.plaintext_start == self.plaintext.len() {
-            if let Err(error) = self.receive_record() {
-                self.reading = Direction::Failed;
-                return Err(error);
+        while self.reading == Direction::Open && self.plaintext.is_empty() {
+            match self.receive_record() {
+                Ok(()) => {}
+                Err(TlsSessionError::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {
+                    return Err(error.into());
+                }
+                Err(error) => {
+                    self.reading = Direction::Failed;
+                    return Err(error);
+                }
             }
         }
         Ok(())
     }
 
+    /// The next whole record in `inbound`, read from the transport as far as
+    /// needed: its header and where its body is. The length is checked as
+    /// soon as the header is in, before waiting for a body.
+    fn next_record(&mut self) -> Result<(RecordHeader, Range<usize>), TlsSessionError> {
+        loop {
+            let buffered = &self.inbound[self.inbound_start..self.inbound_end];
+            if let Some(header) = buffered.first_chunk::<RECORD_HEADER_LEN>() {
+                let header = RecordHeader::parse(*header)?;
+                let body_start = self.inbound_start + RECORD_HEADER_LEN;
+                let body_end = body_start + header.length;
+                if body_end <= self.inbound_end {
+                    self.inbound_start = body_end;
+                    return Ok((header, body_start..body_end));
+                }
+            }
+            self.fill_inbound()?;
+        }
+    }
+
+    /// Reads what the transport has into `inbound`, after moving the part of
+    /// a record already there to its start: the end of the stream is an
+    /// error, `Truncated` between records and `TruncatedRecord` inside one.
+    fn fill_inbound(&mut self) -> Result<(), TlsSessionError> {
+        if self.inbound.len() < INBOUND_CAPACITY {
+            self.inbound.resize(INBOUND_CAPACITY, 0);
+        }
+        self.inbound
+            .copy_within(self.inbound_start..self.inbound_end, 0);
+        self.inbound_end -= self.inbound_start;
+        self.inbound_start = 0;
+        loop {
+            match self.transport.read(&mut self.inbound[self.inbound_end..]) {
+                Ok(0) if self.inbound_end == 0 => return Err(TlsSessionError::Truncated),
+                Ok(0) => return Err(TlsSessionError::TruncatedRecord),
+                Ok(read) => {
+                    self.inbound_end += read;
+                    return Ok(());
+                }
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error.into()),
+            }
+        }
+    }
+
     /// Reads and opens one record.
     fn receive_record(&mut self) -> Result<(), TlsSessionError> {
-        let header = read_record(&mut self.transport, &mut self.ciphertext)?
-            .ok_or(TlsSessionError::Truncated)?;
+        let (header, body) = self.next_record()?;
         if header.content_type != ContentType::ApplicationData {
             return Err(TlsSessionError::UnexpectedOuterType(header.content_type));
         }
@@ -182,10 +300,11 @@ impl<S: Read + Write> TlsRecords<S> {
         self.rx_sequence = sequence
             .checked_add(1)
             .ok_or(TlsSessionError::SequenceExhausted)?;
+        let base = self.inbound.as_ptr() as usize;
         let record = InboundOpaqueMessage::new(
             ContentType::ApplicationData,
             ProtocolVersion::TLSv1_2,
-            &mut self.ciphertext,
+            &mut self.inbound[body],
         );
         let message = self
             .decrypter
@@ -196,9 +315,9 @@ impl<S: Read + Write> TlsRecords<S> {
             })?;
         match message.typ {
             ContentType::ApplicationData => {
-                self.plaintext.clear();
-                self.plaintext.extend_from_slice(message.payload);
-                self.plaintext_start = 0;
+                // Opened in place: the payload lies within the record's body.
+                let start = message.payload.as_ptr() as usize - base;
+                self.plaintext = start..start + message.payload.len();
                 Ok(())
             }
             ContentType::Alert => match message.payload {
@@ -225,7 +344,7 @@ impl<S: Read + Write> TlsRecords<S> {
     }
 }
 
-impl<S: Read + Write> Read for TlsRecords<S> {
+impl<S: Read> Read for TlsRecords<S> {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
         if buffer.is_empty() {
             return Ok(0);
@@ -234,28 +353,24 @@ impl<S: Read + Write> Read for TlsRecords<S> {
             return Err(TlsSessionError::Failed.into());
         }
         self.receive()?;
-        let unread = &self.plaintext[self.plaintext_start..];
+        let unread = &self.inbound[self.plaintext.clone()];
         let taken = unread.len().min(buffer.len());
         buffer[..taken].copy_from_slice(&unread[..taken]);
-        self.plaintext_start += taken;
+        self.plaintext.start += taken;
         Ok(taken)
     }
 }
 
-impl<S: Read + Write> Write for TlsRecords<S> {
+impl<S: Write> Write for TlsRecords<S> {
     fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
-        match self.writing {
-            Direction::Open => {}
-            Direction::Closed => return Err(TlsSessionError::Closed.into()),
-            Direction::Failed => return Err(TlsSessionError::Failed.into()),
-        }
-        let taken = &buffer[..buffer.len().min(MAX_WRITE_PLAINTEXT)];
-        self.outgoing.clear();
-        for chunk in taken.chunks(MAX_PLAINTEXT_LEN) {
-            self.seal(ContentType::ApplicationData, chunk)?;
-        }
-        self.send()?;
-        Ok(taken.len())
+        self.send_application_data(OutboundChunks::Single(buffer))
+    }
+
+    /// The slices' bytes as one stream: records that span slices, sent in
+    /// one system call (a launch's frame header and its inputs together).
+    fn write_vectored(&mut self, buffers: &[IoSlice<'_>]) -> io::Result<usize> {
+        let slices: Vec<&[u8]> = buffers.iter().map(|buffer| &**buffer).collect();
+        self.send_application_data(OutboundChunks::new(&slices))
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -352,6 +467,142 @@ mod tests {
         }
     }
 
+    /// A transport that gives what was sent in the parts it is cut into,
+    /// one part per read, a part of no bytes being a read that finds no
+    /// data (`WouldBlock`); it counts the reads.
+    struct Parts {
+        parts: std::collections::VecDeque<Vec<u8>>,
+        reads: usize,
+    }
+
+    impl Parts {
+        fn of(wire: &[u8], cuts: &[usize]) -> Self {
+            let mut parts = std::collections::VecDeque::new();
+            let mut start = 0;
+            for &cut in cuts {
+                parts.push_back(wire[start..cut].to_vec());
+                start = cut;
+            }
+            parts.push_back(wire[start..].to_vec());
+            Self { parts, reads: 0 }
+        }
+    }
+
+    impl Read for Parts {
+        fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+            self.reads += 1;
+            let Some(part) = self.parts.pop_front() else {
+                return Ok(0);
+            };
+            if part.is_empty() {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            assert!(part.len() <= buffer.len(), "a part larger than the read");
+            buffer[..part.len()].copy_from_slice(&part);
+            Ok(part.len())
+        }
+    }
+
+    /// The wire of `messages`, each written as its own records.
+    fn written(secrets: &TlsSessionSecrets, messages: &[&[u8]]) -> Vec<u8> {
+        let mut sender = TlsRecords::resume(Wire::default(), secrets, Vec::new()).unwrap();
+        for message in messages {
+            sender.write_all(message).unwrap();
+        }
+        sender.transport.0.into_inner()
+    }
+
+    #[test]
+    fn records_that_arrived_together_are_read_in_one_call() {
+        let (one, other) = mirrored(TlsSuite::Aes128GcmSha256);
+        let wire = written(&one, &[&[1; 1024], &[2; 100]]);
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &[]), &other, Vec::new()).unwrap();
+        let mut buffer = [0u8; 2048];
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 1024);
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 100);
+        assert_eq!(buffer[..100], [2; 100]);
+        assert_eq!(receiver.transport.reads, 1);
+    }
+
+    /// A read that finds no data, in a header or in a body, is returned as
+    /// such, and the session goes on from where it was.
+    #[test]
+    fn a_read_that_finds_no_data_inside_a_record_loses_nothing() {
+        let (one, other) = mirrored(TlsSuite::Chacha20Poly1305Sha256);
+        let wire = written(&one, &[b"first", b"second"]);
+        let cuts = [2, 2, 9, 9];
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &cuts), &other, Vec::new()).unwrap();
+        let mut buffer = [0u8; 16];
+        for _ in 0..2 {
+            let error = receiver.read(&mut buffer).unwrap_err();
+            assert_eq!(error.kind(), io::ErrorKind::WouldBlock);
+        }
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 5);
+        assert_eq!(&buffer[..5], b"first");
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 6);
+        assert_eq!(&buffer[..6], b"second");
+        let end = receiver.read(&mut buffer).unwrap_err();
+        assert_eq!(end.kind(), io::ErrorKind::UnexpectedEof, "no close_notify");
+    }
+
+    #[test]
+    fn a_stream_that_ends_inside_a_record_is_truncated() {
+        let (one, other) = mirrored(TlsSuite::Aes256GcmSha384);
+        let wire = written(&one, &[b"cut short"]);
+        let cut = Parts::of(&wire[..wire.len() - 1], &[]);
+        let mut receiver = TlsRecords::resume(cut, &other, Vec::new()).unwrap();
+        let error = receiver.read(&mut [0; 16]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the connection was closed in the middle of a TLS record"
+        );
+    }
+
+    #[test]
+    fn a_vectored_write_is_records_that_span_its_slices() {
+        let (one, other) = mirrored(TlsSuite::Aes128GcmSha256);
+        let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
+        let (head, body, tail) = (b"abc".to_vec(), vec![7u8; 20_000], b"tail!".to_vec());
+        let slices = [
+            IoSlice::new(&head),
+            IoSlice::new(&body),
+            IoSlice::new(&tail),
+        ];
+        assert_eq!(sender.write_vectored(&slices).unwrap(), 20_008);
+        let tag_and_type = 16 + 1;
+        assert_eq!(
+            record_lengths(sender.transport.0.get_ref()),
+            [16384 + tag_and_type, 3624 + tag_and_type]
+        );
+        let mut receiver = receiver_of(sender, &other);
+        let mut received = Vec::new();
+        let _ = receiver.read_to_end(&mut received);
+        assert_eq!(received, [head, body, tail].concat());
+    }
+
+    /// The keys are never updated, so no more records are sent under them
+    /// than the suite allows.
+    #[test]
+    fn no_record_is_sent_past_the_suites_confidentiality_limit() {
+        for suite in TlsSuite::ALL {
+            let (one, _) = mirrored(suite);
+            let limit = suite.confidentiality_limit();
+            let last = one.with_tx_sequence(limit - 1);
+            let mut sender = TlsRecords::resume(Wire::default(), &last, Vec::new()).unwrap();
+            sender.write_all(b"the last record").unwrap();
+            let error = sender.write(b"one too many").unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "the TLS session has sent the {limit} records its cipher suite allows under \
+                     one key, and cannot update its keys: open a new session"
+                ),
+                "{suite:?}"
+            );
+        }
+        assert_eq!(TlsSuite::Aes128GcmSha256.confidentiality_limit(), 1 << 24);
+    }
+
     #[test]
     fn a_large_write_is_taken_in_bounded_parts() {
         let (one, _) = mirrored(TlsSuite::Aes128GcmSha256);
@@ -381,8 +632,15 @@ mod tests {
     fn empty_records_are_skipped_not_an_end_of_stream() {
         let (one, other) = mirrored(TlsSuite::Aes256GcmSha384);
         let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
-        sender.seal(ContentType::ApplicationData, &[]).unwrap();
-        sender.seal(ContentType::ApplicationData, b"after").unwrap();
+        sender
+            .seal(ContentType::ApplicationData, OutboundChunks::Single(&[]))
+            .unwrap();
+        sender
+            .seal(
+                ContentType::ApplicationData,
+                OutboundChunks::Single(b"after"),
+            )
+            .unwrap();
         sender.send().unwrap();
         let mut receiver = receiver_of(sender, &other);
         let mut buffer = [0u8; 16];
@@ -398,7 +656,7 @@ mod tests {
         sender
             .seal(
                 ContentType::Alert,
-                &[fatal, u8::from(AlertDescription::HandshakeFailure)],
+                OutboundChunks::Single(&[fatal, u8::from(AlertDescription::HandshakeFailure)]),
             )
             .unwrap();
         sender.send().unwrap();

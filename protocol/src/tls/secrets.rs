@@ -58,6 +58,14 @@ impl TlsSuite {
         }
     }
 
+    /// How many records may be sent under one key: past it, a TLS 1.3
+    /// sender must update its keys (RFC 8446, section 5.5).
+    pub fn confidentiality_limit(self) -> u64 {
+        self.to_rustls()
+            .tls13()
+            .map_or(u64::MAX, |suite| suite.common.confidentiality_limit)
+    }
+
     /// The suite's name as IANA spells it.
     pub fn name(self) -> &'static str {
         match self {

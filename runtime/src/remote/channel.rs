@@ -1,7 +1,7 @@
 //! What a session's requests and replies go through: the socket itself, or a
 //! TLS session over it (`tls.rs`). One owned value reads and writes both
-//! ways (a TLS session cannot be split into a reading and a writing half);
-//! the socket under it is there for timeouts, peeking and shutting down.
+//! ways, and its reads can be told not to wait (to poll for a reply); the
+//! socket under it is there for timeouts, peeking and shutting down.
 
 use std::{
     io::{self, IoSlice, Read, Write},
@@ -9,18 +9,15 @@ use std::{
     time::Duration,
 };
 
-use executor_protocol::Stream;
+use executor_protocol::{PollableStream, Stream};
 
 use super::tls::TlsStream;
-
-/// The most plaintext one vectored write over TLS takes: four records.
-const TLS_WRITE_CHUNK: usize = 64 * 1024;
 
 /// How long sending close_notify may wait on a full send buffer.
 const CLOSE_NOTIFY_TIMEOUT: Duration = Duration::from_secs(1);
 
 pub(super) enum Channel {
-    Plain(Stream),
+    Plain(PollableStream),
     Tls(Box<TlsStream>),
 }
 
@@ -28,8 +25,18 @@ impl Channel {
     /// The socket the session runs over.
     pub fn socket(&self) -> &Stream {
         match self {
-            Self::Plain(stream) => stream,
-            Self::Tls(tls) => &tls.sock,
+            Self::Plain(stream) => stream.get_ref(),
+            Self::Tls(tls) => tls.get_ref().get_ref(),
+        }
+    }
+
+    /// While set, a read that finds nothing to read fails at once with
+    /// `io::ErrorKind::WouldBlock` instead of waiting (over TLS, a record
+    /// that came in part is kept for the next read).
+    pub fn set_dont_wait(&mut self, dont_wait: bool) {
+        match self {
+            Self::Plain(stream) => stream.set_dont_wait(dont_wait),
+            Self::Tls(tls) => tls.get_mut().set_dont_wait(dont_wait),
         }
     }
 
@@ -38,9 +45,11 @@ impl Channel {
     pub fn close(&mut self) {
         if let Self::Tls(tls) = self {
             // A server that reads nothing more must not hold this up.
-            let _ = tls.sock.set_write_timeout(Some(CLOSE_NOTIFY_TIMEOUT));
-            tls.conn.send_close_notify();
-            let _ = tls.flush();
+            let _ = tls
+                .get_ref()
+                .get_ref()
+                .set_write_timeout(Some(CLOSE_NOTIFY_TIMEOUT));
+            let _ = tls.close();
         }
         let _ = self.socket().shutdown(Shutdown::Both);
     }
@@ -63,34 +72,12 @@ impl Write for Channel {
         }
     }
 
-    /// Plaintext: one system call for the slices (a launch's inputs are
-    /// written from the caller's buffers). TLS: the connection encrypts all
-    /// of them it takes into its records, sent in one go. (rustls's
-    /// `StreamOwned` takes only the first slice of a vectored write, so each
-    /// slice would be a record and a send of its own, and the server would
-    /// wake up for each.)
+    /// One system call for the slices (a launch's inputs are written from
+    /// the caller's buffers); over TLS, for the records they make.
     fn write_vectored(&mut self, buffers: &[IoSlice<'_>]) -> io::Result<usize> {
         match self {
             Self::Plain(stream) => stream.write_vectored(buffers),
-            Self::Tls(tls) => {
-                // At most TLS_WRITE_CHUNK at a time, so that a large input is
-                // sent while the rest is encrypted, not after all of it.
-                let mut chunk = Vec::with_capacity(buffers.len());
-                let mut room = TLS_WRITE_CHUNK;
-                for buffer in buffers {
-                    if room == 0 {
-                        break;
-                    }
-                    let part = &buffer[..buffer.len().min(room)];
-                    room -= part.len();
-                    chunk.push(IoSlice::new(part));
-                }
-                let taken = tls.conn.writer().write_vectored(&chunk)?;
-                while tls.conn.wants_write() {
-                    tls.conn.write_tls(&mut tls.sock)?;
-                }
-                Ok(taken)
-            }
+            Self::Tls(tls) => tls.write_vectored(buffers),
         }
     }
 

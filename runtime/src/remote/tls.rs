@@ -2,6 +2,9 @@
 //! certificate fingerprint, or the CA certificates of a file), the rustls
 //! configuration that trusts exactly that (TLS 1.3 only, the ring provider),
 //! and the handshake, whose every failure is one line saying what failed.
+//! After the handshake the session goes on in the protocol crate's record
+//! layer ([`TlsRecords`], as the server's worker does): rustls's buffered
+//! connection would copy every request and reply through buffers of its own.
 //!
 //! A pinned fingerprint is checked by [`PinnedCertificate`]: the server's
 //! certificate must be the one whose SHA-256 is pinned (so names and dates do
@@ -16,7 +19,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use executor_protocol::{Fingerprint, Stream};
+use executor_protocol::{
+    Fingerprint, PollableStream, Stream,
+    tls::{TlsRecords, TlsSessionSecrets},
+};
 use rustls::{
     CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, OtherError,
     RootCertStore, SignatureScheme,
@@ -37,7 +43,7 @@ pub enum TlsTrust {
 }
 
 /// A session's TLS stream over its socket.
-pub(super) type TlsStream = rustls::StreamOwned<ClientConnection, Stream>;
+pub(super) type TlsStream = TlsRecords<PollableStream>;
 
 /// Runs the TLS handshake with the server at `address` over `stream`, all of
 /// it within `timeout`; returns the session and the fingerprint of the
@@ -66,12 +72,37 @@ pub(super) fn handshake(
             return Err(explain(&error, observed.first, trust, timeout));
         }
     }
+    // The client's Finished, which complete_io leaves queued.
+    while connection.wants_write() {
+        if let Err(error) = connection.write_tls(&mut observed) {
+            return Err(explain(&error, observed.first, trust, timeout));
+        }
+    }
     let presented = connection
         .peer_certificates()
         .and_then(|chain| chain.first())
         .map(|certificate| Fingerprint::of_certificate(certificate))
         .ok_or_else(|| "the server presented no certificate".to_owned())?;
-    Ok((rustls::StreamOwned::new(connection, stream), presented))
+    Ok((continue_session(connection, stream)?, presented))
+}
+
+/// The session `connection` finished the handshake of, continued over
+/// `stream` by the record layer. Nothing of the server's is left in
+/// rustls's buffers: the server sends no session tickets, and nothing else
+/// until the client's first request.
+fn continue_session(connection: ClientConnection, stream: Stream) -> Result<TlsStream, String> {
+    let cannot =
+        |error: &dyn std::fmt::Display| format!("cannot continue the TLS session: {error}");
+    let suite = connection
+        .negotiated_cipher_suite()
+        .ok_or_else(|| cannot(&rustls::Error::HandshakeNotComplete))?;
+    let secrets = connection
+        .dangerous_extract_secrets()
+        .map_err(|error| cannot(&error))?;
+    let secrets =
+        TlsSessionSecrets::from_extracted(suite, secrets).map_err(|error| cannot(&error))?;
+    TlsRecords::resume(PollableStream::new(stream), &secrets, Vec::new())
+        .map_err(|error| cannot(&error))
 }
 
 /// The one line a failed handshake is reported as.
@@ -128,7 +159,7 @@ fn client_config(address: &str, trust: &TlsTrust) -> Result<Arc<ClientConfig>, S
     let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
         .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(|error| format!("cannot configure TLS: {error}"))?;
-    let config = match trust {
+    let mut config = match trust {
         TlsTrust::Fingerprint(expected) => builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(PinnedCertificate {
@@ -141,6 +172,8 @@ fn client_config(address: &str, trust: &TlsTrust) -> Result<Arc<ClientConfig>, S
             .with_root_certificates(read_roots(path)?)
             .with_no_client_auth(),
     };
+    // The session continues in the record layer after the handshake.
+    config.enable_secret_extraction = true;
     Ok(Arc::new(config))
 }
 

@@ -13,10 +13,7 @@ use std::{
 
 use executor_protocol::{Stream, unix_socket};
 
-use crate::{
-    pending::{Pending, Progress},
-    request_stream::receive,
-};
+use crate::pending::{Pending, Progress};
 
 pub(crate) struct HandshakeSocket<'s> {
     stream: &'s Stream,
@@ -108,9 +105,9 @@ impl<'s> HandshakeSocket<'s> {
 
 impl Read for HandshakeSocket<'_> {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        let read = match receive(self.stream, buffer, true) {
+        let read = match self.stream.receive(buffer, true) {
             Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
-                self.wait_for_client(|stream| receive(stream, buffer, false))
+                self.wait_for_client(|stream| stream.receive(buffer, false))
             }
             read => read,
         }?;

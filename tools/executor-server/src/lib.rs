@@ -12,6 +12,7 @@
 //! [`executor_runtime::local::LocalExecutor`] (`worker.rs`).
 
 mod activation;
+mod busy_workers;
 mod catalyst_assets;
 mod handover;
 mod handshake;
@@ -23,7 +24,6 @@ mod listen;
 mod listener;
 mod pending;
 mod ping;
-mod request_stream;
 mod session;
 mod session_dirs;
 mod session_io;

@@ -3,24 +3,19 @@
 //! Over TLS, both halves continue the session from the secrets the
 //! supervisor handed over: the reader, on a clone of the socket, receives
 //! (starting with the plaintext the supervisor left unread), the writer
-//! sends; each direction numbers its records on its own.
+//! sends; each direction numbers its records on its own. Either way a read
+//! can be told not to wait (the TLS records keep a record read in part for
+//! the next read).
 
-use std::{
-    io::{self, Read, Write},
-    os::fd::AsFd,
-};
+use std::io::{self, Read, Write};
 
-use executor_protocol::{Stream, tls::TlsRecords, unix_socket};
-use executor_runtime::polling::poll_briefly;
+use executor_protocol::{PollableStream, Stream, tls::TlsRecords};
 
-use crate::{
-    handover::SessionTls, linger::close_gracefully, request_stream::RequestStream,
-    status::RecordLog,
-};
+use crate::{handover::SessionTls, linger::close_gracefully, status::RecordLog};
 
 pub(crate) enum RequestReader {
-    Plain(RequestStream),
-    Tls(TlsRecords<Stream>),
+    Plain(PollableStream),
+    Tls(TlsRecords<PollableStream>),
 }
 
 pub(crate) enum ReplyWriter {
@@ -43,14 +38,18 @@ pub(crate) fn split(
     let clone = stream.try_clone()?;
     Ok(match tls {
         None => (
-            RequestReader::Plain(RequestStream::new(clone)),
+            RequestReader::Plain(PollableStream::new(clone)),
             ReplyWriter::Plain(stream),
         ),
         Some(SessionTls {
             secrets,
             unread_plaintext,
         }) => (
-            RequestReader::Tls(TlsRecords::resume(clone, &secrets, unread_plaintext)?),
+            RequestReader::Tls(TlsRecords::resume(
+                PollableStream::new(clone),
+                &secrets,
+                unread_plaintext,
+            )?),
             ReplyWriter::Tls {
                 records: TlsRecords::resume(stream, &secrets, Vec::new())?,
                 log,
@@ -60,39 +59,11 @@ pub(crate) fn split(
 }
 
 impl RequestReader {
-    /// Whether a read can be told not to wait: not over TLS, where a read
-    /// that stops inside a record would lose it.
-    pub fn can_poll(&self) -> bool {
-        matches!(self, Self::Plain(_))
-    }
-
     pub fn set_dont_wait(&mut self, dont_wait: bool) {
-        if let Self::Plain(stream) = self {
-            stream.set_dont_wait(dont_wait);
+        match self {
+            Self::Plain(stream) => stream.set_dont_wait(dont_wait),
+            Self::Tls(records) => records.get_mut().set_dont_wait(dont_wait),
         }
-    }
-
-    /// Over TLS, waits for [`executor_runtime::polling::POLL`] at most until
-    /// the next request's first bytes have arrived, peeking at the socket
-    /// without taking them (a read that stopped inside a record would lose
-    /// it), unless a request is decrypted already. Keeps the worker on its
-    /// CPU for a client that launches in a loop, as a plaintext session's
-    /// read that does not wait does.
-    pub fn poll_tls_briefly(&self) {
-        let Self::Tls(records) = self else {
-            return;
-        };
-        if records.has_unread_plaintext() {
-            return;
-        }
-        let socket = records.get_ref().as_fd();
-        poll_briefly(|| {
-            match unix_socket::receive(socket, &mut [0u8; 1], libc::MSG_PEEK | libc::MSG_DONTWAIT) {
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => None,
-                // Bytes, the end or an error: the read that follows takes it.
-                _ => Some(()),
-            }
-        });
     }
 }
 

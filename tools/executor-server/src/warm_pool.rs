@@ -2,8 +2,10 @@
 //! loaded LLVM, created its JIT and loaded the `--preload`ed libraries, and
 //! waits on its control channel, so that a new session skips the worker's
 //! start-up. Taking one starts its replacement in the background, after
-//! [`REFILL_DELAY`]. A worker still serves one session only: it is taken out
-//! of the pool for good.
+//! [`REFILL_DELAY`], and on a server confined to one CPU only once its
+//! workers leave that CPU idle (`busy_workers.rs`), for at most
+//! [`REFILL_PATIENCE`]. A worker still serves one session only: it is taken
+//! out of the pool for good.
 //!
 //! The workers are started by a thread of their own that lives as long as
 //! the server: a worker's parent-death signal fires when the *thread* that
@@ -15,7 +17,7 @@ use std::{
     time::Duration,
 };
 
-use crate::{Settings, spawn::SpawnedWorker};
+use crate::{Settings, busy_workers, spawn::SpawnedWorker};
 
 /// How long after a worker is taken its replacement starts. A worker's
 /// start-up takes tens of milliseconds of CPU time; started at once, it would
@@ -24,6 +26,11 @@ use crate::{Settings, spawn::SpawnedWorker};
 /// session that opens within this time after another finds no warm worker
 /// (unless `--warm-workers` is above 1) and starts its own.
 const REFILL_DELAY: Duration = Duration::from_millis(50);
+
+/// The longest a replacement waits for busy workers to leave a server's one
+/// CPU idle: a session that runs a loop of launches for longer pays for the
+/// start-up after all.
+const REFILL_PATIENCE: Duration = Duration::from_secs(1);
 
 /// How long the pool waits before trying again after a worker could not be
 /// started (out of processes or memory, say), instead of trying in a loop.
@@ -85,6 +92,7 @@ impl WarmPool {
                 }
                 drop(waiting);
                 std::thread::sleep(REFILL_DELAY);
+                busy_workers::wait_until_idle(REFILL_PATIENCE);
             } else {
                 drop(waiting);
             }

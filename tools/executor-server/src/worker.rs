@@ -5,9 +5,7 @@
 //! comes), and serves that session's requests. Before running any client
 //! symbol it records which in the status table it shares with the
 //! supervisor, so that a crash can be reported. Between requests it polls its
-//! socket for a moment before it blocks on it (`executor_runtime::polling`),
-//! except over TLS (`session_io.rs`), where a read cannot stop inside a
-//! record.
+//! socket for a moment before it blocks on it (`executor_runtime::polling`).
 
 use std::{
     collections::{HashMap, HashSet},
@@ -220,7 +218,7 @@ enum Reply {
 impl Worker {
     fn serve(mut self) {
         loop {
-            if self.reader.buffer().is_empty() && self.reader.get_ref().can_poll() {
+            if self.reader.buffer().is_empty() {
                 // A client launching in a loop sends its next request within
                 // the poll, and the worker is still on its CPU to take it:
                 // the poll reads it into the buffer.
@@ -231,8 +229,6 @@ impl Worker {
                     _ => Some(()),
                 });
                 self.reader.get_mut().set_dont_wait(false);
-            } else if self.reader.buffer().is_empty() {
-                self.reader.get_ref().poll_tls_briefly();
             }
             let request = match protocol::read_request(
                 &mut self.reader,
