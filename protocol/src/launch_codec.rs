@@ -11,6 +11,7 @@ use super::{
         INITIAL_PAYLOAD_CAPACITY, LENGTH_PREFIX_SIZE, decode_payload, read_length_prefix,
         read_up_to,
     },
+    stream::write_all_vectored,
     varint::{decode_varint, over_long_varint, push_varint, unzigzag, zigzag},
 };
 use executor_buffers::memref::{DenseBuffer, DenseView};
@@ -159,16 +160,7 @@ impl<'a> LaunchFrame<'a> {
         }
         slices.push(IoSlice::new(&self.encoded[start..]));
         slices.retain(|slice| !slice.is_empty());
-        let mut slices = &mut slices[..];
-        while !slices.is_empty() {
-            match writer.write_vectored(slices) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(written) => IoSlice::advance_slices(&mut slices, written),
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => return Err(error),
-            }
-        }
-        Ok(())
+        write_all_vectored(writer, &mut slices)
     }
 
     /// The whole frame in one buffer (for tests and tools).

@@ -262,6 +262,22 @@ pub fn transport_of(fd: BorrowedFd<'_>) -> io::Result<Transport> {
     }
 }
 
+/// Writes all of `slices` (std's `write_all_vectored` is not stable yet).
+pub(crate) fn write_all_vectored(
+    writer: &mut impl Write,
+    mut slices: &mut [IoSlice<'_>],
+) -> io::Result<()> {
+    while !slices.is_empty() {
+        match writer.write_vectored(slices) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(written) => IoSlice::advance_slices(&mut slices, written),
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use std::{net::TcpListener, os::unix::net::UnixListener};

@@ -23,6 +23,7 @@ use rustls::{AlertDescription, ContentType, HandshakeType, ProtocolVersion};
 use super::error::TlsSessionError;
 use super::record::{MAX_CIPHERTEXT_LEN, MAX_PLAINTEXT_LEN, RECORD_HEADER_LEN, RecordHeader};
 use super::secrets::TlsSessionSecrets;
+use crate::stream::write_all_vectored;
 
 /// How much plaintext one `write` call protects and sends, in one system call:
 /// enough records to amortize the call, few enough that a large buffer is
@@ -211,19 +212,6 @@ impl<S: Write> TlsRecords<S> {
         }
         sent
     }
-}
-
-/// Writes all of `slices` (std's `write_all_vectored` is not stable yet).
-fn write_all_vectored(writer: &mut impl Write, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
-    while !slices.is_empty() {
-        match writer.write_vectored(slices) {
-            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(written) => IoSlice::advance_slices(&mut slices, written),
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(error) => return Err(error),
-        }
-    }
-    Ok(())
 }
 
 impl<S: Read> TlsRecords<S> {
