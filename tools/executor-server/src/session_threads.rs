@@ -42,6 +42,10 @@ impl SessionThreads {
         let mut state = self.state();
         if state.waiting > state.connections.len() {
             state.connections.push_back(connection);
+            // Notified once the lock is released: a thread woken while it is
+            // held would run, find it taken and sleep again, two more
+            // context switches before the handshake on one CPU.
+            drop(state);
             self.queued.notify_one();
             return Ok(());
         }
