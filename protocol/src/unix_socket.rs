@@ -115,6 +115,13 @@ pub fn receive(fd: BorrowedFd<'_>, buffer: &mut [u8], flags: libc::c_int) -> io:
     usize::try_from(received).map_err(|_| io::Error::last_os_error())
 }
 
+/// The effective uid of this process: whom a Unix socket's peer must be to
+/// be this process's user.
+pub fn own_uid() -> libc::uid_t {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() }
+}
+
 /// The uid of the process at the other end of the connected Unix socket
 /// `fd`, as the kernel recorded it when it connected.
 pub fn peer_uid(fd: BorrowedFd<'_>) -> io::Result<libc::uid_t> {
@@ -169,9 +176,7 @@ mod tests {
     #[test]
     fn the_peer_is_this_process_s_user() {
         let (ours, _theirs) = UnixStream::pair().unwrap();
-        // SAFETY: geteuid has no preconditions.
-        let uid = unsafe { libc::geteuid() };
-        assert_eq!(peer_uid(ours.as_fd()).unwrap(), uid);
+        assert_eq!(peer_uid(ours.as_fd()).unwrap(), own_uid());
     }
 
     #[test]

@@ -54,6 +54,7 @@ use std::{
 use thiserror::Error;
 
 use executor_abi::address::Address;
+use executor_protocol::unix_socket;
 
 pub use activation::sockets_passed;
 pub use listen::is_loopback_only;
@@ -275,8 +276,7 @@ impl Server {
             });
         }
         let allowed_uids = if config.allow_uids.is_empty() {
-            // SAFETY: geteuid has no preconditions.
-            vec![unsafe { libc::geteuid() }]
+            vec![unix_socket::own_uid()]
         } else {
             config.allow_uids
         };

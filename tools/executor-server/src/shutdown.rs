@@ -14,10 +14,8 @@ use std::{
 };
 
 use crate::{
-    catalyst_assets,
-    session_dirs::SessionDirectories,
-    socket_file::SocketFile,
-    work_dir::{self, WorkDirClaim},
+    catalyst_assets, session_dirs::SessionDirectories, socket_file::SocketFile,
+    work_dir::WorkDirClaim,
 };
 use executor_protocol::signal_name;
 
@@ -73,9 +71,6 @@ impl LiveSessions {
             if let Some(worker) = session.worker {
                 kill_process_group(worker);
             }
-            // Also when the worker is gone and its supervisor has not
-            // removed its link yet.
-            catalyst_assets::remove_links_to(&work_dir::asset_directory(&session.directory));
             let removed = std::fs::remove_dir_all(&session.directory);
             // Gone already is what was wanted.
             if let Err(error) = removed.or_else(|error| match error.kind() {
@@ -134,6 +129,9 @@ pub(crate) fn exit_cleanly_on_termination(
                         "stopping: ending the sessions' workers and removing their directories"
                     );
                     sessions.end_all();
+                    // The workers' links, the warm workers' too, which die
+                    // with the server.
+                    catalyst_assets::remove_links_of_children();
                     directories.remove_spare();
                     for file in socket_files.iter() {
                         file.remove();

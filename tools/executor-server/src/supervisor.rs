@@ -39,7 +39,6 @@ use crate::{
     status::{RecordsSent, RunningSymbols, StatusTable},
     steps,
     warm_pool::WarmPool,
-    work_dir,
 };
 use executor_protocol::{
     self as protocol, Response, Step, Stream, signal_name,
@@ -127,6 +126,8 @@ pub(crate) fn run(
     // processes its kernels started end with the session.
     live_sessions.set_worker(id, None);
     kill_process_group(child.id());
+    // A killed worker leaves its link to Catalyst's asset path behind.
+    catalyst_assets::remove_link_of(child.id());
     let exit = match child.wait() {
         Ok(exit) => exit,
         Err(error) => {
@@ -134,7 +135,6 @@ pub(crate) fn run(
             return;
         }
     };
-    catalyst_assets::remove_links_to(&work_dir::asset_directory(directory));
     // The worker is gone: what the table says now is what it was running,
     // and, over TLS, where its records stopped. The report goes on as its
     // next record, unless it died while sending: which numbers it used is

@@ -64,6 +64,9 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     let executor_start = Instant::now();
     let started = start_executor(&config.preload);
     let executor_start = steps::since(steps::EXECUTOR_START, executor_start);
+    // Leads to the working directory, which becomes the session's asset
+    // directory as the session comes.
+    let catalyst_asset_link = CatalystAssetLink::create();
     let Some(session) = handover::receive_session(control.as_fd())
         .map_err(|error| ServerError::Worker(format!("cannot receive a session: {error}")))?
     else {
@@ -94,7 +97,6 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     let assets = enter_asset_directory(&session_dir).map_err(|error| {
         ServerError::Worker(format!("cannot enter the asset directory: {error}"))
     })?;
-    let catalyst_asset_link = CatalystAssetLink::create(&assets);
     Worker {
         writer,
         reader,
@@ -183,7 +185,8 @@ struct Worker {
     directory: PathBuf,
     /// Its `assets` directory, the worker's working directory.
     assets: PathBuf,
-    /// Catalyst's path to the assets, removed when the session ends.
+    /// Catalyst's path to the assets (a link to the working directory),
+    /// removed when the session ends.
     _catalyst_asset_link: Option<CatalystAssetLink>,
     max_message_size: u32,
     /// Object names already loaded: a name is loaded once per session.

@@ -1066,10 +1066,18 @@ fn a_kernel_finds_its_asset_under_catalysts_path_while_its_session_lasts() {
     let asset = asset.to_str().unwrap();
     let tmpdir = scratch.path().join("tmp");
     std::fs::create_dir(&tmpdir).unwrap();
-    let server = Server::start_with(&[], |command| {
+    let mut server = Server::start_with(&[], |command| {
         command.env("TMPDIR", &tmpdir);
     });
     let links = tmpdir.join("catalyst-assets");
+    // The warm worker links Catalyst's path before its session comes.
+    let warm = server.wait_for_workers(1)[0];
+    let warm_link = links.join(warm.to_string());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::fs::symlink_metadata(&warm_link).is_err() {
+        assert!(Instant::now() < deadline, "no link {warm_link:?}");
+        sleep(Duration::from_millis(20));
+    }
     let open = || {
         let session = server.connect().unwrap();
         session
@@ -1081,6 +1089,7 @@ fn a_kernel_finds_its_asset_under_catalysts_path_while_its_session_lasts() {
     };
 
     let (session, link) = open();
+    assert_eq!(link, warm_link, "the session is not the warm worker's");
     let read = launch_1d(&session, "_mlir_ciface_read_catalyst_asset", object, &[]).unwrap();
     assert_eq!(read, floats(&[5., 6.]));
     session.close().unwrap();
@@ -1098,7 +1107,22 @@ fn a_kernel_finds_its_asset_under_catalysts_path_while_its_session_lasts() {
         std::fs::symlink_metadata(&link).is_err(),
         "{link:?} outlives its killed worker"
     );
-    assert!(!links.exists(), "{links:?} outlives its last link");
+    // A server that stops removes its warm workers' links, and the
+    // directory with the last.
+    let waiting = server.wait_for_workers(1)[0];
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::fs::symlink_metadata(links.join(waiting.to_string())).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "no link for the warm worker {waiting}"
+        );
+        sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill takes a process id and a signal number.
+    let signalled = unsafe { libc::kill(server.process.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(signalled, 0);
+    assert!(server.process.wait().unwrap().success());
+    assert!(!links.exists(), "{links:?} outlives the server");
 }
 
 #[test]
