@@ -3,7 +3,9 @@
 //! the client has not sent, its pending entry says so (so that it can be
 //! shed to make room, `pending.rs`). The TLS handshake and the `Hello` both
 //! go through it; once the client is welcomed, it reads and writes without
-//! deadline.
+//! deadline. Bytes that have not come yet are polled for briefly before the
+//! read blocks (`executor_runtime::polling`): a client sends its `Hello` right
+//! after connecting, usually within the poll.
 
 use std::{
     io::{self, Read, Write},
@@ -12,6 +14,7 @@ use std::{
 };
 
 use executor_protocol::{Stream, unix_socket};
+use executor_runtime::polling::poll_briefly;
 
 use crate::pending::{Pending, Progress};
 
@@ -60,13 +63,27 @@ impl<'s> HandshakeSocket<'s> {
         let peek = |stream: &Stream, first: &mut [u8], flags| {
             unix_socket::receive(stream.as_fd(), first, libc::MSG_PEEK | flags)
         };
-        let peeked = match peek(self.stream, &mut first, libc::MSG_DONTWAIT) {
+        let peeked = match self.poll(|stream| peek(stream, &mut first, libc::MSG_DONTWAIT)) {
             Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
                 self.wait_for_client(|stream| peek(stream, &mut first, 0))
             }
             peeked => peeked,
         }?;
         Ok((peeked == 1).then_some(first[0]))
+    }
+
+    /// Calls `attempt`, a read that does not wait, until it finds bytes (or
+    /// the end, or an error) or the poll is over; its last result.
+    fn poll(&self, mut attempt: impl FnMut(&Stream) -> io::Result<usize>) -> io::Result<usize> {
+        let mut last = Err(io::ErrorKind::WouldBlock.into());
+        poll_briefly(|| {
+            last = attempt(self.stream);
+            match &last {
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => None,
+                _ => Some(()),
+            }
+        });
+        last
     }
 
     /// Runs `read` at once if the client sent something, else once it does,
@@ -105,7 +122,7 @@ impl<'s> HandshakeSocket<'s> {
 
 impl Read for HandshakeSocket<'_> {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        let read = match self.stream.receive(buffer, true) {
+        let read = match self.poll(|stream| stream.receive(buffer, true)) {
             Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
                 self.wait_for_client(|stream| stream.receive(buffer, false))
             }
