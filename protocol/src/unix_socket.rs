@@ -115,8 +115,7 @@ pub fn receive(fd: BorrowedFd<'_>, buffer: &mut [u8], flags: libc::c_int) -> io:
     usize::try_from(received).map_err(|_| io::Error::last_os_error())
 }
 
-/// The effective uid of this process: whom a Unix socket's peer must be to
-/// be this process's user.
+/// The effective uid of this process.
 pub fn own_uid() -> libc::uid_t {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() }

@@ -126,7 +126,8 @@ pub(crate) fn run(
     // processes its kernels started end with the session.
     live_sessions.set_worker(id, None);
     kill_process_group(child.id());
-    // A killed worker leaves its link to Catalyst's asset path behind.
+    // A killed worker leaves its link to Catalyst's asset path behind:
+    // removed before it is reaped, while its pid names no other process.
     catalyst_assets::remove_link_of(child.id());
     let exit = match child.wait() {
         Ok(exit) => exit,

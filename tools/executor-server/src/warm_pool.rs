@@ -17,7 +17,7 @@ use std::{
     time::Duration,
 };
 
-use crate::{Settings, busy_workers, spawn::SpawnedWorker};
+use crate::{Settings, busy_workers, catalyst_assets, spawn::SpawnedWorker};
 
 /// How long after a worker is taken its replacement starts. A worker's
 /// start-up takes tens of milliseconds of CPU time; started at once, it would
@@ -71,6 +71,9 @@ impl WarmPool {
                 Some(worker)
             } else {
                 tracing::warn!(pid = worker.pid(), "a warm worker died while it waited");
+                // Its pid is free again, but no other worker has linked it:
+                // a worker makes its link only once its executor has started.
+                catalyst_assets::remove_link_of(worker.pid());
                 None
             }
         });

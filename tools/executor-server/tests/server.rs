@@ -996,8 +996,22 @@ fn without_warm_workers_each_session_starts_its_own() {
 
 #[test]
 fn a_warm_worker_that_died_while_waiting_is_not_given_a_session() {
-    let server = Server::start(&["--warm-workers", "1"]);
+    let tmpdir = tempfile::tempdir().unwrap();
+    let server = Server::start_with(&["--warm-workers", "1"], |command| {
+        command.env("TMPDIR", tmpdir.path());
+    });
     let warm = server.wait_for_workers(1);
+    // Killed once it has linked Catalyst's asset path, which the server
+    // removes when it finds the worker dead.
+    let link = tmpdir
+        .path()
+        .join("catalyst-assets")
+        .join(warm[0].to_string());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::fs::symlink_metadata(&link).is_err() {
+        assert!(Instant::now() < deadline, "no link {link:?}");
+        sleep(Duration::from_millis(10));
+    }
     // SAFETY: kill takes a process id and a signal number.
     let killed = unsafe { libc::kill(warm[0] as libc::pid_t, libc::SIGKILL) };
     assert_eq!(killed, 0);
@@ -1011,6 +1025,10 @@ fn a_warm_worker_that_died_while_waiting_is_not_given_a_session() {
     let (mut stream, max_message_size) = server.raw_session();
     round_trip(&mut stream, max_message_size);
     assert_ne!(server.worker_of(&server.session_dirs()[0]), warm[0]);
+    assert!(
+        std::fs::symlink_metadata(&link).is_err(),
+        "{link:?} outlives its dead warm worker"
+    );
 }
 
 #[test]
