@@ -103,8 +103,8 @@ pub struct TlsRecords<S> {
     reading: Direction,
     writing: Direction,
     /// What refused a record after others whose plaintext a read returned:
-    /// the next read's error.
-    deferred: Option<TlsSessionError>,
+    /// the next read's error (boxed: it is rare, the session is not).
+    deferred: Option<Box<TlsSessionError>>,
 }
 
 impl<S> TlsRecords<S> {
@@ -269,7 +269,7 @@ impl<S: Read> TlsRecords<S> {
             None => {}
             Some(Stop::CloseNotify) => self.reading = Direction::Closed,
             Some(Stop::Failed(error)) if opened.plaintext == 0 => return Err(error),
-            Some(Stop::Failed(error)) => self.deferred = Some(error),
+            Some(Stop::Failed(error)) => self.deferred = Some(Box::new(error)),
         }
         Ok(opened.plaintext)
     }
@@ -354,7 +354,7 @@ impl<S: Read> Read for TlsRecords<S> {
                 Direction::Failed => return Err(TlsSessionError::Failed.into()),
             }
             let received = match self.deferred.take() {
-                Some(error) => Err(error),
+                Some(error) => Err(*error),
                 None => self.receive(buffer),
             };
             match received {
