@@ -25,10 +25,11 @@ use super::secrets::TlsSessionSecrets;
 use crate::stream::write_all_vectored;
 
 /// How much plaintext one `write` call protects and sends, in one system call:
-/// enough records to amortize the call, few enough that a large buffer is
-/// sent while the rest is encrypted (the peer decrypts the first records
+/// enough records to amortize the call and the peer's wake-up (which, on one
+/// CPU, takes it from the sender), few enough that a large buffer is sent
+/// while the rest is encrypted (the peer decrypts the first records
 /// meanwhile), not after all of it.
-const MAX_WRITE_PLAINTEXT: usize = 4 * MAX_PLAINTEXT_LEN;
+const MAX_WRITE_PLAINTEXT: usize = 16 * MAX_PLAINTEXT_LEN;
 
 /// How much ciphertext one read of the transport into the session's own
 /// buffer takes at most: four of the longest records, so that a small
