@@ -12,12 +12,15 @@
 //! - `record`: records on the wire, read one whole record at a time for the
 //!   handover;
 //! - `secrets`: the session's keys, as they cross to the worker;
-//! - `records`: the worker's record layer, which reads ahead;
+//! - `records`: the record layer of the worker and the client, which reads
+//!   ahead;
+//! - `opener`: opening received records in place;
 //! - `handover`: the supervisor's record-exact stream and the handover;
 //! - `error`: what can go wrong, one line each.
 
 mod error;
 mod handover;
+mod opener;
 mod record;
 mod records;
 mod secrets;

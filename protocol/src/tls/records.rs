@@ -3,7 +3,7 @@
 //! same one, for the client). Application data is read and written as TLS 1.3
 //! records protected by rustls's own record encrypter and decrypter (the ring
 //! provider's AEADs): this file frames records and counts sequence numbers,
-//! nothing more.
+//! nothing more; `opener` opens what it receives.
 //!
 //! What a continued session cannot do: key updates and other post-handshake
 //! messages (rustls's key schedule stays behind), which end it with an error
@@ -15,26 +15,36 @@ use std::{
     ops::Range,
 };
 
-use rustls::crypto::cipher::{
-    InboundOpaqueMessage, MessageDecrypter, MessageEncrypter, OutboundChunks, OutboundPlainMessage,
-};
-use rustls::{AlertDescription, ContentType, HandshakeType, ProtocolVersion};
+use rustls::crypto::cipher::{MessageEncrypter, OutboundChunks, OutboundPlainMessage};
+use rustls::{AlertDescription, ContentType, ProtocolVersion};
 
 use super::error::TlsSessionError;
+use super::opener::{Opened, RecordOpener, Stop, open_records_in_place, whole_record};
 use super::record::{MAX_CIPHERTEXT_LEN, MAX_PLAINTEXT_LEN, RECORD_HEADER_LEN, RecordHeader};
 use super::secrets::TlsSessionSecrets;
 use crate::stream::write_all_vectored;
 
 /// How much plaintext one `write` call protects and sends, in one system call:
-/// enough records to amortize the call, few enough that a large buffer is
-/// sent while the rest is encrypted (the peer decrypts the first records
+/// enough records to amortize the call and the peer's wake-up (which, on one
+/// CPU, takes it from the sender), few enough that a large buffer is sent
+/// while the rest is encrypted (the peer decrypts the first records
 /// meanwhile), not after all of it.
-const MAX_WRITE_PLAINTEXT: usize = 4 * MAX_PLAINTEXT_LEN;
+const MAX_WRITE_PLAINTEXT: usize = 16 * MAX_PLAINTEXT_LEN;
 
-/// How much ciphertext one read of the transport takes at most: four of the
-/// longest records, so that a small request is one system call and a large
-/// one a call per four records.
+/// How much ciphertext one read of the transport into the session's own
+/// buffer takes at most: four of the longest records, so that a small
+/// request is one system call.
 const INBOUND_CAPACITY: usize = 4 * (RECORD_HEADER_LEN + MAX_CIPHERTEXT_LEN);
+
+/// The smallest caller's buffer that ciphertext is received into directly:
+/// one that holds the longest record, so that a record buffered in part can
+/// be completed there.
+const DIRECT_READ_MIN: usize = RECORD_HEADER_LEN + MAX_CIPHERTEXT_LEN;
+
+/// How much ciphertext one read into a caller's buffer takes at most: few
+/// system calls for a large payload, few enough bytes that they are still
+/// in cache when they are opened and moved together.
+const DIRECT_READ_MAX: usize = 16 * (RECORD_HEADER_LEN + MAX_CIPHERTEXT_LEN);
 
 /// The alert level rustls and others send close_notify with (TLS 1.3 ignores
 /// it).
@@ -56,11 +66,16 @@ enum Direction {
 /// A TLS 1.3 session continued over `transport` (a `TcpStream` in practice):
 /// `Read` and `Write` of application data.
 ///
-/// Reads take as much ciphertext as the transport has (up to
-/// [`INBOUND_CAPACITY`]) and return the plaintext of the records it
-/// completes, keeping what the caller did not take, and the ciphertext of
-/// records not yet whole, for the next read. This side is the session's last
-/// reader, so nothing needs to stay in the transport for another. A transport
+/// Reads take as much ciphertext as the transport has and return the
+/// plaintext of the records it completes. Into a caller's buffer that holds a
+/// whole record, the ciphertext is received directly (up to
+/// [`DIRECT_READ_MAX`]) and the records are opened there, their plaintext
+/// moved together at its start: the payload is copied once, by the kernel.
+/// A smaller buffer is served from the session's own (up to
+/// [`INBOUND_CAPACITY`]), what the caller did not take kept for the next
+/// read. Either way the ciphertext of records not yet whole is kept. This
+/// side is the session's last reader, so nothing needs to stay in the
+/// transport for another. A transport
 /// that has no data yet (`WouldBlock`: a read that must not wait, or a read
 /// timeout) loses nothing: the read can be tried again. Writes send records of
 /// at most 2^14 bytes of plaintext. Nothing is buffered on the way out:
@@ -68,14 +83,12 @@ enum Direction {
 pub struct TlsRecords<S> {
     transport: S,
     encrypter: Box<dyn MessageEncrypter>,
-    decrypter: Box<dyn MessageDecrypter>,
+    opener: RecordOpener,
     /// The sequence number of the next record sent.
     tx_sequence: u64,
     /// The suite's confidentiality limit: the first sequence number that may
     /// not be sent (the keys are never updated).
     tx_limit: u64,
-    /// The sequence number of the next record received.
-    rx_sequence: u64,
     /// Plaintext received and not yet read: `inbound[plaintext]`, a record
     /// opened in place (or the plaintext handed over, at first).
     plaintext: Range<usize>,
@@ -90,6 +103,9 @@ pub struct TlsRecords<S> {
     outgoing: Vec<Vec<u8>>,
     reading: Direction,
     writing: Direction,
+    /// What refused a record after others whose plaintext a read returned:
+    /// the next read's error (boxed: it is rare, the session is not).
+    deferred: Option<Box<TlsSessionError>>,
 }
 
 impl<S> TlsRecords<S> {
@@ -107,10 +123,9 @@ impl<S> TlsRecords<S> {
         Ok(Self {
             transport,
             encrypter,
-            decrypter,
+            opener: RecordOpener::new(decrypter, rx_sequence),
             tx_sequence,
             tx_limit: secrets.suite().confidentiality_limit(),
-            rx_sequence,
             plaintext: 0..unread_plaintext.len(),
             inbound_start: unread_plaintext.len(),
             inbound_end: unread_plaintext.len(),
@@ -118,6 +133,7 @@ impl<S> TlsRecords<S> {
             outgoing: Vec::new(),
             reading: Direction::Open,
             writing: Direction::Open,
+            deferred: None,
         })
     }
 
@@ -132,7 +148,7 @@ impl<S> TlsRecords<S> {
 
     /// The sequence numbers of the next record sent and received.
     pub fn sequences(&self) -> (u64, u64) {
-        (self.tx_sequence, self.rx_sequence)
+        (self.tx_sequence, self.opener.sequence())
     }
 
     /// Protects `plaintext` as one record of `content_type`, appended to
@@ -215,23 +231,48 @@ impl<S: Write> TlsRecords<S> {
 }
 
 impl<S: Read> TlsRecords<S> {
-    /// Reads and opens records until one carries plaintext (left in
-    /// `plaintext`), or the peer's close_notify. A transport without data
-    /// yet is no failure: its error is returned, and what was read stays.
-    fn receive(&mut self) -> Result<(), TlsSessionError> {
-        while self.reading == Direction::Open && self.plaintext.is_empty() {
-            match self.receive_record() {
-                Ok(()) => {}
-                Err(TlsSessionError::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {
-                    return Err(error.into());
-                }
-                Err(error) => {
-                    self.reading = Direction::Failed;
-                    return Err(error);
-                }
-            }
+    /// Makes plaintext available: opens the next record, or receives more.
+    /// Receives straight into `buffer` (the caller's) when it is large and
+    /// no whole record is buffered; the plaintext then lies at its start,
+    /// and how much of it is returned. A transport without data yet is no
+    /// failure: its error is returned, and what was read stays.
+    fn receive(&mut self, buffer: &mut [u8]) -> Result<usize, TlsSessionError> {
+        let buffered = &self.inbound[self.inbound_start..self.inbound_end];
+        if buffer.len() >= DIRECT_READ_MIN && whole_record(buffered)?.is_none() {
+            self.receive_directly(buffer)
+        } else {
+            self.receive_record().map(|()| 0)
         }
-        Ok(())
+    }
+
+    /// Receives ciphertext into `buffer`, after the part of a record already
+    /// buffered, and opens the whole records there in place
+    /// ([`open_records_in_place`]); what follows them is kept for the next
+    /// read. An error after some plaintext is returned at the next read.
+    fn receive_directly(&mut self, buffer: &mut [u8]) -> Result<usize, TlsSessionError> {
+        let buffered = self.inbound_start..self.inbound_end;
+        let partial = buffered.len();
+        buffer[..partial].copy_from_slice(&self.inbound[buffered]);
+        let limit = buffer.len().min(DIRECT_READ_MAX);
+        let read = read_some(
+            &mut self.transport,
+            &mut buffer[partial..limit],
+            partial > 0,
+        )?;
+        let received = &mut buffer[..partial + read];
+        let opened = open_records_in_place(&mut self.opener, received);
+        let rest = &received[opened.consumed..];
+        self.reserve_inbound();
+        self.inbound[..rest.len()].copy_from_slice(rest);
+        self.inbound_start = 0;
+        self.inbound_end = rest.len();
+        match opened.stop {
+            None => {}
+            Some(Stop::CloseNotify) => self.reading = Direction::Closed,
+            Some(Stop::Failed(error)) if opened.plaintext == 0 => return Err(error),
+            Some(Stop::Failed(error)) => self.deferred = Some(Box::new(error)),
+        }
+        Ok(opened.plaintext)
     }
 
     /// The next whole record in `inbound`, read from the transport as far as
@@ -240,94 +281,64 @@ impl<S: Read> TlsRecords<S> {
     fn next_record(&mut self) -> Result<(RecordHeader, Range<usize>), TlsSessionError> {
         loop {
             let buffered = &self.inbound[self.inbound_start..self.inbound_end];
-            if let Some(header) = buffered.first_chunk::<RECORD_HEADER_LEN>() {
-                let header = RecordHeader::parse(*header)?;
-                let body_start = self.inbound_start + RECORD_HEADER_LEN;
-                let body_end = body_start + header.length;
-                if body_end <= self.inbound_end {
-                    self.inbound_start = body_end;
-                    return Ok((header, body_start..body_end));
-                }
+            if let Some((header, body)) = whole_record(buffered)? {
+                let body = self.inbound_start + body.start..self.inbound_start + body.end;
+                self.inbound_start = body.end;
+                return Ok((header, body));
             }
             self.fill_inbound()?;
         }
     }
 
-    /// Reads what the transport has into `inbound`, after moving the part of
-    /// a record already there to its start: the end of the stream is an
-    /// error, `Truncated` between records and `TruncatedRecord` inside one.
-    fn fill_inbound(&mut self) -> Result<(), TlsSessionError> {
+    /// Allocates `inbound` in full, at the first read.
+    fn reserve_inbound(&mut self) {
         if self.inbound.len() < INBOUND_CAPACITY {
             self.inbound.resize(INBOUND_CAPACITY, 0);
         }
+    }
+
+    /// Reads what the transport has into `inbound`, after moving the part of
+    /// a record already there to its start.
+    fn fill_inbound(&mut self) -> Result<(), TlsSessionError> {
+        self.reserve_inbound();
         self.inbound
             .copy_within(self.inbound_start..self.inbound_end, 0);
         self.inbound_end -= self.inbound_start;
         self.inbound_start = 0;
-        loop {
-            match self.transport.read(&mut self.inbound[self.inbound_end..]) {
-                Ok(0) if self.inbound_end == 0 => return Err(TlsSessionError::Truncated),
-                Ok(0) => return Err(TlsSessionError::TruncatedRecord),
-                Ok(read) => {
-                    self.inbound_end += read;
-                    return Ok(());
-                }
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => return Err(error.into()),
-            }
-        }
+        let partial = self.inbound_end > 0;
+        let into = &mut self.inbound[self.inbound_end..];
+        self.inbound_end += read_some(&mut self.transport, into, partial)?;
+        Ok(())
     }
 
-    /// Reads and opens one record.
+    /// Reads and opens one record in `inbound`, where its plaintext stays.
     fn receive_record(&mut self) -> Result<(), TlsSessionError> {
         let (header, body) = self.next_record()?;
-        if header.content_type != ContentType::ApplicationData {
-            return Err(TlsSessionError::UnexpectedOuterType(header.content_type));
-        }
-        let sequence = self.rx_sequence;
-        self.rx_sequence = sequence
-            .checked_add(1)
-            .ok_or(TlsSessionError::SequenceExhausted)?;
-        let base = self.inbound.as_ptr() as usize;
-        let record = InboundOpaqueMessage::new(
-            ContentType::ApplicationData,
-            ProtocolVersion::TLSv1_2,
-            &mut self.inbound[body],
-        );
-        let message = self
-            .decrypter
-            .decrypt(record, sequence)
-            .map_err(|error| match error {
-                rustls::Error::DecryptError => TlsSessionError::Decrypt,
-                other => TlsSessionError::Rustls(other),
-            })?;
-        match message.typ {
-            ContentType::ApplicationData => {
-                // Opened in place: the payload lies within the record's body.
-                let start = message.payload.as_ptr() as usize - base;
-                self.plaintext = start..start + message.payload.len();
-                Ok(())
+        match self.opener.open(&header, &mut self.inbound[body.clone()])? {
+            Opened::Data(payload) => {
+                self.plaintext = body.start + payload.start..body.start + payload.end;
             }
-            ContentType::Alert => match message.payload {
-                [_level, description] => match AlertDescription::from(*description) {
-                    AlertDescription::CloseNotify => {
-                        self.reading = Direction::Closed;
-                        Ok(())
-                    }
-                    other => Err(TlsSessionError::Alert(other)),
-                },
-                _ => Err(TlsSessionError::Malformed(format!(
-                    "an alert of {} bytes",
-                    message.payload.len()
-                ))),
-            },
-            ContentType::Handshake => Err(TlsSessionError::PostHandshakeMessage(
-                message
-                    .payload
-                    .first()
-                    .map_or(HandshakeType::Unknown(0), |&kind| HandshakeType::from(kind)),
-            )),
-            other => Err(TlsSessionError::UnexpectedContentType(other)),
+            Opened::CloseNotify => self.reading = Direction::Closed,
+        }
+        Ok(())
+    }
+}
+
+/// One read of `transport` into `into`, which takes at least a byte: the end
+/// of the stream is an error, `Truncated` between records and
+/// `TruncatedRecord` inside one (`partial`).
+fn read_some(
+    transport: &mut impl Read,
+    into: &mut [u8],
+    partial: bool,
+) -> Result<usize, TlsSessionError> {
+    loop {
+        match transport.read(into) {
+            Ok(0) if partial => return Err(TlsSessionError::TruncatedRecord),
+            Ok(0) => return Err(TlsSessionError::Truncated),
+            Ok(read) => return Ok(read),
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error.into()),
         }
     }
 }
@@ -337,10 +348,28 @@ impl<S: Read> Read for TlsRecords<S> {
         if buffer.is_empty() {
             return Ok(0);
         }
-        if self.reading == Direction::Failed {
-            return Err(TlsSessionError::Failed.into());
+        while self.plaintext.is_empty() {
+            match self.reading {
+                Direction::Open => {}
+                Direction::Closed => return Ok(0),
+                Direction::Failed => return Err(TlsSessionError::Failed.into()),
+            }
+            let received = match self.deferred.take() {
+                Some(error) => Err(*error),
+                None => self.receive(buffer),
+            };
+            match received {
+                Ok(0) => {}
+                Ok(placed) => return Ok(placed),
+                Err(TlsSessionError::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {
+                    return Err(error);
+                }
+                Err(error) => {
+                    self.reading = Direction::Failed;
+                    return Err(error.into());
+                }
+            }
         }
-        self.receive()?;
         let unread = &self.inbound[self.plaintext.clone()];
         let taken = unread.len().min(buffer.len());
         buffer[..taken].copy_from_slice(&unread[..taken]);
@@ -456,8 +485,9 @@ mod tests {
     }
 
     /// A transport that gives what was sent in the parts it is cut into,
-    /// one part per read, a part of no bytes being a read that finds no
-    /// data (`WouldBlock`); it counts the reads.
+    /// one part per read (as much of it as the read takes, the rest at the
+    /// next), a part of no bytes being a read that finds no data
+    /// (`WouldBlock`); it counts the reads.
     struct Parts {
         parts: std::collections::VecDeque<Vec<u8>>,
         reads: usize,
@@ -479,13 +509,15 @@ mod tests {
     impl Read for Parts {
         fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
             self.reads += 1;
-            let Some(part) = self.parts.pop_front() else {
+            let Some(mut part) = self.parts.pop_front() else {
                 return Ok(0);
             };
             if part.is_empty() {
                 return Err(io::ErrorKind::WouldBlock.into());
             }
-            assert!(part.len() <= buffer.len(), "a part larger than the read");
+            if part.len() > buffer.len() {
+                self.parts.push_front(part.split_off(buffer.len()));
+            }
             buffer[..part.len()].copy_from_slice(&part);
             Ok(part.len())
         }
@@ -671,6 +703,122 @@ mod tests {
         let mut receiver = TlsRecords::resume(skipped, &other, Vec::new()).unwrap();
         let error = receiver.read(&mut [0; 16]).unwrap_err();
         assert!(error.to_string().contains("failed to decrypt"), "{error}");
+    }
+
+    /// A message of `records` full records and a short one, and its wire.
+    fn long_message(secrets: &TlsSessionSecrets, records: usize) -> (Vec<u8>, Vec<u8>) {
+        let message: Vec<u8> = (0..records * MAX_PLAINTEXT_LEN + 1000)
+            .map(|index| (index % 251) as u8)
+            .collect();
+        let wire = written(secrets, &[&message]);
+        (message, wire)
+    }
+
+    /// Reads with `buffer` until the end of the stream (no close_notify).
+    fn read_all(receiver: &mut TlsRecords<Parts>, buffer: &mut [u8]) -> Vec<u8> {
+        let mut received = Vec::new();
+        loop {
+            match receiver.read(buffer) {
+                Ok(read) => received.extend_from_slice(&buffer[..read]),
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
+                Err(error) => {
+                    assert_eq!(error.kind(), io::ErrorKind::UnexpectedEof, "{error}");
+                    return received;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn many_records_are_received_into_a_large_buffer_in_one_read() {
+        let (one, other) = mirrored(TlsSuite::Aes256GcmSha384);
+        let (message, wire) = long_message(&one, 5);
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &[]), &other, Vec::new()).unwrap();
+        let mut buffer = vec![0u8; DIRECT_READ_MAX];
+        assert_eq!(receiver.read(&mut buffer).unwrap(), message.len());
+        assert_eq!(buffer[..message.len()], message);
+        assert_eq!(receiver.transport.reads, 1);
+    }
+
+    /// Records cut anywhere (in a header, in a body, with reads that find
+    /// no data between) are completed in the caller's buffer, and a read
+    /// takes no more ciphertext than the buffer holds.
+    #[test]
+    fn records_cut_across_large_reads_lose_and_repeat_nothing() {
+        let (one, other) = mirrored(TlsSuite::Aes128GcmSha256);
+        let (message, wire) = long_message(&one, 6);
+        let record = RECORD_HEADER_LEN + MAX_PLAINTEXT_LEN + 17;
+        let cuts = [
+            2,
+            record + 3,
+            record + 3,
+            2 * record + 100,
+            4 * record - 1,
+            wire.len() - 10,
+        ];
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &cuts), &other, Vec::new()).unwrap();
+        let mut buffer = vec![0u8; 3 * record];
+        assert_eq!(read_all(&mut receiver, &mut buffer), message);
+    }
+
+    #[test]
+    fn a_large_buffer_that_cannot_hold_all_the_records_gets_them_in_turn() {
+        let (one, other) = mirrored(TlsSuite::Chacha20Poly1305Sha256);
+        let (message, wire) = long_message(&one, 40);
+        let cuts: Vec<usize> = (DIRECT_READ_MIN..wire.len())
+            .step_by(DIRECT_READ_MIN)
+            .collect();
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &cuts), &other, Vec::new()).unwrap();
+        let mut buffer = vec![0u8; DIRECT_READ_MIN];
+        assert_eq!(read_all(&mut receiver, &mut buffer), message);
+    }
+
+    /// The plaintext of the records before a refused one is returned; the
+    /// refusal is the next read's error, then the session has failed.
+    #[test]
+    fn an_altered_record_after_good_ones_in_a_large_read_fails_the_next_read() {
+        let (one, other) = mirrored(TlsSuite::Aes256GcmSha384);
+        let (message, mut wire) = long_message(&one, 3);
+        let record = RECORD_HEADER_LEN + MAX_PLAINTEXT_LEN + 17;
+        wire[2 * record + 40] ^= 1;
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &[]), &other, Vec::new()).unwrap();
+        let mut buffer = vec![0u8; DIRECT_READ_MAX];
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 2 * MAX_PLAINTEXT_LEN);
+        assert_eq!(
+            buffer[..2 * MAX_PLAINTEXT_LEN],
+            message[..2 * MAX_PLAINTEXT_LEN]
+        );
+        let error = receiver.read(&mut buffer).unwrap_err();
+        assert!(error.to_string().contains("failed to decrypt"), "{error}");
+        let error = receiver.read(&mut buffer).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the TLS session failed earlier and cannot go on"
+        );
+    }
+
+    #[test]
+    fn close_notify_after_data_in_a_large_read_ends_the_stream_after_it() {
+        let (one, other) = mirrored(TlsSuite::Aes128GcmSha256);
+        let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
+        sender.write_all(b"the last words").unwrap();
+        sender.close().unwrap();
+        let wire = sender.transport.0.into_inner();
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &[]), &other, Vec::new()).unwrap();
+        let mut buffer = vec![0u8; DIRECT_READ_MIN];
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 14);
+        assert_eq!(&buffer[..14], b"the last words");
+        assert_eq!(receiver.read(&mut buffer).unwrap(), 0);
+        assert_eq!(receiver.transport.reads, 1);
+    }
+
+    #[test]
+    fn an_oversized_header_in_a_large_read_is_refused() {
+        let (_, other) = mirrored(TlsSuite::Aes128GcmSha256);
+        let wire = [23, 3, 3, 0xff, 0xff, 1, 2, 3];
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &[]), &other, Vec::new()).unwrap();
+        let error = receiver.read(&mut vec![0u8; DIRECT_READ_MIN]).unwrap_err();
+        assert!(error.to_string().contains("exceeds the limit"), "{error}");
     }
 
     #[test]
