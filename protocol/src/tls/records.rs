@@ -261,7 +261,13 @@ impl<S: Read> TlsRecords<S> {
         )?;
         let received = &mut buffer[..partial + read];
         let opened = open_records_in_place(&mut self.opener, received);
-        let rest = &received[opened.consumed..];
+        // Only a record not all received yet is kept, which `inbound` holds;
+        // after close_notify or an error nothing more is read, however much
+        // came with it.
+        let rest = match opened.stop {
+            None => &received[opened.consumed..],
+            Some(_) => &[],
+        };
         self.reserve_inbound();
         self.inbound[..rest.len()].copy_from_slice(rest);
         self.inbound_start = 0;
@@ -794,6 +800,43 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "the TLS session failed earlier and cannot go on"
+        );
+    }
+
+    /// Records after the one that failed are dropped, however many arrived
+    /// with it: the session keeps at most a record's worth of ciphertext.
+    #[test]
+    fn an_altered_record_followed_by_many_in_a_large_read_is_an_error_not_a_panic() {
+        let (one, other) = mirrored(TlsSuite::Aes128GcmSha256);
+        let (_, mut wire) = long_message(&one, 12);
+        wire[RECORD_HEADER_LEN + 40] ^= 1;
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &[]), &other, Vec::new()).unwrap();
+        let mut buffer = vec![0u8; DIRECT_READ_MAX];
+        let error = receiver.read(&mut buffer).unwrap_err();
+        assert!(error.to_string().contains("failed to decrypt"), "{error}");
+    }
+
+    /// What follows close_notify in the same read is never plaintext, and
+    /// is not kept, however much of it there is.
+    #[test]
+    fn records_after_close_notify_in_a_large_read_are_dropped() {
+        let (one, other) = mirrored(TlsSuite::Aes128GcmSha256);
+        let mut sender = TlsRecords::resume(Wire::default(), &one, Vec::new()).unwrap();
+        sender.close().unwrap();
+        let mut wire = sender.transport.0.into_inner();
+        let (_, more) = long_message(&one, 10);
+        wire.extend_from_slice(&more);
+        let mut receiver = TlsRecords::resume(Parts::of(&wire, &[]), &other, Vec::new()).unwrap();
+        let mut buffer = vec![0u8; DIRECT_READ_MAX];
+        assert_eq!(
+            receiver.read(&mut buffer).unwrap(),
+            0,
+            "the end of the stream"
+        );
+        assert_eq!(
+            receiver.read(&mut buffer).unwrap(),
+            0,
+            "and nothing after it"
         );
     }
 
