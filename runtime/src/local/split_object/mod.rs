@@ -33,7 +33,10 @@ mod tests;
 
 use rustc_hash::FxHashSet;
 
-use self::{layout::Layout, piece::Piece};
+use self::{
+    layout::Layout,
+    piece::{Contents, Piece},
+};
 use super::object_bytes::ObjectBytes;
 
 /// The name by which pieces linked later reach the local symbols of a
@@ -81,8 +84,13 @@ impl SplitObject {
             return Ok(None);
         }
         let sections = self.closure(section)?;
-        let piece = Piece::write(bytes, &self.layout, &self.linked, &sections)?;
-        for section in sections {
+        let contents = Contents {
+            globals: self.layout.globals_defined_in(bytes, &sections),
+            fdes: self.layout.fdes_describing(bytes, &sections)?,
+            sections,
+        };
+        let piece = Piece::write(bytes, &self.layout, &self.linked, &contents)?;
+        for &section in &contents.sections {
             self.linked[section] = true;
         }
         Ok(Some(piece))
