@@ -322,12 +322,16 @@ impl Layout {
         let entry = (index < self.symbol_count)
             .then(|| bytes.get(self.symbols.offset + index * SYMBOL_SIZE..))
             .flatten();
-        entry.and_then(Symbol::read).ok_or_else(|| {
-            format!(
-                "malformed object: a relocation names symbol {index}, and the symbol table has {}",
-                self.symbol_count
-            )
-        })
+        entry
+            .and_then(Symbol::read)
+            .ok_or_else(|| self.missing_symbol(index))
+    }
+
+    fn missing_symbol(&self, index: usize) -> String {
+        format!(
+            "malformed object: a relocation names symbol {index}, and the symbol table has {}",
+            self.symbol_count
+        )
     }
 
     pub fn symbol_name<'a>(&self, bytes: &'a [u8], symbol: &Symbol) -> Option<&'a [u8]> {
@@ -361,8 +365,18 @@ impl Layout {
                 .collect();
         }
         let mut found = vec![Vec::new(); sections.len()];
-        for (index, symbol) in self.defined_globals(bytes) {
-            if let Ok(position) = sections.binary_search(&usize::from(symbol.section)) {
+        let entries = bytes
+            .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)
+            .unwrap_or_default();
+        // Only each symbol's section index is read: the section is one of
+        // `sections`, whose symbols `check_globals` checked.
+        for (index, entry) in entries
+            .chunks_exact(SYMBOL_SIZE)
+            .enumerate()
+            .skip(self.first_global)
+        {
+            let section = u16::from_le_bytes([entry[6], entry[7]]);
+            if let Ok(position) = sections.binary_search(&usize::from(section)) {
                 // Symbols are counted in 32 bits (checked by `read`).
                 found[position].push(index as u32);
             }
@@ -503,10 +517,19 @@ impl Layout {
 
     /// The section that unwind entry's relocation `relocation` names, or
     /// `u32::MAX` when no allocated section (an entry no piece carries).
+    /// Only the symbol's section index is read: this runs for every entry.
     fn fde_key(&self, bytes: &[u8], relocations: &[u8], relocation: usize) -> Result<u32, String> {
         let info = u64_at(relocations, relocation * RELOCATION_SIZE + 8)
             .ok_or_else(|| "malformed object: .rela.eh_frame".to_owned())?;
-        let symbol = self.symbol(bytes, (info >> 32) as usize)?;
+        let index = (info >> 32) as usize;
+        let section = (index < self.symbol_count)
+            .then(|| u16_at(bytes, self.symbols.offset + index * SYMBOL_SIZE + 6))
+            .flatten()
+            .ok_or_else(|| self.missing_symbol(index))?;
+        let symbol = Symbol {
+            section,
+            ..Symbol::default()
+        };
         // Sections are counted in 16 bits (checked by `read`).
         Ok(self
             .defining_section(&symbol)

@@ -628,3 +628,137 @@ fn an_error_naming_a_local_alias_says_what_it_stands_for() {
     );
     assert_eq!(object.explain_aliases("no alias here"), "no alias here");
 }
+
+/// How many unwind entries (FDEs, not CIEs) the `.eh_frame` of a piece holds.
+fn unwind_entries(piece: &[u8]) -> usize {
+    let start = section_offset(piece, ".eh_frame");
+    let end = start + section_size(piece, ".eh_frame") as usize;
+    let (mut at, mut entries) = (start, 0);
+    while at + 8 <= end {
+        let length = u32_at(piece, at).unwrap() as usize;
+        if length == 0 {
+            break;
+        }
+        entries += usize::from(u32_at(piece, at + 4).unwrap() != 0);
+        at += 4 + length;
+    }
+    entries
+}
+
+/// Functions whose unwind entries are not in the order of their sections:
+/// `hot_one` and `hot_two` share `.text.hot`, and `cold` between them has a
+/// section of its own.
+const SECTIONS_REVISITED: &str = r#"
+  .section .text.hot,"ax",@progbits
+  .globl hot_one
+hot_one:
+  .cfi_startproc
+  ret
+  .cfi_endproc
+  .section .text.cold,"ax",@progbits
+  .globl cold
+cold:
+  .cfi_startproc
+  ret
+  .cfi_endproc
+  .section .text.hot,"ax",@progbits
+  .globl hot_two
+hot_two:
+  .cfi_startproc
+  ret
+  .cfi_endproc
+"#;
+
+#[test]
+fn a_piece_carries_the_unwind_entries_of_its_sections_and_no_others() {
+    let mut shared = split_shared_state();
+    let tens = shared.piece_defining("tens").unwrap().unwrap();
+    // `tens` and the helper `bump` it calls, in sections in ascending order.
+    assert_eq!(unwind_entries(&tens), 2);
+    let hundreds = shared.piece_defining("hundreds").unwrap().unwrap();
+    assert_eq!(unwind_entries(&hundreds), 1);
+
+    let Ok(mut revisited) = SplitObject::new(ObjectBytes::Owned(assemble(SECTIONS_REVISITED)))
+    else {
+        panic!("an object of two sections of code is split");
+    };
+    let cold = revisited.piece_defining("cold").unwrap().unwrap();
+    assert_eq!(unwind_entries(&cold), 1);
+    assert!(!mentions(&cold, "hot_one") && !mentions(&cold, "hot_two"));
+    let hot = revisited.piece_defining("hot_two").unwrap().unwrap();
+    assert_eq!(unwind_entries(&hot), 2, "both functions of .text.hot");
+    assert!(mentions(&hot, "hot_one") && mentions(&hot, "hot_two"));
+}
+
+/// Twelve functions in sections of their own; `fn_02` and `fn_10` have a
+/// second name (an alias, a global of the same section).
+fn many_functions() -> String {
+    let mut ir = String::new();
+    for index in 0..12 {
+        ir.push_str(&format!(
+            "define i64 @fn_{index:02}() {{\n  ret i64 {index}\n}}\n"
+        ));
+    }
+    ir.push_str("@alias_02 = alias i64 (), ptr @fn_02\n");
+    ir.push_str("@alias_10 = alias i64 (), ptr @fn_10\n");
+    ir
+}
+
+#[test]
+fn each_piece_defines_the_globals_of_its_sections_before_and_after_they_are_indexed() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(compile(&many_functions(), true)))
+    else {
+        panic!("an object with function sections is split");
+    };
+    // The first pieces scan the symbol table for their globals, the later
+    // ones read an index of them.
+    for index in 0..12 {
+        let name = format!("fn_{index:02}");
+        let piece = object.piece_defining(&name).unwrap().expect("defined");
+        for other in 0..12 {
+            let other_name = format!("fn_{other:02}");
+            assert_eq!(
+                mentions(&piece, &other_name),
+                other == index,
+                "{name}: {other_name}"
+            );
+        }
+        let alias = format!("alias_{index:02}");
+        assert_eq!(
+            mentions(&piece, &alias),
+            index == 2 || index == 10,
+            "{name}: {alias}"
+        );
+    }
+    assert!(
+        object.piece_defining("alias_10").unwrap().is_none(),
+        "linked with fn_10"
+    );
+}
+
+/// `first` reads a local absolute symbol through the GOT: the relocation
+/// names the symbol itself.
+const LOCAL_ABSOLUTE: &str = r#"
+  .set local_absolute, 0x1234
+  .section .text.first,"ax",@progbits
+  .globl first
+first:
+  movq local_absolute@GOTPCREL(%rip), %rax
+  ret
+  .section .text.second,"ax",@progbits
+  .globl second
+second:
+  ret
+"#;
+
+#[test]
+fn a_local_a_piece_cannot_carry_is_an_error_of_the_piece_that_reaches_it() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(assemble(LOCAL_ABSOLUTE))) else {
+        panic!("an object of two sections of code is split");
+    };
+    let error = object
+        .piece_defining("first")
+        .expect_err("the absolute symbol is refused");
+    assert!(error.contains("'local_absolute' is absolute"), "{error}");
+    assert!(object.piece_defining("second").unwrap().is_some());
+}
