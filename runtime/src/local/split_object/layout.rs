@@ -107,9 +107,8 @@ impl Layout {
     /// link whole (not an x86-64 ELF relocatable object with more than one
     /// section of code, or holding something a piece cannot carry:
     /// initializers, thread-local data, COMDAT groups, REL relocations,
-    /// extended section numbering, global symbols of kinds [`Layout::carried`]
-    /// refuses, unwind
-    /// entries with a personality or an LSDA).
+    /// extended section numbering, global symbols [`Layout::carried`]
+    /// refuses, unwind entries with a personality or an LSDA).
     pub fn read(bytes: &[u8]) -> Option<Self> {
         if bytes.get(..4)? != b"\x7fELF" || bytes.get(4..6)? != [2, 1] {
             return None;
