@@ -365,18 +365,22 @@ impl Layout {
                 .collect();
         }
         let mut found = vec![Vec::new(); sections.len()];
-        let entries = bytes
-            .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)
-            .unwrap_or_default();
+        let (Some(&lowest), Some(&highest)) = (sections.first(), sections.last()) else {
+            return found;
+        };
         // Only each symbol's section index is read: the section is one of
         // `sections`, whose symbols `check_globals` checked.
-        for (index, entry) in entries
+        for (index, entry) in self
+            .symbol_entries(bytes)
             .chunks_exact(SYMBOL_SIZE)
             .enumerate()
             .skip(self.first_global)
         {
-            let section = u16::from_le_bytes([entry[6], entry[7]]);
-            if let Ok(position) = sections.binary_search(&usize::from(section)) {
+            let section = usize::from(u16::from_le_bytes([entry[6], entry[7]]));
+            if section < lowest || section > highest {
+                continue;
+            }
+            if let Ok(position) = sections.binary_search(&section) {
                 // Symbols are counted in 32 bits (checked by `read`).
                 found[position].push(index as u32);
             }
@@ -462,8 +466,9 @@ impl Layout {
         };
         let relocations = self.relocation_entries(bytes, frame)?;
         let count = relocations.len() / RELOCATION_SIZE;
+        let symbols = self.symbol_entries(bytes);
         if self.fde_order.is_none() {
-            self.fde_order = Some(self.order_fdes(bytes, relocations)?);
+            self.fde_order = Some(self.order_fdes(symbols, relocations)?);
         }
         let mut fdes = Vec::new();
         for &section in sections {
@@ -479,7 +484,7 @@ impl Layout {
                 }
                 _ => {
                     // Every key was read by `order_fdes`: none fails here.
-                    let key = |relocation| self.fde_key(bytes, relocations, relocation).ok();
+                    let key = |relocation| self.fde_key(symbols, relocations, relocation).ok();
                     let start = partition_point(count, |at| key(at) < Some(section));
                     let end = partition_point(count, |at| key(at) <= Some(section));
                     (start..end).collect()
@@ -494,15 +499,15 @@ impl Layout {
 
     /// Whether the relocations of `.eh_frame` (`relocations`) name sections
     /// in ascending order; if not, the table of them by section.
-    fn order_fdes(&self, bytes: &[u8], relocations: &[u8]) -> Result<FdeOrder, String> {
+    fn order_fdes(&self, symbols: &[u8], relocations: &[u8]) -> Result<FdeOrder, String> {
         let count = relocations.len() / RELOCATION_SIZE;
         let mut previous = 0;
         for relocation in 0..count {
-            let key = self.fde_key(bytes, relocations, relocation)?;
+            let key = self.fde_key(symbols, relocations, relocation)?;
             if key < previous {
                 let mut table = Vec::with_capacity(count);
                 for relocation in 0..count {
-                    let key = self.fde_key(bytes, relocations, relocation)?;
+                    let key = self.fde_key(symbols, relocations, relocation)?;
                     if key != u32::MAX {
                         table.push((key, relocation as u32));
                     }
@@ -518,22 +523,39 @@ impl Layout {
     /// The section that unwind entry's relocation `relocation` names, or
     /// `u32::MAX` when no allocated section (an entry no piece carries).
     /// Only the symbol's section index is read: this runs for every entry.
-    fn fde_key(&self, bytes: &[u8], relocations: &[u8], relocation: usize) -> Result<u32, String> {
-        let info = u64_at(relocations, relocation * RELOCATION_SIZE + 8)
-            .ok_or_else(|| "malformed object: .rela.eh_frame".to_owned())?;
-        let index = (info >> 32) as usize;
-        let section = (index < self.symbol_count)
-            .then(|| u16_at(bytes, self.symbols.offset + index * SYMBOL_SIZE + 6))
-            .flatten()
-            .ok_or_else(|| self.missing_symbol(index))?;
-        let symbol = Symbol {
-            section,
-            ..Symbol::default()
-        };
-        // Sections are counted in 16 bits (checked by `read`).
-        Ok(self
-            .defining_section(&symbol)
-            .map_or(u32::MAX, |section| section as u32))
+    #[inline]
+    fn fde_key(
+        &self,
+        symbols: &[u8],
+        relocations: &[u8],
+        relocation: usize,
+    ) -> Result<u32, String> {
+        // The symbol's index is the high half of the entry's 8-byte r_info.
+        let at = relocation * RELOCATION_SIZE + 12;
+        let index = u32_at(relocations, at)
+            .ok_or_else(|| "malformed object: .rela.eh_frame".to_owned())?
+            as usize;
+        let section =
+            u16_at(symbols, index * SYMBOL_SIZE + 6).ok_or_else(|| self.missing_symbol(index))?;
+        // SHN_UNDEF and the reserved indexes are not allocated sections;
+        // sections are counted in 16 bits (checked by `read`).
+        let allocated = section != SHN_UNDEF
+            && self
+                .allocated
+                .get(usize::from(section))
+                .is_some_and(|&allocated| allocated);
+        Ok(if allocated {
+            u32::from(section)
+        } else {
+            u32::MAX
+        })
+    }
+
+    /// The symbol table's entries.
+    fn symbol_entries<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        bytes
+            .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)
+            .unwrap_or_default()
     }
 
     /// The unwind entry whose initial location is `.eh_frame`'s relocation
@@ -595,10 +617,7 @@ impl Layout {
         &'a self,
         bytes: &'a [u8],
     ) -> impl DoubleEndedIterator<Item = (usize, Symbol)> + 'a {
-        let entries = bytes
-            .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)
-            .unwrap_or_default();
-        entries
+        self.symbol_entries(bytes)
             .chunks_exact(SYMBOL_SIZE)
             .enumerate()
             .skip(self.first_global)
