@@ -273,6 +273,7 @@ impl Layout {
     /// Whether a piece can carry symbol `index`; if not, what it is. A
     /// thread-local or indirect (ifunc) symbol, or an absolute, common or
     /// extended-index one, needs what only linking the object whole gives.
+    #[inline]
     pub fn carried(&self, index: usize, symbol: &Symbol) -> Result<(), &'static str> {
         let kind = symbol.kind();
         if kind == STT_TLS {
@@ -735,7 +736,17 @@ fn check_eh_frame(bytes: &[u8], layout: &Layout, section: usize) -> Option<()> {
     let contents = layout.contents(bytes, &layout.section(bytes, section)?)?;
     let frame = bytes.get(contents.offset..contents.offset + contents.size)?;
     let relocations = layout.relocation_entries(bytes, section).ok()?;
-    let mut relocations = relocations.chunks_exact(RELOCATION_SIZE).peekable();
+    let count = relocations.len() / RELOCATION_SIZE;
+    // Where relocation `index` patches; past the last, the end of all.
+    let patched = |index: usize| {
+        if index < count {
+            u64_at(relocations, index * RELOCATION_SIZE)
+        } else {
+            Some(u64::MAX)
+        }
+    };
+    // The next relocation, which is never before the entry being read.
+    let mut next = 0;
     let mut cies = Vec::new();
     let mut offset = 0;
     while offset + 4 <= frame.len() {
@@ -748,39 +759,25 @@ fn check_eh_frame(bytes: &[u8], layout: &Layout, section: usize) -> Option<()> {
         if length == 0xffff_ffff || end > frame.len() || length < 4 {
             return None;
         }
-        let (mut inside, mut first) = (0, None);
-        while let Some(entry) =
-            relocations.next_if(|entry| u64_at(entry, 0).is_some_and(|at| at < end as u64))
-        {
-            if u64_at(entry, 0)? < offset as u64 {
-                return None;
-            }
-            inside += 1;
-            first = first.or(Some(entry));
-        }
         let cie_pointer = usize::try_from(u32_at(frame, offset + 4)?).ok()?;
         if cie_pointer == 0 {
-            if inside != 0 {
-                return None;
-            }
             cies.push(offset);
         } else {
+            // One relocation, of its initial location, 8 bytes in.
             let cie = (offset + 4).checked_sub(cie_pointer)?;
-            let (1, Some(entry)) = (inside, first) else {
-                return None;
-            };
-            let pc_begin = Relocation::read(entry)?;
-            if pc_begin.offset != offset as u64 + 8 || cies.binary_search(&cie).is_err() {
+            if patched(next)? != offset as u64 + 8 || cies.binary_search(&cie).is_err() {
                 return None;
             }
             u32::try_from(end).ok()?;
+            next += 1;
+        }
+        // No other relocation inside the entry.
+        if patched(next)? < end as u64 {
+            return None;
         }
         offset = end;
     }
-    if relocations.next().is_some() {
-        return None;
-    }
-    Some(())
+    (next == count).then_some(())
 }
 
 /// The first of `0..count` for which `below` is false, `below` being true

@@ -762,3 +762,37 @@ fn a_local_a_piece_cannot_carry_is_an_error_of_the_piece_that_reaches_it() {
     assert!(error.contains("'local_absolute' is absolute"), "{error}");
     assert!(object.piece_defining("second").unwrap().is_some());
 }
+
+/// Two functions with unwind entries; `{extra}` is replaced by CFI
+/// directives of `first`'s.
+const UNWIND_DIRECTIVES: &str = r#"
+  .section .text.first,"ax",@progbits
+  .globl first
+first:
+  .cfi_startproc
+  {extra}
+  ret
+  .cfi_endproc
+  .section .text.second,"ax",@progbits
+  .globl second
+second:
+  .cfi_startproc
+  ret
+  .cfi_endproc
+  .section .rodata.table,"a",@progbits
+table:
+  .long 0
+"#;
+
+#[test]
+fn unwind_entries_with_a_personality_or_an_lsda_link_the_object_whole() {
+    let with = |extra: &str| {
+        let source = UNWIND_DIRECTIVES.replace("{extra}", extra);
+        SplitObject::new(ObjectBytes::Owned(assemble(&source))).is_ok()
+    };
+    assert!(with(""), "plain unwind entries are split");
+    // A personality is a relocation in a CIE; an LSDA a second one in the
+    // function's FDE.
+    assert!(!with(".cfi_personality 0x1b, second"));
+    assert!(!with(".cfi_lsda 0x1b, table"));
+}
