@@ -190,7 +190,8 @@ impl<'a> Piece<'a> {
     /// (the piece's section symbol, or the alias of a section linked
     /// before), its offset added to the addend; a piece carries a local
     /// symbol itself only for a relocation that needs the symbol, which
-    /// cannot reach one linked before.
+    /// cannot reach one linked before. Every symbol reached is one a piece
+    /// can carry (`SplitObject::closure` checked).
     fn target(&mut self, relocation: Relocation) -> Result<(Relocation, SymbolRef), String> {
         let index = relocation.symbol;
         if let Some(&found) = self.new_symbol.get(&index) {
@@ -203,13 +204,6 @@ impl<'a> Piece<'a> {
             .ok_or_else(|| {
                 "malformed object: a symbol's name is outside its string table".to_owned()
             })?;
-        if let Err(what) = self.layout.carried(index, &symbol) {
-            return Err(format!(
-                "symbol '{}' is {what}, which a piece of the object cannot carry: compile \
-                 without function sections to link the object whole",
-                String::from_utf8_lossy(name)
-            ));
-        }
         let defined_in = self.layout.defining_section(&symbol);
         if let Some(section) = defined_in.filter(|_| symbol.binding() == STB_LOCAL) {
             let own = self.new_section.get(&section).copied();

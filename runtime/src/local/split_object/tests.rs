@@ -1,7 +1,7 @@
 //! split_object on objects compiled by LLVM's llc.
 
 use super::{
-    ObjectBytes, SECTION_ALIAS_PREFIX, SplitObject,
+    Link, ObjectBytes, SECTION_ALIAS_PREFIX, SplitObject,
     elf::{SECTION_HEADER_SIZE, Table, string_at, u16_at, u32_at, u64_at},
 };
 use crate::local::jit::{Jit, Missing, ObjectIndex};
@@ -173,8 +173,7 @@ fn an_object_with_an_initializer_is_linked_whole() {
 #[test]
 fn a_piece_holds_what_its_symbol_reaches_and_nothing_linked_before() {
     let mut object = split_shared_state();
-    let tens = object
-        .piece_defining("tens")
+    let tens = piece_defining(&mut object, "tens")
         .unwrap()
         .expect("tens is defined");
     let sections = section_names(&tens);
@@ -195,9 +194,8 @@ fn a_piece_holds_what_its_symbol_reaches_and_nothing_linked_before() {
         "{sections:?}"
     );
     // `tens` is linked now, and `bump` with it.
-    assert!(object.piece_defining("tens").unwrap().is_none());
-    let hundreds = object
-        .piece_defining("hundreds")
+    assert!(piece_defining(&mut object, "tens").unwrap().is_none());
+    let hundreds = piece_defining(&mut object, "hundreds")
         .unwrap()
         .expect("hundreds is defined");
     let sections = section_names(&hundreds);
@@ -221,8 +219,7 @@ fn a_piece_holds_what_its_symbol_reaches_and_nothing_linked_before() {
             .windows(SECTION_ALIAS_PREFIX.len())
             .any(|w| w == SECTION_ALIAS_PREFIX.as_bytes())
     );
-    let constant = object
-        .piece_defining("constant")
+    let constant = piece_defining(&mut object, "constant")
         .unwrap()
         .expect("constant is defined");
     assert!(
@@ -231,7 +228,11 @@ fn a_piece_holds_what_its_symbol_reaches_and_nothing_linked_before() {
             .any(|name| name.starts_with(".rodata.cst8"))
     );
     assert!(!mentions(&constant, "tens"));
-    assert!(object.piece_defining("undefined_here").unwrap().is_none());
+    assert!(
+        piece_defining(&mut object, "undefined_here")
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[test]
@@ -251,9 +252,18 @@ fn damaged_objects_are_refused_or_split_without_panicking() {
     for bytes in damaged {
         if let Ok(mut split) = SplitObject::new(ObjectBytes::Owned(bytes)) {
             for name in ["tens", "hundreds", "constant", "bump"] {
-                let _ = split.piece_defining(name);
+                let _ = split.link_defining(name);
             }
         }
+    }
+}
+
+/// The piece `link_defining` writes for `name`.
+fn piece_defining(object: &mut SplitObject, name: &str) -> Result<Option<Vec<u8>>, String> {
+    match object.link_defining(name)? {
+        None => Ok(None),
+        Some(Link::Piece(piece)) => Ok(Some(piece)),
+        Some(Link::Whole) => panic!("{name} links the object whole"),
     }
 }
 
@@ -287,9 +297,7 @@ fn a_relocation_outside_its_section_is_an_error_not_a_piece() {
     let Ok(mut split) = SplitObject::new(ObjectBytes::Owned(object)) else {
         panic!("the damage is in a relocation, which only a piece reads");
     };
-    let error = split
-        .piece_defining("tens")
-        .expect_err("the relocation is refused");
+    let error = piece_defining(&mut split, "tens").expect_err("the relocation is refused");
     assert!(error.contains("outside the section"), "{error}");
 }
 
@@ -307,8 +315,7 @@ fn a_piece_carries_the_unwind_entries_of_an_eh_frame_written_as_data() {
     let Ok(mut split) = SplitObject::new(ObjectBytes::Owned(object)) else {
         panic!("an object with function sections is split");
     };
-    let tens = split
-        .piece_defining("tens")
+    let tens = piece_defining(&mut split, "tens")
         .unwrap()
         .expect("tens is defined");
     let sections = section_names(&tens);
@@ -495,8 +502,7 @@ fn a_piece_copies_the_constants_it_uses_of_a_pool_not_the_pool() {
     // The pool holds the three functions' constants; each piece copies the
     // one of its function, also after another piece copied another.
     for symbol in ["two", "three", "one"] {
-        let piece = object
-            .piece_defining(symbol)
+        let piece = piece_defining(&mut object, symbol)
             .unwrap()
             .unwrap_or_else(|| panic!("{symbol} is defined"));
         assert_eq!(
@@ -513,8 +519,7 @@ fn a_piece_places_each_constant_it_copies_at_its_pools_alignment() {
     let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(assemble(ALIGNED_POOL))) else {
         panic!("an object with function sections is split");
     };
-    let piece = object
-        .piece_defining("sum")
+    let piece = piece_defining(&mut object, "sum")
         .unwrap()
         .expect("sum is defined");
     // The first constant at 0, the last at 16 (not 4).
@@ -553,8 +558,7 @@ fn a_section_of_many_locals_adds_one_alias_not_one_per_local() {
     let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATICS, true))) else {
         panic!("an object with function sections is split");
     };
-    let bump = object
-        .piece_defining("bump")
+    let bump = piece_defining(&mut object, "bump")
         .unwrap()
         .expect("bump is defined");
     let aliases = bump
@@ -601,8 +605,7 @@ fn the_memory_of_a_jit_that_is_gone_is_no_longer_taken_for_linked_data() {
 #[test]
 fn an_error_naming_a_local_alias_says_what_it_stands_for() {
     let mut object = split_shared_state();
-    let tens = object
-        .piece_defining("tens")
+    let tens = piece_defining(&mut object, "tens")
         .unwrap()
         .expect("tens is defined");
     // The alias by which later pieces reach a section of the first piece.
@@ -672,20 +675,20 @@ hot_two:
 #[test]
 fn a_piece_carries_the_unwind_entries_of_its_sections_and_no_others() {
     let mut shared = split_shared_state();
-    let tens = shared.piece_defining("tens").unwrap().unwrap();
+    let tens = piece_defining(&mut shared, "tens").unwrap().unwrap();
     // `tens` and the helper `bump` it calls, in sections in ascending order.
     assert_eq!(unwind_entries(&tens), 2);
-    let hundreds = shared.piece_defining("hundreds").unwrap().unwrap();
+    let hundreds = piece_defining(&mut shared, "hundreds").unwrap().unwrap();
     assert_eq!(unwind_entries(&hundreds), 1);
 
     let Ok(mut revisited) = SplitObject::new(ObjectBytes::Owned(assemble(SECTIONS_REVISITED)))
     else {
         panic!("an object of two sections of code is split");
     };
-    let cold = revisited.piece_defining("cold").unwrap().unwrap();
+    let cold = piece_defining(&mut revisited, "cold").unwrap().unwrap();
     assert_eq!(unwind_entries(&cold), 1);
     assert!(!mentions(&cold, "hot_one") && !mentions(&cold, "hot_two"));
-    let hot = revisited.piece_defining("hot_two").unwrap().unwrap();
+    let hot = piece_defining(&mut revisited, "hot_two").unwrap().unwrap();
     assert_eq!(unwind_entries(&hot), 2, "both functions of .text.hot");
     assert!(mentions(&hot, "hot_one") && mentions(&hot, "hot_two"));
 }
@@ -714,7 +717,9 @@ fn each_piece_defines_the_globals_of_its_sections_before_and_after_they_are_inde
     // ones read an index of them.
     for index in 0..12 {
         let name = format!("fn_{index:02}");
-        let piece = object.piece_defining(&name).unwrap().expect("defined");
+        let piece = piece_defining(&mut object, &name)
+            .unwrap()
+            .expect("defined");
         for other in 0..12 {
             let other_name = format!("fn_{other:02}");
             assert_eq!(
@@ -731,7 +736,7 @@ fn each_piece_defines_the_globals_of_its_sections_before_and_after_they_are_inde
         );
     }
     assert!(
-        object.piece_defining("alias_10").unwrap().is_none(),
+        piece_defining(&mut object, "alias_10").unwrap().is_none(),
         "linked with fn_10"
     );
 }
@@ -752,15 +757,55 @@ second:
 "#;
 
 #[test]
-fn a_local_a_piece_cannot_carry_is_an_error_of_the_piece_that_reaches_it() {
+fn a_local_a_piece_cannot_carry_links_the_object_whole_at_its_first_lookup() {
     let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(assemble(LOCAL_ABSOLUTE))) else {
         panic!("an object of two sections of code is split");
     };
-    let error = object
-        .piece_defining("first")
-        .expect_err("the absolute symbol is refused");
+    assert!(matches!(
+        object.link_defining("first"),
+        Ok(Some(Link::Whole))
+    ));
+    assert!(object.link_defining("second").unwrap().is_none(), "linked");
+
+    // JITLink links no local absolute symbol either: the whole object fails
+    // to link, `second` with it, as an object without function sections.
+    let mut jit = Jit::new().unwrap();
+    let whole = jit
+        .add_object("absolute.o", ObjectBytes::Owned(assemble(LOCAL_ABSOLUTE)))
+        .unwrap();
+    match jit.lookup(whole, "first") {
+        Err(Missing::Unlinkable(reason)) => assert!(!reason.contains("cannot carry"), "{reason}"),
+        _ => panic!("JITLink links a local absolute symbol: use one it does not here"),
+    }
+    assert!(matches!(
+        jit.lookup(whole, "second"),
+        Err(Missing::Unlinkable(_))
+    ));
+}
+
+#[test]
+fn a_local_a_piece_cannot_carry_is_an_error_once_pieces_are_linked() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(assemble(LOCAL_ABSOLUTE))) else {
+        panic!("an object of two sections of code is split");
+    };
+    assert!(piece_defining(&mut object, "second").unwrap().is_some());
+    let error = piece_defining(&mut object, "first").expect_err("the absolute symbol is refused");
     assert!(error.contains("'local_absolute' is absolute"), "{error}");
-    assert!(object.piece_defining("second").unwrap().is_some());
+
+    let mut jit = Jit::new().unwrap();
+    let split = jit
+        .add_object("absolute.o", ObjectBytes::Owned(assemble(LOCAL_ABSOLUTE)))
+        .unwrap();
+    linked(&jit, split, "second");
+    match jit.lookup(split, "first") {
+        Err(Missing::Unlinkable(reason)) => {
+            assert!(
+                reason.contains("absolute.o: symbol 'local_absolute' is absolute"),
+                "{reason}"
+            );
+        }
+        _ => panic!("first links"),
+    }
 }
 
 /// Two functions with unwind entries; `{extra}` is replaced by CFI
