@@ -490,8 +490,22 @@ mod tests {
         let (start, rest) = line.split_once('-').unwrap();
         let end = usize::from_str_radix(rest.split_once(' ').unwrap().0, 16).unwrap();
         let start = usize::from_str_radix(start, 16).unwrap();
-        let stack = main_thread_stack().expect("a finite stack limit");
+        // SAFETY: rlimit is plain data, which getrlimit fills in.
+        let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+        // SAFETY: `limit` is writable.
+        let status = unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) };
+        assert_eq!(status, 0);
+        let Some(stack) = main_thread_stack() else {
+            assert_eq!(
+                limit.rlim_cur,
+                libc::RLIM_INFINITY,
+                "no stack without a limit"
+            );
+            return;
+        };
         assert_eq!(stack.end, end, "{line}");
+        let page = page_size() as u64;
+        assert_eq!(stack.len() as u64, limit.rlim_cur / page * page);
         assert!(stack.start <= start, "{stack:x?} holds {line}");
         // A test runs on a thread of its own, whose stack is elsewhere.
         assert_eq!(
