@@ -207,6 +207,11 @@ bool executorJitMemoryHolds(const void *address) {
 /// and builds a target machine from them for its IR compiler (most of the
 /// time creating one takes, here about a millisecond); object files carry
 /// their machine code already, and the data layout follows from the triple.
+/// Nor has it a platform: the default one (LLVM IR that runs a JITDylib's
+/// initializers and `__cxa_atexit` handlers when the JIT is asked to)
+/// creates an LLVMContext and a module, 40% of the instructions of a
+/// session's first `send_binary`, for what this runtime never asks, and IR
+/// this JIT could not compile.
 LLVMErrorRef executorCreateObjectJit(LLVMOrcLLJITRef *result) {
   llvm::Triple triple(llvm::sys::getProcessTriple());
   llvm::DataLayout layout(triple.computeDataLayout());
@@ -215,6 +220,7 @@ LLVMErrorRef executorCreateObjectJit(LLVMOrcLLJITRef *result) {
           .setJITTargetMachineBuilder(llvm::orc::JITTargetMachineBuilder(triple))
           .setDataLayout(std::move(layout))
           .setObjectLinkingLayerCreator(createObjectLayer)
+          .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
           .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder)
                                          -> llvm::Expected<std::unique_ptr<
                                              llvm::orc::IRCompileLayer::IRCompiler>> {

@@ -33,7 +33,10 @@ use llvm_sys::{
     target_machine::LLVMGetDefaultTargetTriple,
 };
 
-use super::{object_bytes::ObjectBytes, split_object::SplitObject};
+use super::{
+    object_bytes::ObjectBytes,
+    split_object::{Link, SplitObject},
+};
 use crate::{
     error::{Result, RuntimeError},
     executor::BinaryFormat,
@@ -238,17 +241,11 @@ impl Jit {
                 self.split_objects.push(source);
             }
             Err(bytes) => {
-                check_object_file(bytes.as_slice(), &c_name).map_err(failed)?;
                 // A mapped file is read now: ORC keeps a copy of its own.
                 let bytes = bytes
                     .into_owned()
                     .map_err(|error| failed(format!("reading it: {error}")))?;
-                // SAFETY: the JIT and the JITDylib are live; ownership of the
-                // buffer, a copy of the bytes, passes to ORC.
-                let error = unsafe {
-                    LLVMOrcLLJITAddObjectFile(self.raw, dylib, copy_to_buffer(&bytes, &c_name))
-                };
-                check(error).map_err(failed)?;
+                add_whole_object(self.raw, dylib, &bytes, &c_name).map_err(failed)?;
             }
         }
         self.objects.push(dylib);
@@ -308,6 +305,20 @@ impl Jit {
     }
 }
 
+/// Adds the object file `bytes`, called `name`, to `dylib` whole, once
+/// LLVM's object reader takes it (see [`check_object_file`]).
+fn add_whole_object(
+    jit: LLVMOrcLLJITRef,
+    dylib: LLVMOrcJITDylibRef,
+    bytes: &[u8],
+    name: &CStr,
+) -> std::result::Result<(), String> {
+    check_object_file(bytes, name)?;
+    // SAFETY: the caller passes a live JIT and a JITDylib of it; ownership of
+    // the buffer, a copy of the bytes, passes to ORC.
+    check(unsafe { LLVMOrcLLJITAddObjectFile(jit, dylib, copy_to_buffer(bytes, name)) })
+}
+
 /// A copy of `bytes` in a memory buffer of LLVM's, called `name`.
 fn copy_to_buffer(bytes: &[u8], name: &CStr) -> LLVMMemoryBufferRef {
     // SAFETY: `bytes` is valid for its length and the name NUL-terminated;
@@ -318,8 +329,9 @@ fn copy_to_buffer(bytes: &[u8], name: &CStr) -> LLVMMemoryBufferRef {
 }
 
 /// The generator of a split object's JITDylib: for each name a lookup did
-/// not find there, adds the piece of the object that defines it (nothing
-/// when the object does not), which the lookup then links.
+/// not find there, adds the piece of the object that defines it, or the
+/// whole object (nothing when the object does not define it), which the
+/// lookup then links.
 extern "C" fn link_piece(
     _generator: LLVMOrcDefinitionGeneratorRef,
     context: *mut c_void,
@@ -347,25 +359,35 @@ extern "C" fn link_piece(
                 continue;
             };
             let mut object = source.object.lock().unwrap_or_else(PoisonError::into_inner);
-            let Some(piece) = object
-                .piece_defining(name)
-                .map_err(|reason| format!("{}: {reason}", source.name))?
-            else {
-                continue;
-            };
-            tracing::debug!(object = %source.name, symbol = name, bytes = piece.len(), "linking a piece of the object");
-            let piece_name = CString::new(format!("{} (the sections of {name})", source.name))
-                .map_err(|_| "the object's name holds a NUL byte".to_owned())?;
-            // SAFETY: the JIT and the JITDylib are live (the JIT is running
-            // this lookup); ownership of the buffer passes to ORC.
-            let error = unsafe {
-                LLVMOrcLLJITAddObjectFile(
-                    source.jit,
-                    source.dylib,
-                    copy_to_buffer(&piece, &piece_name),
-                )
-            };
-            check(error)?;
+            let in_object = |reason: String| format!("{}: {reason}", source.name);
+            match object.link_defining(name).map_err(in_object)? {
+                None => {}
+                Some(Link::Piece(piece)) => {
+                    tracing::debug!(object = %source.name, symbol = name, bytes = piece.len(), "linking a piece of the object");
+                    let piece_name =
+                        CString::new(format!("{} (the sections of {name})", source.name))
+                            .map_err(|_| "the object's name holds a NUL byte".to_owned())?;
+                    // SAFETY: the JIT and the JITDylib are live (the JIT is
+                    // running this lookup); ownership of the buffer passes to
+                    // ORC.
+                    let error = unsafe {
+                        LLVMOrcLLJITAddObjectFile(
+                            source.jit,
+                            source.dylib,
+                            copy_to_buffer(&piece, &piece_name),
+                        )
+                    };
+                    check(error)?;
+                }
+                Some(Link::Whole) => {
+                    tracing::debug!(object = %source.name, symbol = name, "linking the object whole");
+                    let whole_name = CString::new(source.name.as_str())
+                        .map_err(|_| "the object's name holds a NUL byte".to_owned())?;
+                    let bytes = object.bytes().map_err(in_object)?;
+                    add_whole_object(source.jit, source.dylib, bytes, &whole_name)
+                        .map_err(in_object)?;
+                }
+            }
         }
         Ok::<(), String>(())
     }));

@@ -1,11 +1,12 @@
-//! What split_object reads of an object once, when it is sent: whether it
-//! can be split at all, where its tables are, which sections are part of the
-//! program image and which relocation section belongs to each, the symbols
-//! each section defines and the unwind entries describing it. Each table is
-//! read in one pass over its bytes: `send_binary` of a large object is timed
-//! against `dlopen` (docs/performance.md), which reads almost nothing.
-//! Global names are looked up by scanning the symbol table until a program
-//! has looked up enough of them to pay for hashing them all.
+//! What split_object reads of an object, and when. `send_binary` of a large
+//! object is timed against `dlopen` (docs/performance.md), which reads almost
+//! nothing, so what is read when the object is sent is only what decides
+//! whether it can be split at all: its section headers, its global symbols
+//! and its unwind entries' framing, each in one pass without building
+//! anything. What a piece needs (its symbol, the globals its sections
+//! define, their unwind entries) is looked up when the piece is written, by
+//! scanning the tables, until a program has written enough pieces to pay
+//! for indexing them.
 
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::Hasher;
@@ -19,8 +20,9 @@ use super::elf::{
     u32_at, u64_at,
 };
 
-/// How many lookups by name scan the symbol table before its global names
-/// are hashed (a scan costs about a tenth of hashing them all).
+/// How many lookups (of a name, or of the globals of a piece's sections)
+/// scan the symbol table before its globals are indexed for them (a scan
+/// costs about a tenth of indexing them all).
 const SCANNED_LOOKUPS: usize = 8;
 
 /// The largest section alignment of an object linked a piece at a time: a
@@ -41,14 +43,31 @@ pub struct Layout {
     relocations_of: Vec<u16>,
     /// Whether each section is part of the program image (SHF_ALLOC).
     allocated: Vec<bool>,
-    /// The global symbols each allocated section defines: section `s`'s
-    /// are `globals[globals_start[s + 1]..globals_start[s + 2]]`.
-    globals: Vec<u32>,
-    globals_start: Vec<u32>,
-    /// Whether each section defines local symbols (its section symbol too).
-    defines_locals: Vec<bool>,
-    eh_frame: Option<EhFrame>,
+    /// `.eh_frame`, checked to hold only what a piece can carry.
+    eh_frame: Option<usize>,
     global_names: GlobalNames,
+    /// How many pieces looked up the globals their sections define.
+    global_lookups: usize,
+    globals_by_section: Option<GlobalsBySection>,
+    /// Found at the first piece that carries unwind entries.
+    fde_order: Option<FdeOrder>,
+}
+
+/// The global symbols each allocated section defines: section `s`'s are
+/// `globals[start[s + 1]..start[s + 2]]`.
+struct GlobalsBySection {
+    globals: Vec<u32>,
+    start: Vec<u32>,
+}
+
+/// How the unwind entries of a section are found among the relocations of
+/// `.eh_frame`, one per entry (its initial location), in `.eh_frame`'s order.
+enum FdeOrder {
+    /// Those relocations name the sections in ascending order, as compilers
+    /// write them: a section's are found by binary search.
+    Ascending,
+    /// Otherwise: (section, relocation) pairs sorted by section.
+    Table(Vec<(u32, u32)>),
 }
 
 #[derive(Default)]
@@ -73,14 +92,6 @@ pub struct PooledConstant {
     pub align: u64,
 }
 
-/// The object's `.eh_frame`, its entries by the section each describes.
-pub struct EhFrame {
-    pub section: usize,
-    /// Each entry and the section it describes, in the order of sections
-    /// (and within one section, of `.eh_frame`).
-    fdes: Vec<(u32, Fde)>,
-}
-
 /// A frame description entry: where it is in `.eh_frame`, its CIE, and its
 /// one relocation (of its initial location) in `.rela.eh_frame`.
 #[derive(Clone, Copy)]
@@ -96,8 +107,8 @@ impl Layout {
     /// link whole (not an x86-64 ELF relocatable object with more than one
     /// section of code, or holding something a piece cannot carry:
     /// initializers, thread-local data, COMDAT groups, REL relocations,
-    /// extended section numbering, absolute or common symbols, unwind
-    /// entries with a personality or an LSDA).
+    /// extended section numbering, global symbols [`Layout::carried`]
+    /// refuses, unwind entries with a personality or an LSDA).
     pub fn read(bytes: &[u8]) -> Option<Self> {
         if bytes.get(..4)? != b"\x7fELF" || bytes.get(4..6)? != [2, 1] {
             return None;
@@ -195,11 +206,11 @@ impl Layout {
             symbol_names: Table::default(),
             relocations_of,
             allocated,
-            globals: Vec::new(),
-            globals_start: Vec::new(),
-            defines_locals: Vec::new(),
             eh_frame: None,
             global_names: GlobalNames::default(),
+            global_lookups: 0,
+            globals_by_section: None,
+            fde_order: None,
         };
         let names = layout.section(bytes, usize::from(names_index))?;
         layout.section_names = layout.contents(bytes, &names)?;
@@ -228,82 +239,59 @@ impl Layout {
             return None;
         }
         layout.symbol_names = layout.contents(bytes, &symbol_names)?;
-        layout.index_symbols(bytes)?;
+        layout.check_globals(bytes)?;
         if let Some(section) = eh_frame {
-            layout.eh_frame = Some(EhFrame::read(bytes, &layout, section)?);
+            check_eh_frame(bytes, &layout, section)?;
         }
+        layout.eh_frame = eh_frame;
         Some(layout)
     }
 
-    /// Which global symbols each allocated section defines, and which
-    /// sections define local ones; no symbol of a kind a piece cannot carry.
-    /// One pass over the table, then a counting sort of the globals (the
-    /// last third of a table of function sections, whose section symbols
-    /// are locals): a list of (section, symbol) pairs to sort would be new
-    /// memory, each of whose pages is a page fault, several times the size
-    /// of the result.
-    fn index_symbols(&mut self, bytes: &[u8]) -> Option<()> {
+    /// `Some` when no global symbol is of a kind a piece cannot carry (see
+    /// [`Layout::carried`]): one pass over the globals, the last third of a
+    /// table of function sections. Local symbols are checked as pieces reach
+    /// them.
+    fn check_globals(&self, bytes: &[u8]) -> Option<()> {
         let entries = bytes
             .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)?
             .chunks_exact(SYMBOL_SIZE)
             .enumerate()
-            .skip(1);
-        // How many globals each section defines (`globals_start[s + 1]` for
-        // section `s`), then their running totals: the end of each section's
-        // globals in `globals`.
-        let mut globals_start = vec![0u32; self.section_count + 2];
-        let mut defines_locals = vec![false; self.section_count];
-        let mut count = 0;
-        for (index, entry) in entries.clone() {
-            if let Some(section) = self.defining_allocated(index, entry)? {
-                if index < self.first_global {
-                    defines_locals[section] = true;
-                } else {
-                    globals_start[section + 1] += 1;
-                    count += 1;
-                }
-            }
+            .skip(self.first_global.max(1));
+        for (index, entry) in entries {
+            // A copy of fixed size, whose fields are read without checks.
+            let entry: [u8; SYMBOL_SIZE] = entry.try_into().ok()?;
+            let symbol = Symbol {
+                info: entry[4],
+                section: u16::from_le_bytes([entry[6], entry[7]]),
+                ..Symbol::default()
+            };
+            self.carried(index, &symbol).ok()?;
         }
-        for section in 1..globals_start.len() {
-            globals_start[section] += globals_start[section - 1];
-        }
-        // Then each global into its place, last first, so that a section's
-        // end moves back to its start and its symbols stay in table order.
-        self.globals = vec![0; count];
-        for (index, entry) in entries.skip(self.first_global.saturating_sub(1)).rev() {
-            if let Some(section) = self.defining_allocated(index, entry)? {
-                let slot = &mut globals_start[section + 1];
-                *slot -= 1;
-                // Symbols are counted in 32 bits (checked by `read`).
-                self.globals[*slot as usize] = index as u32;
-            }
-        }
-        self.globals_start = globals_start;
-        self.defines_locals = defines_locals;
         Some(())
     }
 
-    /// The allocated section that symbol `index` (its table entry `entry`)
-    /// defines, if any; `None` for a symbol a piece cannot carry.
+    /// Whether a piece can carry symbol `index`; if not, what it is. A
+    /// thread-local or indirect (ifunc) symbol, or an absolute, common or
+    /// extended-index one, needs what only linking the object whole gives.
     #[inline]
-    fn defining_allocated(&self, index: usize, entry: &[u8]) -> Option<Option<usize>> {
-        // A copy of fixed size, whose fields are read without checks.
-        let entry: [u8; SYMBOL_SIZE] = entry.try_into().ok()?;
-        let info = entry[4];
-        let section = u16::from_le_bytes([entry[6], entry[7]]);
-        let kind = info & 0xf;
-        if kind == STT_TLS || kind == STT_GNU_IFUNC {
-            return None;
+    pub fn carried(&self, index: usize, symbol: &Symbol) -> Result<(), &'static str> {
+        let kind = symbol.kind();
+        if kind == STT_TLS {
+            return Err("thread-local");
         }
-        if kind == STT_FILE || section == SHN_UNDEF {
-            return Some(None);
+        if kind == STT_GNU_IFUNC {
+            return Err("an indirect function (ifunc)");
         }
-        // Absolute, common or extended-index symbols.
-        if section >= SHN_LORESERVE || (index < self.first_global) != (info >> 4 == STB_LOCAL) {
-            return None;
+        if kind == STT_FILE || symbol.section == SHN_UNDEF {
+            return Ok(());
         }
-        let section = usize::from(section);
-        Some(self.allocated.get(section)?.then_some(section))
+        if symbol.section >= SHN_LORESERVE {
+            return Err("absolute, common or of an extended section index");
+        }
+        if (index < self.first_global) != (symbol.binding() == STB_LOCAL) {
+            return Err("bound otherwise than its place in the symbol table says");
+        }
+        Ok(())
     }
 
     pub fn section_count(&self) -> usize {
@@ -335,12 +323,16 @@ impl Layout {
         let entry = (index < self.symbol_count)
             .then(|| bytes.get(self.symbols.offset + index * SYMBOL_SIZE..))
             .flatten();
-        entry.and_then(Symbol::read).ok_or_else(|| {
-            format!(
-                "malformed object: a relocation names symbol {index}, and the symbol table has {}",
-                self.symbol_count
-            )
-        })
+        entry
+            .and_then(Symbol::read)
+            .ok_or_else(|| self.missing_symbol(index))
+    }
+
+    fn missing_symbol(&self, index: usize) -> String {
+        format!(
+            "malformed object: a relocation names symbol {index}, and the symbol table has {}",
+            self.symbol_count
+        )
     }
 
     pub fn symbol_name<'a>(&self, bytes: &'a [u8], symbol: &Symbol) -> Option<&'a [u8]> {
@@ -356,16 +348,71 @@ impl Layout {
         (*self.allocated.get(section)?).then_some(section)
     }
 
-    /// The global symbols `section` defines.
-    pub fn globals_defined_in(&self, section: usize) -> &[u32] {
-        let start = self.globals_start[section + 1] as usize;
-        let end = self.globals_start[section + 2] as usize;
-        &self.globals[start..end]
+    /// The global symbols each of `sections` (ascending) defines, in the
+    /// order of the symbol table.
+    pub fn globals_defined_in(&mut self, bytes: &[u8], sections: &[usize]) -> Vec<Vec<u32>> {
+        self.global_lookups += 1;
+        if self.globals_by_section.is_none() && self.global_lookups > SCANNED_LOOKUPS {
+            self.globals_by_section = Some(self.index_globals(bytes));
+        }
+        if let Some(index) = &self.globals_by_section {
+            return sections
+                .iter()
+                .map(|&section| {
+                    let start = index.start[section + 1] as usize;
+                    let end = index.start[section + 2] as usize;
+                    index.globals[start..end].to_vec()
+                })
+                .collect();
+        }
+        let mut found = vec![Vec::new(); sections.len()];
+        let (Some(&lowest), Some(&highest)) = (sections.first(), sections.last()) else {
+            return found;
+        };
+        // Only each symbol's section index is read: the section is one of
+        // `sections`, whose symbols `check_globals` checked.
+        for (index, entry) in self
+            .symbol_entries(bytes)
+            .chunks_exact(SYMBOL_SIZE)
+            .enumerate()
+            .skip(self.first_global)
+        {
+            let section = usize::from(u16::from_le_bytes([entry[6], entry[7]]));
+            if section < lowest || section > highest {
+                continue;
+            }
+            if let Ok(position) = sections.binary_search(&section) {
+                // Symbols are counted in 32 bits (checked by `read`).
+                found[position].push(index as u32);
+            }
+        }
+        found
     }
 
-    /// Whether `section` defines local symbols (its section symbol too).
-    pub fn defines_locals(&self, section: usize) -> bool {
-        self.defines_locals[section]
+    /// The defined globals by section: a counting sort (a list of (section,
+    /// symbol) pairs to sort would be new memory, each of whose pages is a
+    /// page fault, several times the size of the result).
+    fn index_globals(&self, bytes: &[u8]) -> GlobalsBySection {
+        // How many globals each section defines (`start[s + 1]` for section
+        // `s`), then their running totals: the end of each section's globals.
+        let mut start = vec![0u32; self.section_count + 2];
+        let mut count = 0;
+        for (_, symbol) in self.defined_globals(bytes) {
+            start[usize::from(symbol.section) + 1] += 1;
+            count += 1;
+        }
+        for section in 1..start.len() {
+            start[section] += start[section - 1];
+        }
+        // Then each global into its place, last first, so that a section's
+        // end moves back to its start and its symbols stay in table order.
+        let mut globals = vec![0; count];
+        for (index, symbol) in self.defined_globals(bytes).rev() {
+            let slot = &mut start[usize::from(symbol.section) + 1];
+            *slot -= 1;
+            globals[*slot as usize] = index as u32;
+        }
+        GlobalsBySection { globals, start }
     }
 
     /// The constant `symbol` labels, when it is an entry of a pool of
@@ -403,8 +450,147 @@ impl Layout {
         })
     }
 
-    pub fn eh_frame(&self) -> Option<&EhFrame> {
-        self.eh_frame.as_ref()
+    /// `.eh_frame`'s section, if the object has one.
+    pub fn eh_frame(&self) -> Option<usize> {
+        self.eh_frame
+    }
+
+    /// The unwind entries describing the functions of `sections`, in their
+    /// order (and within one section, in `.eh_frame`'s).
+    pub fn fdes_describing(
+        &mut self,
+        bytes: &[u8],
+        sections: &[usize],
+    ) -> Result<Vec<Fde>, String> {
+        let Some(frame) = self.eh_frame else {
+            return Ok(Vec::new());
+        };
+        let relocations = self.relocation_entries(bytes, frame)?;
+        let count = relocations.len() / RELOCATION_SIZE;
+        let symbols = self.symbol_entries(bytes);
+        if self.fde_order.is_none() {
+            self.fde_order = Some(self.order_fdes(symbols, relocations)?);
+        }
+        let mut fdes = Vec::new();
+        for &section in sections {
+            let section = section as u32;
+            let described: Vec<usize> = match &self.fde_order {
+                Some(FdeOrder::Table(table)) => {
+                    let start = table.partition_point(|(described, _)| *described < section);
+                    let end = table.partition_point(|(described, _)| *described <= section);
+                    table[start..end]
+                        .iter()
+                        .map(|(_, relocation)| *relocation as usize)
+                        .collect()
+                }
+                _ => {
+                    // Every key was read by `order_fdes`: none fails here.
+                    let key = |relocation| self.fde_key(symbols, relocations, relocation).ok();
+                    let start = partition_point(count, |at| key(at) < Some(section));
+                    let end = partition_point(count, |at| key(at) <= Some(section));
+                    (start..end).collect()
+                }
+            };
+            for relocation in described {
+                fdes.push(self.fde(bytes, frame, relocations, relocation)?);
+            }
+        }
+        Ok(fdes)
+    }
+
+    /// Whether the relocations of `.eh_frame` (`relocations`) name sections
+    /// in ascending order; if not, the table of them by section.
+    fn order_fdes(&self, symbols: &[u8], relocations: &[u8]) -> Result<FdeOrder, String> {
+        let count = relocations.len() / RELOCATION_SIZE;
+        let mut previous = 0;
+        for relocation in 0..count {
+            let key = self.fde_key(symbols, relocations, relocation)?;
+            if key < previous {
+                let mut table = Vec::with_capacity(count);
+                for relocation in 0..count {
+                    let key = self.fde_key(symbols, relocations, relocation)?;
+                    if key != u32::MAX {
+                        table.push((key, relocation as u32));
+                    }
+                }
+                table.sort_by_key(|(described, _)| *described);
+                return Ok(FdeOrder::Table(table));
+            }
+            previous = key;
+        }
+        Ok(FdeOrder::Ascending)
+    }
+
+    /// The section that unwind entry's relocation `relocation` names, or
+    /// `u32::MAX` when no allocated section (an entry no piece carries).
+    /// Only the symbol's section index is read: this runs for every entry.
+    #[inline]
+    fn fde_key(
+        &self,
+        symbols: &[u8],
+        relocations: &[u8],
+        relocation: usize,
+    ) -> Result<u32, String> {
+        // The symbol's index is the high half of the entry's 8-byte r_info.
+        let at = relocation * RELOCATION_SIZE + 12;
+        let index = u32_at(relocations, at)
+            .ok_or_else(|| "malformed object: .rela.eh_frame".to_owned())?
+            as usize;
+        let section =
+            u16_at(symbols, index * SYMBOL_SIZE + 6).ok_or_else(|| self.missing_symbol(index))?;
+        // SHN_UNDEF and the reserved indexes are not allocated sections;
+        // sections are counted in 16 bits (checked by `read`).
+        let allocated = section != SHN_UNDEF
+            && self
+                .allocated
+                .get(usize::from(section))
+                .is_some_and(|&allocated| allocated);
+        Ok(if allocated {
+            u32::from(section)
+        } else {
+            u32::MAX
+        })
+    }
+
+    /// The symbol table's entries.
+    fn symbol_entries<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        bytes
+            .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)
+            .unwrap_or_default()
+    }
+
+    /// The unwind entry whose initial location is `.eh_frame`'s relocation
+    /// `relocation` (`check_eh_frame` checked each is an entry's, 8 bytes
+    /// into it, and that each entry's CIE is one).
+    fn fde(
+        &self,
+        bytes: &[u8],
+        frame: usize,
+        relocations: &[u8],
+        relocation: usize,
+    ) -> Result<Fde, String> {
+        let malformed = || "malformed object: an entry of .eh_frame".to_owned();
+        let contents = self
+            .section(bytes, frame)
+            .and_then(|header| self.contents(bytes, &header))
+            .ok_or_else(malformed)?;
+        let frame_bytes = &bytes[contents.offset..contents.offset + contents.size];
+        let offset = u64_at(relocations, relocation * RELOCATION_SIZE)
+            .and_then(|at| at.checked_sub(8))
+            .and_then(|at| u32::try_from(at).ok())
+            .ok_or_else(malformed)?;
+        let length = u32_at(frame_bytes, offset as usize)
+            .and_then(|length| length.checked_add(4))
+            .ok_or_else(malformed)?;
+        let cie = u32_at(frame_bytes, offset as usize + 4)
+            .and_then(|pointer| (offset + 4).checked_sub(pointer))
+            .ok_or_else(malformed)?;
+        Ok(Fde {
+            offset,
+            length,
+            cie,
+            relocation: relocation as u32,
+        })
     }
 
     /// The defined global symbol called `name`.
@@ -431,11 +617,8 @@ impl Layout {
     fn defined_globals<'a>(
         &'a self,
         bytes: &'a [u8],
-    ) -> impl Iterator<Item = (usize, Symbol)> + 'a {
-        let entries = bytes
-            .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)
-            .unwrap_or_default();
-        entries
+    ) -> impl DoubleEndedIterator<Item = (usize, Symbol)> + 'a {
+        self.symbol_entries(bytes)
             .chunks_exact(SYMBOL_SIZE)
             .enumerate()
             .skip(self.first_global)
@@ -542,95 +725,73 @@ fn name_hash(name: &[u8]) -> u64 {
     hasher.finish()
 }
 
-impl EhFrame {
-    /// The entries of `.eh_frame` by the section each describes; `None` when
-    /// a CIE has a relocation (a personality) or an FDE has more than the one
-    /// of its initial location (an LSDA): a piece would have to carry what
-    /// they point to. Also `None` for what LLVM does not write (64-bit
-    /// lengths, relocations out of order or outside every entry).
-    fn read(bytes: &[u8], layout: &Layout, section: usize) -> Option<Self> {
-        let contents = layout.contents(bytes, &layout.section(bytes, section)?)?;
-        let frame = bytes.get(contents.offset..contents.offset + contents.size)?;
-        let relocations = layout.relocation_entries(bytes, section).ok()?;
-        let mut relocations = relocations
-            .chunks_exact(RELOCATION_SIZE)
-            .enumerate()
-            .peekable();
-        let mut cies = Vec::new();
-        let mut entries = Vec::with_capacity(relocations.len());
-        let mut offset = 0;
-        while offset + 4 <= frame.len() {
-            let length = usize::try_from(u32_at(frame, offset)?).ok()?;
-            if length == 0 {
-                break;
-            }
-            let end = offset.checked_add(4)?.checked_add(length)?;
-            // 0xffffffff: a 64-bit length, which LLVM does not write.
-            if length == 0xffff_ffff || end > frame.len() || length < 4 {
-                return None;
-            }
-            let (mut inside, mut first) = (0, None);
-            while let Some((index, entry)) =
-                relocations.next_if(|(_, entry)| u64_at(entry, 0).is_some_and(|at| at < end as u64))
-            {
-                if u64_at(entry, 0)? < offset as u64 {
-                    return None;
-                }
-                inside += 1;
-                first = first.or(Some((index, entry)));
-            }
-            let cie_pointer = usize::try_from(u32_at(frame, offset + 4)?).ok()?;
-            if cie_pointer == 0 {
-                if inside != 0 {
-                    return None;
-                }
-                cies.push(offset);
-            } else {
-                let cie = (offset + 4).checked_sub(cie_pointer)?;
-                let (1, Some((index, entry))) = (inside, first) else {
-                    return None;
-                };
-                let pc_begin = Relocation::read(entry)?;
-                if pc_begin.offset != offset as u64 + 8 || cies.binary_search(&cie).is_err() {
-                    return None;
-                }
-                let described =
-                    layout.defining_section(&layout.symbol(bytes, pc_begin.symbol).ok()?)?;
-                let fde = Fde {
-                    offset: u32::try_from(offset).ok()?,
-                    length: u32::try_from(end - offset).ok()?,
-                    cie: u32::try_from(cie).ok()?,
-                    relocation: u32::try_from(index).ok()?,
-                };
-                // Sections are counted in 16 bits (checked by `read`).
-                entries.push((described as u32, fde));
-            }
-            offset = end;
+/// `Some` when `.eh_frame` (`section`) holds only what a piece can carry:
+/// `None` when a CIE has a relocation (a personality) or an FDE has more
+/// than the one of its initial location (an LSDA), since a piece would have
+/// to carry what they point to; also for what LLVM does not write (64-bit
+/// lengths, relocations out of order or outside every entry). One pass over
+/// its entries and relocations, in step; which section each entry describes
+/// is read when a piece needs it.
+fn check_eh_frame(bytes: &[u8], layout: &Layout, section: usize) -> Option<()> {
+    let contents = layout.contents(bytes, &layout.section(bytes, section)?)?;
+    let frame = bytes.get(contents.offset..contents.offset + contents.size)?;
+    let relocations = layout.relocation_entries(bytes, section).ok()?;
+    let count = relocations.len() / RELOCATION_SIZE;
+    // Where relocation `index` patches; past the last, the end of all.
+    let patched = |index: usize| {
+        if index < count {
+            u64_at(relocations, index * RELOCATION_SIZE)
+        } else {
+            Some(u64::MAX)
         }
-        if relocations.next().is_some() {
+    };
+    // The next relocation, which is never before the entry being read.
+    let mut next = 0;
+    let mut cies = Vec::new();
+    let mut offset = 0;
+    while offset + 4 <= frame.len() {
+        let length = usize::try_from(u32_at(frame, offset)?).ok()?;
+        if length == 0 {
+            break;
+        }
+        let end = offset.checked_add(4)?.checked_add(length)?;
+        // 0xffffffff: a 64-bit length, which LLVM does not write.
+        if length == 0xffff_ffff || end > frame.len() || length < 4 {
             return None;
         }
-        // Compilers write the entries in the order of the functions, and so
-        // of their sections: checked in one pass, and sorted only otherwise
-        // (a sort of many entries allocates, and so faults in, scratch
-        // memory of half their size).
-        if !entries.is_sorted_by_key(|(described, _)| *described) {
-            entries.sort_by_key(|(described, _)| *described);
+        let cie_pointer = usize::try_from(u32_at(frame, offset + 4)?).ok()?;
+        if cie_pointer == 0 {
+            cies.push(offset);
+        } else {
+            // One relocation, of its initial location, 8 bytes in.
+            let cie = (offset + 4).checked_sub(cie_pointer)?;
+            if patched(next)? != offset as u64 + 8 || cies.binary_search(&cie).is_err() {
+                return None;
+            }
+            u32::try_from(end).ok()?;
+            next += 1;
         }
-        Some(Self {
-            section,
-            fdes: entries,
-        })
+        // No other relocation inside the entry.
+        if patched(next)? < end as u64 {
+            return None;
+        }
+        offset = end;
     }
+    (next == count).then_some(())
+}
 
-    /// The entries describing `section`'s functions.
-    pub fn describing(&self, section: usize) -> impl Iterator<Item = &Fde> {
-        let section = section as u32;
-        let start = self
-            .fdes
-            .partition_point(|(described, _)| *described < section);
-        let end =
-            start + self.fdes[start..].partition_point(|(described, _)| *described == section);
-        self.fdes[start..end].iter().map(|(_, fde)| fde)
+/// The first of `0..count` for which `below` is false, `below` being true
+/// for a prefix of it (as `slice::partition_point`, for a sequence that is
+/// computed, not stored).
+fn partition_point(count: usize, below: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, count);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if below(middle) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
     }
+    low
 }

@@ -20,8 +20,9 @@
 //! otherwise link the constants of all of them.
 //!
 //! What this does not take apart (no function sections, initializers, TLS,
-//! COMDAT groups, unwind entries with personalities, ...) is linked whole, as
-//! before; [`SplitObject::new`] decides. Nothing here is `unsafe`: it reads
+//! COMDAT groups, unwind entries with personalities, ...) is linked whole;
+//! [`SplitObject::new`] decides, or the first lookup, when the sections it
+//! reaches have a local symbol a piece cannot carry. Nothing here is `unsafe`: it reads
 //! bytes and writes bytes, and every read is bounds-checked, so a malformed
 //! object is refused or left to LLVM's object reader, never a panic.
 
@@ -33,7 +34,10 @@ mod tests;
 
 use rustc_hash::FxHashSet;
 
-use self::{layout::Layout, piece::Piece};
+use self::{
+    layout::Layout,
+    piece::{Contents, Piece},
+};
 use super::object_bytes::ObjectBytes;
 
 /// The name by which pieces linked later reach the local symbols of a
@@ -61,11 +65,12 @@ impl SplitObject {
         }
     }
 
-    /// An object file of the sections `name` needs that are not linked yet,
-    /// and marks them linked (the caller adds the piece to the object's
-    /// JITDylib); `None` when the object does not define `name` or it is
-    /// linked already. An error names what in the object is malformed.
-    pub fn piece_defining(&mut self, name: &str) -> Result<Option<Vec<u8>>, String> {
+    /// What linking `name` takes, and marks it linked (the caller adds it
+    /// to the object's JITDylib); `None` when the object does not define
+    /// `name` or it is linked already. An error names what in the object is
+    /// malformed, or the local symbol a piece cannot carry that `name`
+    /// reaches once some of the object is linked.
+    pub fn link_defining(&mut self, name: &str) -> Result<Option<Link>, String> {
         if let Some(reason) = self.bytes.stale() {
             return Err(reason);
         }
@@ -80,12 +85,34 @@ impl SplitObject {
         if self.linked[section] {
             return Ok(None);
         }
-        let sections = self.closure(section)?;
-        let piece = Piece::write(bytes, &self.layout, &self.linked, &sections)?;
-        for section in sections {
+        let sections = match self.closure(section)? {
+            Closure::Sections(sections) => sections,
+            // Nothing of the object is linked yet: it is linked whole, as
+            // one without function sections.
+            Closure::Uncarried(_) if !self.linked.contains(&true) => {
+                self.linked.fill(true);
+                return Ok(Some(Link::Whole));
+            }
+            Closure::Uncarried(reason) => return Err(reason),
+        };
+        let contents = Contents {
+            globals: self.layout.globals_defined_in(bytes, &sections),
+            fdes: self.layout.fdes_describing(bytes, &sections)?,
+            sections,
+        };
+        let piece = Piece::write(bytes, &self.layout, &self.linked, &contents)?;
+        for &section in &contents.sections {
             self.linked[section] = true;
         }
-        Ok(Some(piece))
+        Ok(Some(Link::Piece(piece)))
+    }
+
+    /// The object's bytes, checked not to have changed since `send_binary`.
+    pub fn bytes(&self) -> Result<&[u8], String> {
+        match self.bytes.stale() {
+            Some(reason) => Err(reason),
+            None => Ok(self.bytes.as_slice()),
+        }
     }
 
     /// `message` (an error of ORC's) with each section alias it names
@@ -126,8 +153,9 @@ impl SplitObject {
     }
 
     /// `first` and the sections not linked yet that its relocations reach,
-    /// directly or not, in the object's order.
-    fn closure(&self, first: usize) -> Result<Vec<usize>, String> {
+    /// directly or not, in the object's order; or, when they reach a symbol
+    /// a piece cannot carry, why.
+    fn closure(&self, first: usize) -> Result<Closure, String> {
         let (layout, bytes) = (&self.layout, self.bytes.as_slice());
         let mut found = FxHashSet::default();
         found.insert(first);
@@ -135,6 +163,15 @@ impl SplitObject {
         while let Some(section) = pending.pop() {
             for relocation in layout.relocations(bytes, section)? {
                 let target = layout.symbol(bytes, relocation.symbol)?;
+                if let Err(what) = layout.carried(relocation.symbol, &target) {
+                    let name = layout.symbol_name(bytes, &target).unwrap_or_default();
+                    return Ok(Closure::Uncarried(format!(
+                        "symbol '{}' is {what}, which a piece of the object cannot carry, and \
+                         pieces of the object are linked already: compile without function \
+                         sections to link the object whole",
+                        String::from_utf8_lossy(name)
+                    )));
+                }
                 // A piece carries its own copy of a pool's constants.
                 if layout.pooled_constant(bytes, &target).is_some() {
                     continue;
@@ -149,6 +186,23 @@ impl SplitObject {
         }
         let mut sections: Vec<usize> = found.into_iter().collect();
         sections.sort_unstable();
-        Ok(sections)
+        Ok(Closure::Sections(sections))
     }
+}
+
+/// What a lookup of one of a split object's symbols links.
+pub enum Link {
+    /// A piece: an object file of the sections the symbol needs.
+    Piece(Vec<u8>),
+    /// The whole object ([`SplitObject::bytes`]): the symbol reaches a
+    /// local symbol a piece cannot carry before anything of the object is
+    /// linked.
+    Whole,
+}
+
+/// The sections a piece would hold.
+enum Closure {
+    Sections(Vec<usize>),
+    /// They reach a symbol a piece cannot carry: the message naming it.
+    Uncarried(String),
 }

@@ -15,7 +15,7 @@ use super::{
         SHT_SYMTAB, SHT_X86_64_UNWIND, STB_GLOBAL, STB_LOCAL, STB_WEAK, STT_NOTYPE, STT_SECTION,
         STV_HIDDEN, SYMBOL_SIZE, Symbol, u32_at,
     },
-    layout::{Layout, PooledConstant},
+    layout::{Fde, Layout, PooledConstant},
 };
 
 /// One piece being written: an ELF relocatable object of some of the
@@ -25,8 +25,8 @@ pub struct Piece<'a> {
     bytes: &'a [u8],
     layout: &'a Layout,
     linked: &'a [bool],
-    /// The object's section index of each section of the piece (index 1 on).
-    sections: &'a [usize],
+    /// What of the object the piece holds.
+    contents: &'a Contents,
     new_section: FxHashMap<usize, u16>,
     locals: Vec<Symbol>,
     globals: Vec<Symbol>,
@@ -40,6 +40,17 @@ pub struct Piece<'a> {
     /// The piece's copies of the constants it uses of each pool (see
     /// [`Layout::pooled_constant`]), sections of the piece after its own.
     pools: Vec<Pool>,
+}
+
+/// What of the object a piece holds.
+pub struct Contents {
+    /// The object's index of each section of the piece (its index 1 on),
+    /// ascending.
+    pub sections: Vec<usize>,
+    /// The global symbols each of them defines.
+    pub globals: Vec<Vec<u32>>,
+    /// The unwind entries of their functions, in their order.
+    pub fdes: Vec<Fde>,
 }
 
 /// The constants a piece copies of one pool of the object.
@@ -97,13 +108,13 @@ impl<'a> Piece<'a> {
         bytes: &'a [u8],
         layout: &'a Layout,
         linked: &'a [bool],
-        sections: &'a [usize],
+        contents: &'a Contents,
     ) -> Result<Vec<u8>, String> {
         let mut piece = Piece {
             bytes,
             layout,
             linked,
-            sections,
+            contents,
             new_section: FxHashMap::default(),
             locals: vec![Symbol::default()],
             globals: Vec::new(),
@@ -118,12 +129,12 @@ impl<'a> Piece<'a> {
     }
 
     /// The piece's sections' own symbols: a section symbol each, their
-    /// global symbols, and a hidden global alias of each section that
-    /// defines local symbols, by which later pieces reach them. Local
-    /// symbols are reached through their section's symbol (see `target`).
+    /// global symbols, and a hidden global alias of each section, by which
+    /// later pieces reach its local symbols. Local symbols are reached
+    /// through their section's symbol (see `target`).
     fn define_symbols(&mut self) -> Result<(), String> {
         let malformed = |what: &str| format!("malformed object: {what}");
-        for (position, &section) in self.sections.iter().enumerate() {
+        for (position, &section) in self.contents.sections.iter().enumerate() {
             let index = u16::try_from(position + 1).map_err(|_| malformed("too many sections"))?;
             self.new_section.insert(section, index);
             self.locals.push(Symbol {
@@ -135,9 +146,9 @@ impl<'a> Piece<'a> {
                 size: 0,
             });
         }
-        for &section in self.sections {
+        for (&section, globals) in self.contents.sections.iter().zip(&self.contents.globals) {
             let index = self.new_section[&section];
-            for &defined in self.layout.globals_defined_in(section) {
+            for &defined in globals {
                 let defined = defined as usize;
                 let symbol = self.layout.symbol(self.bytes, defined)?;
                 let name = self
@@ -155,20 +166,20 @@ impl<'a> Piece<'a> {
             }
             // One alias per section, not per local symbol: a constant pool
             // or a `.bss` of 10,000 locals would otherwise define 10,000
-            // names in the JITDylib, which costs more than the piece.
-            if self.layout.defines_locals(section) {
-                let alias = self
-                    .names
-                    .add(format!("{SECTION_ALIAS_PREFIX}{section}").as_bytes());
-                self.globals.push(Symbol {
-                    name: alias,
-                    info: (STB_GLOBAL << 4) | STT_NOTYPE,
-                    other: STV_HIDDEN,
-                    section: index,
-                    value: 0,
-                    size: 0,
-                });
-            }
+            // names in the JITDylib, which costs more than the piece. Every
+            // section has one: which sections define locals is known only
+            // from a pass over all the local symbols.
+            let alias = self
+                .names
+                .add(format!("{SECTION_ALIAS_PREFIX}{section}").as_bytes());
+            self.globals.push(Symbol {
+                name: alias,
+                info: (STB_GLOBAL << 4) | STT_NOTYPE,
+                other: STV_HIDDEN,
+                section: index,
+                value: 0,
+                size: 0,
+            });
         }
         Ok(())
     }
@@ -179,7 +190,8 @@ impl<'a> Piece<'a> {
     /// (the piece's section symbol, or the alias of a section linked
     /// before), its offset added to the addend; a piece carries a local
     /// symbol itself only for a relocation that needs the symbol, which
-    /// cannot reach one linked before.
+    /// cannot reach one linked before. Every symbol reached is one a piece
+    /// can carry (`SplitObject::closure` checked).
     fn target(&mut self, relocation: Relocation) -> Result<(Relocation, SymbolRef), String> {
         let index = relocation.symbol;
         if let Some(&found) = self.new_symbol.get(&index) {
@@ -282,7 +294,7 @@ impl<'a> Piece<'a> {
                 self.pools.len() - 1
             }
         };
-        let section = u16::try_from(self.sections.len() + 1 + position)
+        let section = u16::try_from(self.contents.sections.len() + 1 + position)
             .map_err(|_| "malformed object: too many sections".to_owned())?;
         let entries = &mut self.pools[position].entries;
         // Alignments are at most MAX_ALIGNMENT (checked by `Layout::read`).
@@ -345,7 +357,7 @@ impl<'a> Piece<'a> {
         // The relocations are written with symbol references resolved after
         // every symbol exists: (section position, relocation, symbol).
         let mut pending_relocations: Vec<(usize, Relocation, SymbolRef)> = Vec::new();
-        for &section in self.sections {
+        for &section in &self.contents.sections {
             let header = self
                 .layout
                 .section(self.bytes, section)
@@ -375,7 +387,7 @@ impl<'a> Piece<'a> {
                 entry_size: header.entry_size,
             });
         }
-        for (position, &section) in self.sections.iter().enumerate() {
+        for (position, &section) in self.contents.sections.iter().enumerate() {
             for relocation in self.layout.relocations(self.bytes, section)? {
                 let (relocation, symbol) = self.target(relocation)?;
                 pending_relocations.push((position, relocation, symbol));
@@ -384,43 +396,51 @@ impl<'a> Piece<'a> {
         let mut eh_relocations = Vec::new();
         let mut eh_frame = Vec::new();
         let layout = self.layout;
-        if let Some(frame) = layout.eh_frame() {
-            let contents = self
-                .layout
-                .section(self.bytes, frame.section)
-                .and_then(|header| self.layout.contents(self.bytes, &header))
-                .ok_or_else(|| "malformed object: .eh_frame".to_owned())?;
-            let frame_bytes = &self.bytes[contents.offset..contents.offset + contents.size];
+        let contents = self.contents;
+        if let (Some(frame), false) = (layout.eh_frame(), contents.fdes.is_empty()) {
+            let malformed = || "malformed object: an entry of .eh_frame".to_owned();
+            let frame_contents = layout
+                .section(self.bytes, frame)
+                .and_then(|header| layout.contents(self.bytes, &header))
+                .ok_or_else(malformed)?;
+            let frame_bytes =
+                &self.bytes[frame_contents.offset..frame_contents.offset + frame_contents.size];
+            let entry = |offset: usize, length: usize| {
+                offset
+                    .checked_add(length)
+                    .and_then(|end| frame_bytes.get(offset..end))
+                    .ok_or_else(malformed)
+            };
             let mut copied_cies: FxHashMap<usize, usize> = FxHashMap::default();
-            for &section in self.sections {
-                for fde in frame.describing(section) {
-                    let (offset, length, cie) =
-                        (fde.offset as usize, fde.length as usize, fde.cie as usize);
-                    let cie_at = match copied_cies.get(&cie) {
-                        Some(&at) => at,
-                        None => {
-                            let length = u32_at(frame_bytes, cie).unwrap_or(0) as usize + 4;
-                            let at = eh_frame.len();
-                            eh_frame.extend_from_slice(&frame_bytes[cie..cie + length]);
-                            copied_cies.insert(cie, at);
-                            at
-                        }
-                    };
-                    let at = eh_frame.len();
-                    eh_frame.extend_from_slice(&frame_bytes[offset..offset + length]);
-                    let cie_pointer = (at + 4 - cie_at) as u32;
-                    eh_frame[at + 4..at + 8].copy_from_slice(&cie_pointer.to_le_bytes());
-                    let pc_begin =
-                        layout.relocation(self.bytes, frame.section, fde.relocation as usize)?;
-                    let (pc_begin, symbol) = self.target(pc_begin)?;
-                    eh_relocations.push((
-                        Relocation {
-                            offset: (at + 8) as u64,
-                            ..pc_begin
-                        },
-                        symbol,
-                    ));
-                }
+            for fde in &contents.fdes {
+                let (offset, length, cie) =
+                    (fde.offset as usize, fde.length as usize, fde.cie as usize);
+                let cie_at = match copied_cies.get(&cie) {
+                    Some(&at) => at,
+                    None => {
+                        let length = u32_at(frame_bytes, cie).unwrap_or(0) as usize + 4;
+                        let at = eh_frame.len();
+                        eh_frame.extend_from_slice(entry(cie, length)?);
+                        copied_cies.insert(cie, at);
+                        at
+                    }
+                };
+                let at = eh_frame.len();
+                eh_frame.extend_from_slice(entry(offset, length)?);
+                let cie_pointer = (at + 4 - cie_at) as u32;
+                eh_frame
+                    .get_mut(at + 4..at + 8)
+                    .ok_or_else(malformed)?
+                    .copy_from_slice(&cie_pointer.to_le_bytes());
+                let pc_begin = layout.relocation(self.bytes, frame, fde.relocation as usize)?;
+                let (pc_begin, symbol) = self.target(pc_begin)?;
+                eh_relocations.push((
+                    Relocation {
+                        offset: (at + 8) as u64,
+                        ..pc_begin
+                    },
+                    symbol,
+                ));
             }
         }
         // The copies of pools' constants follow the piece's own sections,
@@ -458,7 +478,7 @@ impl<'a> Piece<'a> {
                 .collect();
             out_sections.len() + 1 + relocated.len() + if eh_frame.is_empty() { 0 } else { 2 }
         } as u32;
-        let mut by_position: Vec<Vec<u8>> = vec![Vec::new(); self.sections.len()];
+        let mut by_position: Vec<Vec<u8>> = vec![Vec::new(); self.contents.sections.len()];
         for (position, relocation, symbol) in &pending_relocations {
             by_position[*position]
                 .extend_from_slice(&relocation.to_bytes(self.final_index(*symbol)));

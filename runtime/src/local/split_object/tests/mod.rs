@@ -1,11 +1,13 @@
 //! split_object on objects compiled by LLVM's llc.
 
 use super::{
-    ObjectBytes, SECTION_ALIAS_PREFIX, SplitObject,
+    Link, ObjectBytes, SECTION_ALIAS_PREFIX, SplitObject,
     elf::{SECTION_HEADER_SIZE, Table, string_at, u16_at, u32_at, u64_at},
 };
 use crate::local::jit::{Jit, Missing, ObjectIndex};
 use std::{path::Path, process::Command};
+
+mod whole;
 
 /// Two functions share an internal helper and an internal global; a
 /// third uses a constant from a constant pool.
@@ -173,8 +175,7 @@ fn an_object_with_an_initializer_is_linked_whole() {
 #[test]
 fn a_piece_holds_what_its_symbol_reaches_and_nothing_linked_before() {
     let mut object = split_shared_state();
-    let tens = object
-        .piece_defining("tens")
+    let tens = piece_defining(&mut object, "tens")
         .unwrap()
         .expect("tens is defined");
     let sections = section_names(&tens);
@@ -195,9 +196,8 @@ fn a_piece_holds_what_its_symbol_reaches_and_nothing_linked_before() {
         "{sections:?}"
     );
     // `tens` is linked now, and `bump` with it.
-    assert!(object.piece_defining("tens").unwrap().is_none());
-    let hundreds = object
-        .piece_defining("hundreds")
+    assert!(piece_defining(&mut object, "tens").unwrap().is_none());
+    let hundreds = piece_defining(&mut object, "hundreds")
         .unwrap()
         .expect("hundreds is defined");
     let sections = section_names(&hundreds);
@@ -221,8 +221,7 @@ fn a_piece_holds_what_its_symbol_reaches_and_nothing_linked_before() {
             .windows(SECTION_ALIAS_PREFIX.len())
             .any(|w| w == SECTION_ALIAS_PREFIX.as_bytes())
     );
-    let constant = object
-        .piece_defining("constant")
+    let constant = piece_defining(&mut object, "constant")
         .unwrap()
         .expect("constant is defined");
     assert!(
@@ -231,7 +230,11 @@ fn a_piece_holds_what_its_symbol_reaches_and_nothing_linked_before() {
             .any(|name| name.starts_with(".rodata.cst8"))
     );
     assert!(!mentions(&constant, "tens"));
-    assert!(object.piece_defining("undefined_here").unwrap().is_none());
+    assert!(
+        piece_defining(&mut object, "undefined_here")
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[test]
@@ -251,9 +254,18 @@ fn damaged_objects_are_refused_or_split_without_panicking() {
     for bytes in damaged {
         if let Ok(mut split) = SplitObject::new(ObjectBytes::Owned(bytes)) {
             for name in ["tens", "hundreds", "constant", "bump"] {
-                let _ = split.piece_defining(name);
+                let _ = split.link_defining(name);
             }
         }
+    }
+}
+
+/// The piece `link_defining` writes for `name`.
+fn piece_defining(object: &mut SplitObject, name: &str) -> Result<Option<Vec<u8>>, String> {
+    match object.link_defining(name)? {
+        None => Ok(None),
+        Some(Link::Piece(piece)) => Ok(Some(piece)),
+        Some(Link::Whole) => panic!("{name} links the object whole"),
     }
 }
 
@@ -287,9 +299,7 @@ fn a_relocation_outside_its_section_is_an_error_not_a_piece() {
     let Ok(mut split) = SplitObject::new(ObjectBytes::Owned(object)) else {
         panic!("the damage is in a relocation, which only a piece reads");
     };
-    let error = split
-        .piece_defining("tens")
-        .expect_err("the relocation is refused");
+    let error = piece_defining(&mut split, "tens").expect_err("the relocation is refused");
     assert!(error.contains("outside the section"), "{error}");
 }
 
@@ -307,8 +317,7 @@ fn a_piece_carries_the_unwind_entries_of_an_eh_frame_written_as_data() {
     let Ok(mut split) = SplitObject::new(ObjectBytes::Owned(object)) else {
         panic!("an object with function sections is split");
     };
-    let tens = split
-        .piece_defining("tens")
+    let tens = piece_defining(&mut split, "tens")
         .unwrap()
         .expect("tens is defined");
     let sections = section_names(&tens);
@@ -495,8 +504,7 @@ fn a_piece_copies_the_constants_it_uses_of_a_pool_not_the_pool() {
     // The pool holds the three functions' constants; each piece copies the
     // one of its function, also after another piece copied another.
     for symbol in ["two", "three", "one"] {
-        let piece = object
-            .piece_defining(symbol)
+        let piece = piece_defining(&mut object, symbol)
             .unwrap()
             .unwrap_or_else(|| panic!("{symbol} is defined"));
         assert_eq!(
@@ -513,8 +521,7 @@ fn a_piece_places_each_constant_it_copies_at_its_pools_alignment() {
     let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(assemble(ALIGNED_POOL))) else {
         panic!("an object with function sections is split");
     };
-    let piece = object
-        .piece_defining("sum")
+    let piece = piece_defining(&mut object, "sum")
         .unwrap()
         .expect("sum is defined");
     // The first constant at 0, the last at 16 (not 4).
@@ -553,8 +560,7 @@ fn a_section_of_many_locals_adds_one_alias_not_one_per_local() {
     let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(compile(SHARED_STATICS, true))) else {
         panic!("an object with function sections is split");
     };
-    let bump = object
-        .piece_defining("bump")
+    let bump = piece_defining(&mut object, "bump")
         .unwrap()
         .expect("bump is defined");
     let aliases = bump
@@ -601,8 +607,7 @@ fn the_memory_of_a_jit_that_is_gone_is_no_longer_taken_for_linked_data() {
 #[test]
 fn an_error_naming_a_local_alias_says_what_it_stands_for() {
     let mut object = split_shared_state();
-    let tens = object
-        .piece_defining("tens")
+    let tens = piece_defining(&mut object, "tens")
         .unwrap()
         .expect("tens is defined");
     // The alias by which later pieces reach a section of the first piece.
@@ -627,4 +632,113 @@ fn an_error_naming_a_local_alias_says_what_it_stands_for() {
         "{explained}"
     );
     assert_eq!(object.explain_aliases("no alias here"), "no alias here");
+}
+
+/// How many unwind entries (FDEs, not CIEs) the `.eh_frame` of a piece holds.
+fn unwind_entries(piece: &[u8]) -> usize {
+    let start = section_offset(piece, ".eh_frame");
+    let end = start + section_size(piece, ".eh_frame") as usize;
+    let (mut at, mut entries) = (start, 0);
+    while at + 8 <= end {
+        let length = u32_at(piece, at).unwrap() as usize;
+        if length == 0 {
+            break;
+        }
+        entries += usize::from(u32_at(piece, at + 4).unwrap() != 0);
+        at += 4 + length;
+    }
+    entries
+}
+
+/// Functions whose unwind entries are not in the order of their sections:
+/// `hot_one` and `hot_two` share `.text.hot`, and `cold` between them has a
+/// section of its own.
+const SECTIONS_REVISITED: &str = r#"
+  .section .text.hot,"ax",@progbits
+  .globl hot_one
+hot_one:
+  .cfi_startproc
+  ret
+  .cfi_endproc
+  .section .text.cold,"ax",@progbits
+  .globl cold
+cold:
+  .cfi_startproc
+  ret
+  .cfi_endproc
+  .section .text.hot,"ax",@progbits
+  .globl hot_two
+hot_two:
+  .cfi_startproc
+  ret
+  .cfi_endproc
+"#;
+
+#[test]
+fn a_piece_carries_the_unwind_entries_of_its_sections_and_no_others() {
+    let mut shared = split_shared_state();
+    let tens = piece_defining(&mut shared, "tens").unwrap().unwrap();
+    // `tens` and the helper `bump` it calls, in sections in ascending order.
+    assert_eq!(unwind_entries(&tens), 2);
+    let hundreds = piece_defining(&mut shared, "hundreds").unwrap().unwrap();
+    assert_eq!(unwind_entries(&hundreds), 1);
+
+    let Ok(mut revisited) = SplitObject::new(ObjectBytes::Owned(assemble(SECTIONS_REVISITED)))
+    else {
+        panic!("an object of two sections of code is split");
+    };
+    let cold = piece_defining(&mut revisited, "cold").unwrap().unwrap();
+    assert_eq!(unwind_entries(&cold), 1);
+    assert!(!mentions(&cold, "hot_one") && !mentions(&cold, "hot_two"));
+    let hot = piece_defining(&mut revisited, "hot_two").unwrap().unwrap();
+    assert_eq!(unwind_entries(&hot), 2, "both functions of .text.hot");
+    assert!(mentions(&hot, "hot_one") && mentions(&hot, "hot_two"));
+}
+
+/// Twelve functions in sections of their own; `fn_02` and `fn_10` have a
+/// second name (an alias, a global of the same section).
+fn many_functions() -> String {
+    let mut ir = String::new();
+    for index in 0..12 {
+        ir.push_str(&format!(
+            "define i64 @fn_{index:02}() {{\n  ret i64 {index}\n}}\n"
+        ));
+    }
+    ir.push_str("@alias_02 = alias i64 (), ptr @fn_02\n");
+    ir.push_str("@alias_10 = alias i64 (), ptr @fn_10\n");
+    ir
+}
+
+#[test]
+fn each_piece_defines_the_globals_of_its_sections_before_and_after_they_are_indexed() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(compile(&many_functions(), true)))
+    else {
+        panic!("an object with function sections is split");
+    };
+    // The first pieces scan the symbol table for their globals, the later
+    // ones read an index of them.
+    for index in 0..12 {
+        let name = format!("fn_{index:02}");
+        let piece = piece_defining(&mut object, &name)
+            .unwrap()
+            .expect("defined");
+        for other in 0..12 {
+            let other_name = format!("fn_{other:02}");
+            assert_eq!(
+                mentions(&piece, &other_name),
+                other == index,
+                "{name}: {other_name}"
+            );
+        }
+        let alias = format!("alias_{index:02}");
+        assert_eq!(
+            mentions(&piece, &alias),
+            index == 2 || index == 10,
+            "{name}: {alias}"
+        );
+    }
+    assert!(
+        piece_defining(&mut object, "alias_10").unwrap().is_none(),
+        "linked with fn_10"
+    );
 }

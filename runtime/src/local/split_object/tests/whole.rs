@@ -1,0 +1,104 @@
+//! What links a split object whole, and what refuses a piece of it.
+
+use super::{Jit, Link, Missing, ObjectBytes, SplitObject, assemble, linked, piece_defining};
+
+/// `first` reads a local absolute symbol through the GOT: the relocation
+/// names the symbol itself.
+const LOCAL_ABSOLUTE: &str = r#"
+  .set local_absolute, 0x1234
+  .section .text.first,"ax",@progbits
+  .globl first
+first:
+  movq local_absolute@GOTPCREL(%rip), %rax
+  ret
+  .section .text.second,"ax",@progbits
+  .globl second
+second:
+  ret
+"#;
+
+#[test]
+fn a_local_a_piece_cannot_carry_links_the_object_whole_at_its_first_lookup() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(assemble(LOCAL_ABSOLUTE))) else {
+        panic!("an object of two sections of code is split");
+    };
+    assert!(matches!(
+        object.link_defining("first"),
+        Ok(Some(Link::Whole))
+    ));
+    assert!(object.link_defining("second").unwrap().is_none(), "linked");
+
+    // JITLink links no local absolute symbol either: the whole object fails
+    // to link, `second` with it, as an object without function sections.
+    let mut jit = Jit::new().unwrap();
+    let whole = jit
+        .add_object("absolute.o", ObjectBytes::Owned(assemble(LOCAL_ABSOLUTE)))
+        .unwrap();
+    match jit.lookup(whole, "first") {
+        Err(Missing::Unlinkable(reason)) => assert!(!reason.contains("cannot carry"), "{reason}"),
+        _ => panic!("JITLink links a local absolute symbol: use one it does not here"),
+    }
+    assert!(matches!(
+        jit.lookup(whole, "second"),
+        Err(Missing::Unlinkable(_))
+    ));
+}
+
+#[test]
+fn a_local_a_piece_cannot_carry_is_an_error_once_pieces_are_linked() {
+    let Ok(mut object) = SplitObject::new(ObjectBytes::Owned(assemble(LOCAL_ABSOLUTE))) else {
+        panic!("an object of two sections of code is split");
+    };
+    assert!(piece_defining(&mut object, "second").unwrap().is_some());
+    let error = piece_defining(&mut object, "first").expect_err("the absolute symbol is refused");
+    assert!(error.contains("'local_absolute' is absolute"), "{error}");
+
+    let mut jit = Jit::new().unwrap();
+    let split = jit
+        .add_object("absolute.o", ObjectBytes::Owned(assemble(LOCAL_ABSOLUTE)))
+        .unwrap();
+    linked(&jit, split, "second");
+    match jit.lookup(split, "first") {
+        Err(Missing::Unlinkable(reason)) => {
+            assert!(
+                reason.contains("absolute.o: symbol 'local_absolute' is absolute"),
+                "{reason}"
+            );
+        }
+        _ => panic!("first links"),
+    }
+}
+
+/// Two functions with unwind entries; `{extra}` is replaced by CFI
+/// directives of `first`'s.
+const UNWIND_DIRECTIVES: &str = r#"
+  .section .text.first,"ax",@progbits
+  .globl first
+first:
+  .cfi_startproc
+  {extra}
+  ret
+  .cfi_endproc
+  .section .text.second,"ax",@progbits
+  .globl second
+second:
+  .cfi_startproc
+  ret
+  .cfi_endproc
+  .section .rodata.table,"a",@progbits
+table:
+  .long 0
+"#;
+
+#[test]
+fn unwind_entries_with_a_personality_or_an_lsda_link_the_object_whole() {
+    let with = |extra: &str| {
+        let source = UNWIND_DIRECTIVES.replace("{extra}", extra);
+        SplitObject::new(ObjectBytes::Owned(assemble(&source))).is_ok()
+    };
+    assert!(with(""), "plain unwind entries are split");
+    // A personality is a relocation in a CIE; an LSDA a second one in the
+    // function's FDE.
+    assert!(!with(".cfi_personality 0x1b, second"));
+    assert!(!with(".cfi_lsda 0x1b, table"));
+}
