@@ -768,6 +768,11 @@ fn check_eh_frame(bytes: &[u8], layout: &Layout, section: usize) -> Option<()> {
             if patched(next)? != offset as u64 + 8 || cies.binary_search(&cie).is_err() {
                 return None;
             }
+            // Its bytes inside the entry: a piece copies the entry alone.
+            let relocation = Relocation::read(relocations.get(next * RELOCATION_SIZE..)?)?;
+            if offset as u64 + 8 + fixup_width(relocation.kind) > end as u64 {
+                return None;
+            }
             u32::try_from(end).ok()?;
             next += 1;
         }

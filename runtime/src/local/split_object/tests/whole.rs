@@ -102,3 +102,46 @@ fn unwind_entries_with_a_personality_or_an_lsda_link_the_object_whole() {
     assert!(!with(".cfi_personality 0x1b, second"));
     assert!(!with(".cfi_lsda 0x1b, table"));
 }
+
+/// A function and an `.eh_frame` written by hand: a CIE, then an FDE whose
+/// length is `{fde_length}` and whose initial location follows its CIE
+/// pointer.
+const HAND_WRITTEN_EH_FRAME: &str = r#"
+  .section .text.first,"ax",@progbits
+  .globl first
+first:
+  ret
+  .section .eh_frame,"a",@unwind
+cie:
+  .long cie_end - cie - 4
+  .long 0
+  .byte 1
+  .asciz "zR"
+  .uleb128 1
+  .sleb128 -8
+  .uleb128 16
+  .uleb128 1
+  .byte 0x1b
+  .p2align 2
+cie_end:
+fde:
+  .long {fde_length}
+  .long . - cie
+  .long first - .
+  .long 1
+  .uleb128 0
+  .p2align 2
+fde_end:
+"#;
+
+#[test]
+fn an_unwind_entry_whose_relocation_patches_past_its_end_links_the_object_whole() {
+    let with_length = |length: &str| {
+        let source = HAND_WRITTEN_EH_FRAME.replace("{fde_length}", length);
+        SplitObject::new(ObjectBytes::Owned(assemble(&source))).is_ok()
+    };
+    assert!(with_length("fde_end - fde - 4"), "a whole entry is split");
+    // Four bytes: the CIE pointer alone; the initial location's relocation
+    // then patches the bytes after the entry.
+    assert!(!with_length("4"));
+}
