@@ -16,7 +16,7 @@ use std::{
 };
 
 use crate::{
-    Settings,
+    Settings, catalyst_assets,
     handover::{self, SessionTls},
     status::StatusTable,
 };
@@ -103,6 +103,10 @@ impl SpawnedWorker {
             Ok(()) => Ok((self.child, self.status)),
             Err(error) => {
                 let _ = self.child.kill();
+                // Its link to Catalyst's asset path, made while it waited:
+                // removed before it is reaped, while its pid names no other
+                // process.
+                catalyst_assets::remove_link_of(self.pid());
                 let _ = self.child.wait();
                 Err(error)
             }
