@@ -241,7 +241,7 @@ impl Layout {
         layout.symbol_names = layout.contents(bytes, &symbol_names)?;
         layout.check_globals(bytes)?;
         if let Some(section) = eh_frame {
-            check_eh_frame(bytes, &layout, section)?;
+            super::eh_frame_check::check_eh_frame(bytes, &layout, section)?;
         }
         layout.eh_frame = eh_frame;
         Some(layout)
@@ -703,7 +703,11 @@ impl Layout {
             .ok_or_else(|| self.malformed_relocations(section))
     }
 
-    fn relocation_entries<'a>(&self, bytes: &'a [u8], section: usize) -> Result<&'a [u8], String> {
+    pub(super) fn relocation_entries<'a>(
+        &self,
+        bytes: &'a [u8],
+        section: usize,
+    ) -> Result<&'a [u8], String> {
         let index = self.relocations_of[section] as usize;
         if index == 0 {
             return Ok(&[]);
@@ -723,66 +727,6 @@ fn name_hash(name: &[u8]) -> u64 {
     let mut hasher = FxHasher::default();
     hasher.write(name);
     hasher.finish()
-}
-
-/// `Some` when `.eh_frame` (`section`) holds only what a piece can carry:
-/// `None` when a CIE has a relocation (a personality) or an FDE has more
-/// than the one of its initial location (an LSDA), since a piece would have
-/// to carry what they point to; also for what LLVM does not write (64-bit
-/// lengths, relocations out of order or outside every entry). One pass over
-/// its entries and relocations, in step; which section each entry describes
-/// is read when a piece needs it.
-fn check_eh_frame(bytes: &[u8], layout: &Layout, section: usize) -> Option<()> {
-    let contents = layout.contents(bytes, &layout.section(bytes, section)?)?;
-    let frame = bytes.get(contents.offset..contents.offset + contents.size)?;
-    let relocations = layout.relocation_entries(bytes, section).ok()?;
-    let count = relocations.len() / RELOCATION_SIZE;
-    // Where relocation `index` patches; past the last, the end of all.
-    let patched = |index: usize| {
-        if index < count {
-            u64_at(relocations, index * RELOCATION_SIZE)
-        } else {
-            Some(u64::MAX)
-        }
-    };
-    // The next relocation, which is never before the entry being read.
-    let mut next = 0;
-    let mut cies = Vec::new();
-    let mut offset = 0;
-    while offset + 4 <= frame.len() {
-        let length = usize::try_from(u32_at(frame, offset)?).ok()?;
-        if length == 0 {
-            break;
-        }
-        let end = offset.checked_add(4)?.checked_add(length)?;
-        // 0xffffffff: a 64-bit length, which LLVM does not write.
-        if length == 0xffff_ffff || end > frame.len() || length < 4 {
-            return None;
-        }
-        let cie_pointer = usize::try_from(u32_at(frame, offset + 4)?).ok()?;
-        if cie_pointer == 0 {
-            cies.push(offset);
-        } else {
-            // One relocation, of its initial location, 8 bytes in.
-            let cie = (offset + 4).checked_sub(cie_pointer)?;
-            if patched(next)? != offset as u64 + 8 || cies.binary_search(&cie).is_err() {
-                return None;
-            }
-            // Its bytes inside the entry: a piece copies the entry alone.
-            let relocation = Relocation::read(relocations.get(next * RELOCATION_SIZE..)?)?;
-            if offset as u64 + 8 + fixup_width(relocation.kind) > end as u64 {
-                return None;
-            }
-            u32::try_from(end).ok()?;
-            next += 1;
-        }
-        // No other relocation inside the entry.
-        if patched(next)? < end as u64 {
-            return None;
-        }
-        offset = end;
-    }
-    (next == count).then_some(())
 }
 
 /// The first of `0..count` for which `below` is false, `below` being true

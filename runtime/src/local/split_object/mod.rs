@@ -26,6 +26,7 @@
 //! bytes and writes bytes, and every read is bounds-checked, so a malformed
 //! object is refused or left to LLVM's object reader, never a panic.
 
+mod eh_frame_check;
 mod elf;
 mod layout;
 mod piece;
