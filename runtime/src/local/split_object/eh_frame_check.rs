@@ -2,19 +2,16 @@
 //! piece of the function it describes, with nothing else to carry.
 
 use super::elf::{RELOCATION_SIZE, Relocation, fixup_width, u32_at, u64_at};
-use super::layout::Layout;
 
-/// `Some` when `.eh_frame` (`section`) holds only what a piece can carry:
+/// `Some` when `.eh_frame` (`frame`, whose relocations are the `Elf64_Rela`
+/// entries `relocations`) holds only what a piece can carry:
 /// `None` when a CIE has a relocation (a personality) or an FDE has more
 /// than the one of its initial location (an LSDA), since a piece would have
 /// to carry what they point to; also for what LLVM does not write (64-bit
 /// lengths, relocations out of order or outside every entry). One pass over
 /// its entries and relocations, in step; which section each entry describes
 /// is read when a piece needs it.
-pub(super) fn check_eh_frame(bytes: &[u8], layout: &Layout, section: usize) -> Option<()> {
-    let contents = layout.contents(bytes, &layout.section(bytes, section)?)?;
-    let frame = bytes.get(contents.offset..contents.offset + contents.size)?;
-    let relocations = layout.relocation_entries(bytes, section).ok()?;
+pub(super) fn check_eh_frame(frame: &[u8], relocations: &[u8]) -> Option<()> {
     let count = relocations.len() / RELOCATION_SIZE;
     // Where relocation `index` patches; past the last, the end of all.
     let patched = |index: usize| {

@@ -11,6 +11,7 @@
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::Hasher;
 
+use super::eh_frame_check::check_eh_frame;
 use super::elf::{
     EM_X86_64, ET_REL, RELOCATION_SIZE, Relocation, SECTION_HEADER_SIZE, SHF_ALLOC, SHF_EXECINSTR,
     SHF_GROUP, SHF_LINK_ORDER, SHF_MERGE, SHF_STRINGS, SHF_TLS, SHF_WRITE, SHN_LORESERVE,
@@ -241,7 +242,10 @@ impl Layout {
         layout.symbol_names = layout.contents(bytes, &symbol_names)?;
         layout.check_globals(bytes)?;
         if let Some(section) = eh_frame {
-            super::eh_frame_check::check_eh_frame(bytes, &layout, section)?;
+            let contents = layout.contents(bytes, &layout.section(bytes, section)?)?;
+            let frame = bytes.get(contents.offset..contents.offset + contents.size)?;
+            let relocations = layout.relocation_entries(bytes, section).ok()?;
+            check_eh_frame(frame, relocations)?;
         }
         layout.eh_frame = eh_frame;
         Some(layout)
@@ -703,11 +707,7 @@ impl Layout {
             .ok_or_else(|| self.malformed_relocations(section))
     }
 
-    pub(super) fn relocation_entries<'a>(
-        &self,
-        bytes: &'a [u8],
-        section: usize,
-    ) -> Result<&'a [u8], String> {
+    fn relocation_entries<'a>(&self, bytes: &'a [u8], section: usize) -> Result<&'a [u8], String> {
         let index = self.relocations_of[section] as usize;
         if index == 0 {
             return Ok(&[]);
