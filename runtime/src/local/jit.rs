@@ -386,6 +386,7 @@ extern "C" fn link_piece(
                     let bytes = object.bytes().map_err(in_object)?;
                     add_whole_object(source.jit, source.dylib, bytes, &whole_name)
                         .map_err(in_object)?;
+                    object.linked_whole();
                 }
             }
         }

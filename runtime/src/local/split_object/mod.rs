@@ -89,9 +89,10 @@ impl SplitObject {
         let sections = match self.closure(section)? {
             Closure::Sections(sections) => sections,
             // Nothing of the object is linked yet: it is linked whole, as
-            // one without function sections.
+            // one without function sections. Marked linked once LLVM took
+            // it ([`SplitObject::linked_whole`]): until then each lookup
+            // tries again, and gets LLVM's reason, not "not defined".
             Closure::Uncarried(_) if !self.linked.contains(&true) => {
-                self.linked.fill(true);
                 return Ok(Some(Link::Whole));
             }
             Closure::Uncarried(reason) => return Err(reason),
@@ -106,6 +107,12 @@ impl SplitObject {
             self.linked[section] = true;
         }
         Ok(Some(Link::Piece(piece)))
+    }
+
+    /// Records that the whole object was linked: no lookup links any of it
+    /// again.
+    pub fn linked_whole(&mut self) {
+        self.linked.fill(true);
     }
 
     /// The object's bytes, checked not to have changed since `send_binary`.

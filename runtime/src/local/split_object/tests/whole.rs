@@ -26,6 +26,13 @@ fn a_local_a_piece_cannot_carry_links_the_object_whole_at_its_first_lookup() {
         object.link_defining("first"),
         Ok(Some(Link::Whole))
     ));
+    // Until LLVM has taken it, a lookup links it whole again, so that each
+    // gets LLVM's reason when it refuses the object.
+    assert!(matches!(
+        object.link_defining("first"),
+        Ok(Some(Link::Whole))
+    ));
+    object.linked_whole();
     assert!(object.link_defining("second").unwrap().is_none(), "linked");
 
     // JITLink links no local absolute symbol either: the whole object fails
