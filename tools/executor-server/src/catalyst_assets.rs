@@ -13,8 +13,13 @@
 //! (and a warning is logged), since another user could redirect it.
 
 use std::{
+    ffi::CString,
     io,
-    os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt},
+    os::unix::{
+        ffi::OsStrExt,
+        fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt},
+        io::AsRawFd,
+    },
     path::{Path, PathBuf},
 };
 
@@ -124,25 +129,126 @@ fn make_link(path: &Path, target: &Path) -> io::Result<()> {
 }
 
 fn try_make_link(path: &Path, target: &Path) -> io::Result<()> {
-    let parent = &links_directory();
+    let parent = path
+        .parent()
+        .ok_or_else(|| io::Error::other("a link path without a directory"))?;
     match std::fs::DirBuilder::new().mode(0o700).create(parent) {
         Err(error) if error.kind() != io::ErrorKind::AlreadyExists => return Err(error),
         _ => {}
     }
-    let directory = std::fs::symlink_metadata(parent)?;
-    if !directory.is_dir()
-        || directory.uid() != unix_socket::own_uid()
-        || directory.permissions().mode() & 0o022 != 0
+    // Checked through a descriptor opened without following a link, and the
+    // link made through it: the directory checked is the one the link goes
+    // in, even if another user puts a directory of theirs at the path
+    // between the check and the link.
+    let directory = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+        .open(parent)?;
+    let metadata = directory.metadata()?;
+    if !metadata.is_dir()
+        || metadata.uid() != unix_socket::own_uid()
+        || metadata.permissions().mode() & 0o022 != 0
     {
         return Err(io::Error::other(format!(
             "{} is not a directory of this user's that no one else can write to",
             parent.display()
         )));
     }
+    let name = c_string(path.file_name().unwrap_or_default().as_bytes())?;
+    let target = c_string(target.as_os_str().as_bytes())?;
+    let dirfd = directory.as_raw_fd();
+    // SAFETY: both strings are NUL-terminated and live; `dirfd` is open.
+    if unsafe { libc::symlinkat(target.as_ptr(), dirfd, name.as_ptr()) } == 0 {
+        return Ok(());
+    }
+    let error = io::Error::last_os_error();
+    if error.kind() != io::ErrorKind::AlreadyExists {
+        return Err(error);
+    }
     // A link left by a process that had this pid before (killed with its
     // server) is replaced; anything else there is not this server's.
-    if std::fs::symlink_metadata(path).is_ok_and(|existing| existing.file_type().is_symlink()) {
-        std::fs::remove_file(path)?;
+    // SAFETY: stat is plain data, which fstatat fills in.
+    let mut existing: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `name` is NUL-terminated, `existing` writable, `dirfd` open.
+    if unsafe {
+        libc::fstatat(
+            dirfd,
+            name.as_ptr(),
+            &mut existing,
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    } != 0
+        || existing.st_mode & libc::S_IFMT != libc::S_IFLNK
+    {
+        return Err(error);
     }
-    std::os::unix::fs::symlink(target, path)
+    // SAFETY: as above; unlinkat removes the name, a link, in `dirfd`.
+    if unsafe { libc::unlinkat(dirfd, name.as_ptr(), 0) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: as the first symlinkat.
+    if unsafe { libc::symlinkat(target.as_ptr(), dirfd, name.as_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+fn c_string(bytes: &[u8]) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| io::Error::other("a path holds a NUL byte"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch directory, and `catalyst-assets` in it made as `make` says.
+    fn links_in(make: impl FnOnce(&Path)) -> (tempfile::TempDir, PathBuf) {
+        let scratch = tempfile::tempdir().unwrap();
+        let links = scratch.path().join("catalyst-assets");
+        make(&links);
+        (scratch, links)
+    }
+
+    #[test]
+    fn a_link_is_made_and_a_stale_one_replaced() {
+        let (_scratch, links) = links_in(|_| {});
+        let path = links.join("42");
+        try_make_link(&path, Path::new("/first")).unwrap();
+        assert_eq!(std::fs::read_link(&path).unwrap(), Path::new("/first"));
+        try_make_link(&path, Path::new("/second")).unwrap();
+        assert_eq!(std::fs::read_link(&path).unwrap(), Path::new("/second"));
+    }
+
+    #[test]
+    fn what_is_not_a_link_is_left_alone() {
+        let (_scratch, links) = links_in(|links| std::fs::create_dir(links).unwrap());
+        let path = links.join("42");
+        std::fs::write(&path, b"not a link").unwrap();
+        assert!(try_make_link(&path, Path::new("/target")).is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"not a link");
+    }
+
+    #[test]
+    fn a_directory_others_may_write_to_gets_no_link() {
+        let (_scratch, links) = links_in(|links| {
+            std::fs::create_dir(links).unwrap();
+            std::fs::set_permissions(links, std::fs::Permissions::from_mode(0o777)).unwrap();
+        });
+        let path = links.join("42");
+        assert!(try_make_link(&path, Path::new("/target")).is_err());
+        assert!(std::fs::symlink_metadata(&path).is_err());
+    }
+
+    #[test]
+    fn a_link_in_place_of_the_directory_is_not_followed() {
+        let (scratch, links) = links_in(|_| {});
+        let elsewhere = scratch.path().join("elsewhere");
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&elsewhere)
+            .unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &links).unwrap();
+        assert!(try_make_link(&links.join("42"), Path::new("/target")).is_err());
+        assert!(std::fs::symlink_metadata(elsewhere.join("42")).is_err());
+    }
 }
