@@ -14,6 +14,8 @@ use std::{
     time::{Duration, Instant},
 };
 
+use crate::proc_stat;
+
 /// How long the workers' CPU time is sampled over to tell whether they are
 /// busy.
 const SAMPLE: Duration = Duration::from_millis(100);
@@ -70,11 +72,9 @@ fn children_ticks() -> Option<u64> {
     Some(total)
 }
 
-/// utime + stime of a `/proc/PID/stat` line (fields 14 and 15; the command
-/// name before them, in parentheses, may hold spaces and parentheses).
+/// utime + stime of a `/proc/PID/stat` line (fields 14 and 15).
 fn cpu_ticks(stat: &str) -> Option<u64> {
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    let mut fields = after_name.split_whitespace().skip(11);
+    let mut fields = proc_stat::fields_after_name(stat)?.skip(11);
     let user: u64 = fields.next()?.parse().ok()?;
     let system: u64 = fields.next()?.parse().ok()?;
     Some(user + system)

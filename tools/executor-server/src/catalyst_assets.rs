@@ -23,6 +23,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use crate::proc_stat;
 use executor_protocol::unix_socket;
 
 /// `$TMPDIR/catalyst-assets/<pid>`, a link to the working directory of the
@@ -86,10 +87,8 @@ pub(crate) fn remove_links_of_children() {
 /// The parent of the process `pid`, from `/proc/<pid>/stat`.
 fn parent_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // After the command name, which is in parentheses and may hold any
-    // character: the state, then the parent's pid.
-    let (_, fields) = stat.rsplit_once(')')?;
-    fields.split_whitespace().nth(1)?.parse().ok()
+    // The state, then the parent's pid.
+    proc_stat::fields_after_name(&stat)?.nth(1)?.parse().ok()
 }
 
 /// Removes the link at `path`, then `catalyst-assets` if that was its last

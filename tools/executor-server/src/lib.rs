@@ -24,6 +24,7 @@ mod listen;
 mod listener;
 mod pending;
 mod ping;
+mod proc_stat;
 mod session;
 mod session_dirs;
 mod session_io;
