@@ -608,11 +608,11 @@ def micro_benchmarks(context: dict) -> list:
         add(f"A launch of the empty kernel through `LocalExecutor::launch` takes {ns(launch['median_ns'])} here "
             f"against {fmt(rs['local_ns']['median'])} ns per `executor.launch` in the MLIR program above, which "
             "goes through the C ABI: after a site's first launch, `__executor__launch_at_site` runs it from the "
-            "site's own cache (`runtime/src/local/launch_site.rs`: the session and the generation compared "
+            "site's own cache (`runtime/src/c_api/site_cache.rs`: the session and the generation compared "
             "under a sequence lock, no lock, allocation, clock read or string work; the site holds what the "
             "launch passes unchanged, so the call takes four arguments, all in registers), so what remains is "
-            "that check, the call into the runtime, the crash guard's thread-local and the lowered host loop "
-            "itself.")
+            "that check, the call into the runtime, the crash guard's mark on the stack "
+            "(`runtime/src/local/crash/mark.rs`) and the lowered host loop itself.")
         direct = next((entry for entry in criterion if entry["group"] == "local_launch"
                        and entry["function"] == "baseline_direct_call" and entry["input"] == "empty"), None)
         if direct:

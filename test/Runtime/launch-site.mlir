@@ -32,6 +32,15 @@
 // RUN: not %run_host %t/crash-when-cached.ll.mlir 2>&1 | FileCheck %s --check-prefix=CRASH
 // CRASH: executor runtime: kernel '_mlir_ciface_crash_if_set' crashed with signal 11 (SIGSEGV){{$}}
 
+// A thread whose first launch is one from the cache (a site filled on
+// another thread) is set up as on any first launch: a kernel that overflows
+// its stack there is named, and the overflow said.
+// RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %t/overflow-on-new-thread.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(async-to-async-runtime,func.func(async-runtime-ref-counting,async-runtime-ref-counting-opt),convert-async-to-llvm,executor-llvm-lowering-stage)' \
+// RUN:   > %t/overflow-on-new-thread.ll.mlir
+// RUN: not %run_async_host %t/overflow-on-new-thread.ll.mlir 2>&1 | FileCheck %s --check-prefix=NEW-THREAD
+// NEW-THREAD: executor runtime: kernel '_mlir_ciface_overflow_if_set' crashed with signal 11 (SIGSEGV): stack overflow{{$}}
+
 // Two sessions launch through one site in turn: each runs its own object's
 // code (the counting kernel counts per object: 1, 2 on the first session, 1
 // on the second, then 3 on the first).
@@ -114,6 +123,28 @@ func.func @main() {
   func.call @launch(%s, %flag) : (!executor.session, memref<i32>) -> ()
   memref.store %set, %flag[] : memref<i32>
   func.call @launch(%s, %flag) : (!executor.session, memref<i32>) -> ()
+  return
+}
+
+//--- overflow-on-new-thread.mlir
+func.func @launch(%s: !executor.session, %flag: memref<i32>) {
+  executor.launch %s("overflow_if_set", "@KERNELS@")(%flag) : !executor.session, (memref<i32>) -> ()
+  return
+}
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("@KERNELS@") : !executor.session
+  %flag = memref.alloc() : memref<i32>
+  %clear = arith.constant 0 : i32
+  %set = arith.constant 1 : i32
+  memref.store %clear, %flag[] : memref<i32>
+  func.call @launch(%s, %flag) : (!executor.session, memref<i32>) -> ()
+  memref.store %set, %flag[] : memref<i32>
+  %done = async.execute {
+    func.call @launch(%s, %flag) : (!executor.session, memref<i32>) -> ()
+    async.yield
+  }
+  async.await %done : !async.token
   return
 }
 

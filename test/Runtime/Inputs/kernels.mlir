@@ -74,6 +74,18 @@ func.func @overflow() attributes {llvm.emit_c_interface} {
   return
 }
 
+// Overflows its stack (as @overflow) when its flag is not 0.
+func.func @overflow_if_set(%flag: memref<i32>) attributes {llvm.emit_c_interface} {
+  %set = memref.load %flag[] : memref<i32>
+  %zero = arith.constant 0 : i32
+  %overflow = arith.cmpi ne, %set, %zero : i32
+  scf.if %overflow {
+    %start = arith.constant 0 : i64
+    %0 = func.call @recurse(%start) : (i64) -> i64
+  }
+  return
+}
+
 func.func @recurse(%depth: i64) -> i64 {
   %one = arith.constant 1 : i64
   %frame = llvm.alloca %one x !llvm.array<1024 x i8> : (i64) -> !llvm.ptr
