@@ -77,18 +77,11 @@ pub(crate) fn remove_links_of_children() {
             .to_str()
             .and_then(|name| name.parse().ok());
         if let Some(pid) = pid
-            && parent_of(pid) == Some(server)
+            && proc_stat::parent_of(pid) == Some(server)
         {
             remove_link_of(pid);
         }
     }
-}
-
-/// The parent of the process `pid`, from `/proc/<pid>/stat`.
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The state, then the parent's pid.
-    proc_stat::fields_after_name(&stat)?.nth(1)?.parse().ok()
 }
 
 /// Removes the link at `path`, then `catalyst-assets` if that was its last

@@ -1,5 +1,12 @@
 //! `/proc/<pid>/stat` of a process: its fields after the command name.
 
+/// The parent of the process `pid`; None if there is no such process.
+pub(crate) fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The state, then the parent's pid.
+    fields_after_name(&stat)?.nth(1)?.parse().ok()
+}
+
 /// The fields of a `/proc/<pid>/stat` line that follow the command name,
 /// from the state (field 3) on. The name, in parentheses, may hold spaces
 /// and parentheses, so the fields start after the last `)`.
@@ -18,5 +25,17 @@ mod tests {
         let fields: Vec<&str> = fields_after_name(stat).unwrap().collect();
         assert_eq!(fields, ["S", "7", "42", "42", "0"]);
         assert!(fields_after_name("42 no name").is_none());
+    }
+
+    #[test]
+    fn a_child_has_this_process_as_parent() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("10")
+            .spawn()
+            .unwrap();
+        assert_eq!(parent_of(child.id()), Some(std::process::id()));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(parent_of(child.id()), None, "reaped");
     }
 }

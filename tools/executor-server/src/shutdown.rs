@@ -1,20 +1,23 @@
 //! Stopping the server without leaving anything behind: on SIGINT, SIGTERM
 //! or SIGHUP the live sessions' workers and every process their kernels
-//! started (each worker's process group) are killed, then their private
-//! directories, the spare one, the socket files the server made and its lock
-//! file are removed, before the process exits. What a server killed by a signal it cannot catch leaves behind,
+//! started (each worker's process group) are killed, then the warm workers,
+//! then their private directories, the workers' Catalyst asset links, the
+//! spare directory, the socket files the server made and its lock file are
+//! removed, before the process exits. What a server killed by a signal it cannot catch leaves behind,
 //! the next server removes (`work_dir`); its workers are killed with it
 //! (PR_SET_PDEATHSIG, set in `supervisor`).
 
 use std::{
     collections::HashMap,
     io,
+    os::fd::{AsRawFd, FromRawFd, OwnedFd},
     path::PathBuf,
     sync::{Arc, Mutex, PoisonError},
+    time::{Duration, Instant},
 };
 
 use crate::{
-    catalyst_assets, session_dirs::SessionDirectories, socket_file::SocketFile,
+    catalyst_assets, proc_stat, session_dirs::SessionDirectories, socket_file::SocketFile,
     work_dir::WorkDirClaim,
 };
 use executor_protocol::signal_name;
@@ -100,6 +103,81 @@ pub(crate) fn kill_process_group(leader: u32) {
     unsafe { libc::kill(-group, libc::SIGKILL) };
 }
 
+/// How long a stopping server waits for its killed children to die.
+const CHILDREN_DEATH_WAIT: Duration = Duration::from_secs(2);
+
+/// Kills those of `pids` that are this process's children and waits, up to
+/// `within`, until each has died, without reaping it (its pid names no other
+/// process until it is reaped). Each is reached through a pidfd opened while
+/// it was a child of this process, so no signal reaches a process that took
+/// the pid of one reaped meanwhile.
+fn kill_and_wait(pids: &[u32], within: Duration) {
+    let server = std::process::id();
+    let children: Vec<OwnedFd> = pids
+        .iter()
+        .filter_map(|&pid| {
+            let pidfd = pidfd_open(pid)?;
+            (proc_stat::parent_of(pid) == Some(server)).then_some(pidfd)
+        })
+        .collect();
+    for child in &children {
+        // SAFETY: sends SIGKILL through a pidfd this function owns; no
+        // memory is passed (a null siginfo).
+        unsafe {
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                child.as_raw_fd(),
+                libc::SIGKILL,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            );
+        }
+    }
+    let deadline = Instant::now() + within;
+    for child in &children {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut ready = libc::pollfd {
+            fd: child.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // A pidfd is readable once its process has died.
+        // SAFETY: one pollfd, valid for the call.
+        unsafe {
+            libc::poll(
+                &mut ready,
+                1,
+                left.as_millis().try_into().unwrap_or(i32::MAX),
+            )
+        };
+    }
+}
+
+/// The pids of this process's children, from each of its threads' list.
+fn children_of_this_process() -> Vec<u32> {
+    let Ok(threads) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    threads
+        .flatten()
+        .filter_map(|thread| std::fs::read_to_string(thread.path().join("children")).ok())
+        .flat_map(|list| {
+            list.split_whitespace()
+                .filter_map(|pid| pid.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
+fn pidfd_open(pid: u32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor
+    // or -1; no memory is passed.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    let fd = i32::try_from(fd).ok().filter(|fd| *fd >= 0)?;
+    // SAFETY: a descriptor pidfd_open just returned, owned by nothing else.
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
 /// Blocks the termination signals in this thread (and so in every thread it
 /// starts later) and starts a thread that waits for them, then cleans up and
 /// exits. Blocking them everywhere makes that thread the only one that ever
@@ -129,8 +207,9 @@ pub(crate) fn exit_cleanly_on_termination(
                         "stopping: ending the sessions' workers and removing their directories"
                     );
                     sessions.end_all();
-                    // The workers' links, the warm workers' too, which die
-                    // with the server.
+                    // The warm workers, and one being started, would die
+                    // with the server, but may make their links meanwhile.
+                    kill_and_wait(&children_of_this_process(), CHILDREN_DEATH_WAIT);
                     catalyst_assets::remove_links_of_children();
                     directories.remove_spare();
                     for file in socket_files.iter() {
@@ -158,4 +237,27 @@ fn termination_signals() -> io::Result<libc::sigset_t> {
         }
     }
     Ok(signals)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+
+    use super::*;
+
+    #[test]
+    fn a_child_is_killed_and_left_unreaped() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        kill_and_wait(&[child.id()], Duration::from_secs(10));
+        assert_eq!(
+            proc_stat::parent_of(child.id()),
+            Some(std::process::id()),
+            "not reaped"
+        );
+        let status = child.try_wait().unwrap().expect("dead");
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
+    }
 }
