@@ -42,7 +42,8 @@ REV's Cargo.lock differs, seconds when the build is kept from an earlier
 --before run; without the seed every dependency is compiled too, which was not
 timed). After the usual measurements it measures the compile-time series and
 the run-time figures (local launch, launch_async, remote 1 KiB round trips,
-64 MiB launches) for both revisions in alternation, and the report gets a
+64 MiB launches, the first launch on a server and of the many-kernel object)
+for both revisions in alternation, and the report gets a
 "Before and after" section: per figure, before, after, after/before with its
 interval, and the verdict of verdicts.py (no worse, worse or inconclusive).
 That took half a minute of a --quick run here; a full run's counts (Config)
@@ -219,7 +220,7 @@ def measure_and_report(config: Config, before: str = None) -> None:
         profiled["big_object"] = profiles.profile_big_object(config, big_object)
     if before is not None:
         phase_started = time.time()
-        before_raw = measure.bench_before_after(config, kernels, before_binaries, CURRENT)
+        before_raw = measure.bench_before_after(config, kernels, big_object, before_binaries, CURRENT)
         before_recorded.update({
             "raw": before_raw,
             "summary": summary.summarize_before_after(before_raw, verdicts.BEFORE_AFTER_LEVEL),

@@ -841,13 +841,15 @@ def compare_compile(config: Config, binaries: dict) -> list:
     return figures
 
 
-def compare_runs(label: str, runs: int, commands: dict, prefix=(), expected: int = 1) -> dict:
+def compare_runs(label: str, runs: int, commands: dict, prefix=(), expected: int = 1, pause: float = 0) -> dict:
     """The numbers each revision's command prints, `runs` times each in
-    alternation: per run, the list of the `expected` numbers it printed."""
+    alternation, each run after `pause` seconds idle: per run, the list of the
+    `expected` numbers it printed."""
     log(f"before and after, {label}: {runs} runs of each revision, alternating")
     printed = {revision: [] for revision in REVISIONS}
     for order in alternating(runs):
         for revision in order:
+            time.sleep(pause)
             values = floats(run([*prefix, *commands[revision]]).stdout)
             if len(values) != expected:
                 raise SystemExit(f"bench: the {revision} run of {label} printed {values}, expected {expected} numbers")
@@ -922,8 +924,54 @@ def compare_runtime(config: Config, kernels: Path, binaries: dict) -> list:
     return figures
 
 
-def bench_before_after(config: Config, kernels: Path, before: Binaries, after: Binaries) -> dict:
+def compare_first_launches(config: Config, kernels: Path, big_object: Path, binaries: dict) -> list:
+    """bench/first_launch.mlir as bench_first_launch and bench_big_object run
+    it, lowered by each revision's executor-opt and run with its runtime
+    library, each run after FIRST_LAUNCH_PAUSE_S idle: open + send_binary +
+    the first launch on its executor-server with a warm worker, free and
+    pinned to CPU 0; send_binary + the first launch of big_object's empty
+    kernel (`first`, as bench_big_object's) on `local`, free placement. Microseconds per process run."""
+    directory = WORK / "before_after"
+    libraries = {revision: host_libraries(binaries[revision].runtime_lib) for revision in REVISIONS}
+
+    def commands(address_of, program: Path, entry: str, name: str) -> dict:
+        return {revision: runner_command(lower_host(
+                    ROOT / "bench" / "first_launch.mlir",
+                    {"ADDRESS": address_of(revision), "KERNELS": program, "FORMAT": 0, "ENTRY": entry},
+                    directory / f"{name}_{revision}.llvm.mlir", binaries[revision].executor_opt),
+                    libraries[revision])
+                for revision in REVISIONS}
+
+    runs = config.before_runs
+    figures = []
+    for placement, prefix in PLACEMENTS.items():
+        servers = {}
+        try:
+            for revision in REVISIONS:
+                servers[revision] = Server(f"before-after-first-{revision}-{placement}", prefix,
+                                           executable=binaries[revision].executor_server)
+            printed = compare_runs(f"first launch on a server, {PLACEMENT_LABELS[placement]}", runs,
+                                   commands(lambda revision: servers[revision].address, kernels, "nothing",
+                                            f"first_launch_{placement}"),
+                                   prefix, expected=3, pause=FIRST_LAUNCH_PAUSE_S)
+        finally:
+            for server in servers.values():
+                server.stop()
+        figures.append(figure(f"first {placement}", "first_us",
+                              {revision: [sum(steps) for steps in per_run] for revision, per_run in printed.items()},
+                              placement=placement))
+    printed = compare_runs(f"send_binary + first launch of {config.big_object_kernels:,} kernels, local", runs,
+                           commands(lambda revision: "local", big_object, "first", "big_object"),
+                           expected=3, pause=FIRST_LAUNCH_PAUSE_S)
+    figures.append(figure("big_object free", "big_object_us",
+                          {revision: [steps[1] + steps[2] for steps in per_run]
+                           for revision, per_run in printed.items()}, placement="free"))
+    return figures
+
+
+def bench_before_after(config: Config, kernels: Path, big_object: Path, before: Binaries, after: Binaries) -> dict:
     """Every figure of --before REV: for each, the samples of both revisions,
     measured in alternation (the i-th of each measured next to each other)."""
     binaries = {"before": before, "after": after}
-    return {"figures": compare_compile(config, binaries) + compare_runtime(config, kernels, binaries)}
+    return {"figures": compare_compile(config, binaries) + compare_runtime(config, kernels, binaries)
+            + compare_first_launches(config, kernels, big_object, binaries)}

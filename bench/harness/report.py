@@ -58,6 +58,10 @@ BEFORE_AFTER_FIGURES = {
     "rtt_echo_1k_us": ("remote launch, 1 KiB in, 1 KiB result (per process run)", "us", 1),
     "rtt_sink_1k_us": ("remote launch, 1 KiB in, no result (per process run)", "us", 1),
     "bulk_s": ("remote launch, 64 MiB input (mean of a process run's launches)", "ms", 1e3),
+    "first_us": ("first launch on a server: open + send_binary + first launch, warm worker (per process run)",
+                 "us", 1),
+    "big_object_us": ("send_binary + first launch of one kernel of the many-kernel object, `local` (per process run)",
+                      "us", 1),
 }
 BEFORE_AFTER_MARKS = {NO_WORSE: "**no worse**", WORSE: "**worse**", INCONCLUSIVE: "inconclusive"}
 
@@ -535,7 +539,9 @@ def before_and_after(context: dict) -> list:
         + ", ".join(f"{config.before_compile_runs[size]} runs at {size:,}" for size in sizes)
         + " for each revision after a warm-up run of each: the pass time from `--mlir-timing`, the whole process "
         "as the harness times that command, the peak RSS from GNU time. Run time: "
-        f"{config.before_runs} process runs of each program for each revision and placement. The runs alternate "
+        f"{config.before_runs} process runs of each program for each revision and placement (a first launch, on a "
+        f"server or of the many-kernel object, after {FIRST_LAUNCH_PAUSE_S:g} s idle, as in "
+        "[First launch](#first-launch)). The runs alternate "
         "between the revisions (after, before, then before, after, and so on), so that the machine's load hits "
         "both alike, and each run is paired with the other revision's run next to it.")
     add("")
