@@ -1,7 +1,7 @@
 //===- ObjectDylibs.cpp - One JITDylib per sent object ----------*- C++ -*-===//
 //
 // What LLVM's C API for ORC lacks: creating an LLJIT that only links object
-// files, warming up a process's linking, setting a JITDylib's link order, and
+// files, warming up its linking, setting a JITDylib's link order, and
 // looking a symbol up in a JITDylib other than the main one. The runtime gives every sent object a
 // JITDylib of its own, so that two objects may define the same kernel and a
 // launch finds the one of its object, while an object still resolves against
@@ -11,6 +11,7 @@
 
 #include "llvm-c/Error.h"
 #include "llvm-c/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/EHFrameRegistrationPlugin.h"
 #include "llvm/ExecutionEngine/Orc/IRCompileLayer.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -20,6 +21,7 @@
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/BasicBlock.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
@@ -233,30 +235,52 @@ LLVMErrorRef executorCreateObjectJit(LLVMOrcLLJITRef *result) {
   return nullptr;
 }
 
-/// Compiles and links a module of one empty function in a JIT of its own,
-/// then drops the JIT: what the first link in a process costs once (LLVM's
-/// lazily initialised parts, the first pages of JIT memory, libLLVM's linker
-/// code paged in), about 0.2 ms here, is then paid before a session's first
-/// link. An executor-server's warm worker does this while it waits.
-LLVMErrorRef executorWarmUpLinking() {
-  auto jit = llvm::orc::LLJITBuilder().create();
-  if (!jit)
-    return llvm::wrap(jit.takeError());
-  auto context = std::make_unique<llvm::LLVMContext>();
-  auto module = std::make_unique<llvm::Module>("warm-up", *context);
-  module->setDataLayout((*jit)->getDataLayout());
+/// Links a throwaway object in `jit` as a session's first object would be
+/// linked, then removes it: what the first link of a JIT costs once (its
+/// first memory reservation, LLVM's lazily initialised parts, libLLVM's
+/// linker code paged in), about 0.15 ms here, is then paid before a
+/// session's first link. The object, compiled here, has one function that
+/// calls a function of the process through the PLT and has an unwind
+/// entry, as a kernel does. An executor-server's worker does this while it
+/// waits for its session. Needs LLVM's native target.
+LLVMErrorRef executorWarmUpLinking(LLVMOrcLLJITRef jitRef) {
+  LLJIT &jit = unwrapJit(jitRef);
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder)
+    return llvm::wrap(builder.takeError());
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  auto machine = builder->createTargetMachine();
+  if (!machine)
+    return llvm::wrap(machine.takeError());
+  llvm::LLVMContext context;
+  llvm::Module module("executor.warm-up", context);
+  module.setDataLayout((*machine)->createDataLayout());
+  module.setTargetTriple((*machine)->getTargetTriple());
+  auto *pointer = llvm::PointerType::getUnqual(context);
+  auto *voidType = llvm::Type::getVoidTy(context);
+  auto callee = module.getOrInsertFunction(
+      "free", llvm::FunctionType::get(voidType, {pointer}, false));
   auto *function = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(*context), false),
-      llvm::Function::ExternalLinkage, "executor_warm_up", *module);
-  llvm::ReturnInst::Create(*context,
-                           llvm::BasicBlock::Create(*context, "entry", function));
-  if (auto error = (*jit)->addIRModule(
-          llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
-    return llvm::wrap(std::move(error));
-  auto symbol = (*jit)->lookup("executor_warm_up");
-  if (!symbol)
-    return llvm::wrap(symbol.takeError());
-  return nullptr;
+      llvm::FunctionType::get(voidType, false),
+      llvm::Function::ExternalLinkage, "executor_warm_up", module);
+  auto *entry = llvm::BasicBlock::Create(context, "entry", function);
+  llvm::CallInst::Create(callee, {llvm::ConstantPointerNull::get(pointer)}, "",
+                         entry);
+  llvm::ReturnInst::Create(context, entry);
+  auto object = llvm::orc::SimpleCompiler(**machine)(module);
+  if (!object)
+    return llvm::wrap(object.takeError());
+  auto &session = jit.getExecutionSession();
+  JITDylib &dylib = session.createBareJITDylib("executor.warm-up");
+  dylib.setLinkOrder(
+      {{&dylib, JITDylibLookupFlags::MatchAllSymbols},
+       {&jit.getMainJITDylib(), JITDylibLookupFlags::MatchExportedSymbolsOnly}},
+      /*LinkAgainstThisJITDylibFirst=*/false);
+  llvm::Error linked = jit.addObjectFile(dylib, std::move(*object));
+  if (!linked)
+    linked = jit.lookup(dylib, "executor_warm_up").takeError();
+  return llvm::wrap(
+      llvm::joinErrors(std::move(linked), session.removeJITDylib(dylib)));
 }
 
 /// Creates the JITDylib `name` (unique in the JIT), whose objects resolve

@@ -81,7 +81,7 @@ pub struct ObjectIndex(usize);
 unsafe extern "C" {
     /// `runtime/cpp/ObjectDylibs.cpp`.
     fn executorCreateObjectJit(result: *mut LLVMOrcLLJITRef) -> LLVMErrorRef;
-    fn executorWarmUpLinking() -> LLVMErrorRef;
+    fn executorWarmUpLinking(jit: LLVMOrcLLJITRef) -> LLVMErrorRef;
     fn executorCreateObjectDylib(
         jit: LLVMOrcLLJITRef,
         name: *const c_char,
@@ -131,16 +131,6 @@ pub fn host_triple() -> &'static str {
     })
 }
 
-/// Compiles and links an empty function in a JIT of its own and drops it, so
-/// that the first link of this process (what it initialises once, about
-/// 0.2 ms) is not a session's.
-pub fn warm_up_linking() -> Result<()> {
-    initialize_native_target();
-    // SAFETY: the call creates and disposes of everything it uses; an error
-    // is returned to be consumed here.
-    check(unsafe { executorWarmUpLinking() }).map_err(RuntimeError::JitUnavailable)
-}
-
 impl Jit {
     /// A JIT that links object files. LLVM's native target is not
     /// initialized for it: linking object files (JITLink) does not use it,
@@ -187,6 +177,15 @@ impl Jit {
             LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(jit.raw), generator);
         }
         Ok(jit)
+    }
+
+    /// Links a throwaway object and removes it, so that what the first link
+    /// of this JIT costs once (about 0.15 ms) is not a session's.
+    pub fn warm_up(&mut self) -> Result<()> {
+        initialize_native_target();
+        // SAFETY: the JIT is live; the call creates and removes everything it
+        // links; an error is returned to be consumed here.
+        check(unsafe { executorWarmUpLinking(self.raw) }).map_err(RuntimeError::JitUnavailable)
     }
 
     /// Adds the object file `bytes` under the name `name`, which messages

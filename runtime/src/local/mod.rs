@@ -137,11 +137,10 @@ impl LocalExecutor {
     }
 
     /// Creates the JIT now instead of with the first object file, and pays
-    /// for the process's first link with a throwaway one (an
-    /// executor-server's warm worker does this before its session starts).
+    /// for its first link with a throwaway one (an executor-server's worker
+    /// does this before its session starts).
     pub fn prepare_jit(&self) -> Result<()> {
-        jit::warm_up_linking()?;
-        self.loaded().jit().map(|_| ())
+        self.loaded().jit()?.warm_up()
     }
 
     /// Makes a shared library's symbols available to `call`, and global in
