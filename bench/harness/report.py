@@ -617,8 +617,8 @@ def micro_benchmarks(context: dict) -> list:
             "site's own cache (`runtime/src/c_api/site_cache.rs`: the session and the generation compared "
             "under a sequence lock, no lock, allocation, clock read or string work; the site holds what the "
             "launch passes unchanged, so the call takes four arguments, all in registers), so what remains is "
-            "that check, the call into the runtime, the crash guard's mark on the stack "
-            "(`runtime/src/local/crash/mark.rs`) and the lowered host loop itself.")
+            "that check, the call into the runtime, the crash guard's record of the running kernel, found by the "
+            "thread pointer (`runtime/src/local/crash/record.rs`), and the lowered host loop itself.")
         direct = next((entry for entry in criterion if entry["group"] == "local_launch"
                        and entry["function"] == "baseline_direct_call" and entry["input"] == "empty"), None)
         if direct:

@@ -43,6 +43,13 @@
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/aborts.ll.mlir
 // RUN: not %run_host %t/aborts.ll.mlir 2>&1 | FileCheck %s --check-prefix=ABORTS
 // ABORTS: executor runtime: kernel '_mlir_ciface_aborts' crashed with signal 6 (SIGABRT){{$}}
+// A kernel that writes past a buffer on its stack, over the frames of the
+// runtime that called it, is still named: what a thread runs is recorded
+// away from its stack.
+// RUN: sed -e 's|@KERNELS@|%t.kernels.o|' -e 's|@KERNEL@|smash_stack|' %t/faulty-kernel.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t/smash-stack.ll.mlir
+// RUN: not %run_host %t/smash-stack.ll.mlir 2>&1 | FileCheck %s --check-prefix=SMASH-STACK
+// SMASH-STACK: executor runtime: kernel '_mlir_ciface_smash_stack' crashed with signal 11 (SIGSEGV){{$}}
 // The same on a thread of the runtime's own (an async launch's), which has no
 // alternate signal stack until its first kernel starts.
 // RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %t/async-overflow.mlir \

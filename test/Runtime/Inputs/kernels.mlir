@@ -97,6 +97,23 @@ func.func @recurse(%depth: i64) -> i64 {
   return %sum : i64
 }
 
+// Writes 512 bytes from the start of a 16-byte buffer on its stack: over its
+// return address and its callers' frames, so that it crashes as it returns.
+func.func @smash_stack() attributes {llvm.emit_c_interface} {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %buffer = llvm.alloca %one x !llvm.array<16 x i8> : (i64) -> !llvm.ptr
+  %byte = llvm.mlir.constant(65 : i8) : i8
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  scf.for %i = %c0 to %c512 step %c1 {
+    %offset = arith.index_cast %i : index to i64
+    %at = llvm.getelementptr %buffer[%offset] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    llvm.store volatile %byte, %at : i8, !llvm.ptr
+  }
+  return
+}
+
 // Calls abort().
 llvm.func @abort()
 func.func @aborts() attributes {llvm.emit_c_interface} {

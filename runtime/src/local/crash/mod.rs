@@ -1,10 +1,9 @@
 //! Turns a kernel that crashes the embedded executor of a host program into the
 //! runtime's usual one-line failure instead of a bare signal: while a kernel
-//! runs, the frame that called it holds a mark naming its symbol
-//! ([`mark`]), and a handler for the fatal signals
-//! (SIGABRT included: a kernel that calls `abort()`) reports it and exits with
-//! status 1. Outside kernels the signal goes to whatever handler was there
-//! before (the host's own crash handling).
+//! runs, its thread's record names the symbol ([`record`]), and a handler for
+//! the fatal signals (SIGABRT included: a kernel that calls `abort()`)
+//! reports it and exits with status 1. Outside kernels the signal goes to
+//! whatever handler was there before (the host's own crash handling).
 //!
 //! A kernel that overflows its stack faults on the guard below it, with no
 //! stack left to run a handler on: the handler runs on an alternate signal
@@ -16,30 +15,22 @@
 //! same way, naming the file, and lets the exit handlers tell a load-time
 //! `exit` ([`files_being_loaded`]).
 //!
-//! A guard costs a launch no thread-local access once its thread is set up:
-//! the thread that was set up last is known by its thread pointer, which
-//! is one register read.
-//!
 //! Only host programs turn this on ([`report_in_this_process`]): an
 //! executor-server worker dies of the signal, which its supervisor reports.
 
-mod mark;
+mod record;
 mod signal_stack;
 mod thread_stack;
 
 use std::{
     cell::{Cell, OnceCell},
-    ops::Range,
     sync::{
         Mutex, Once, PoisonError,
-        atomic::{AtomicBool, AtomicUsize, Ordering},
+        atomic::{AtomicBool, Ordering},
     },
 };
 
-use self::{
-    mark::{Subject, marked},
-    signal_stack::SignalStack,
-};
+use self::{record::Record, signal_stack::SignalStack};
 
 const FATAL_SIGNALS: [libc::c_int; 5] = [
     libc::SIGSEGV,
@@ -52,30 +43,34 @@ const FATAL_SIGNALS: [libc::c_int; 5] = [
 /// What the signal handler needs to know about its thread, from its first
 /// guarded call on.
 struct KernelThread {
-    /// This thread's stack (start, end); (0, 0) if unknown.
-    stack: Cell<(usize, usize)>,
+    /// What the thread runs; null until its first guarded call.
+    record: Cell<Option<&'static Record>>,
+    /// The addresses where a fault means that this thread's stack overflowed
+    /// (start, end), once its first kernel has started; (0, 0) if unknown.
+    overflow_zone: Cell<(usize, usize)>,
     /// Whether this thread's first guarded call has set it up
     /// ([`prepare_thread`]).
     prepared: Cell<bool>,
+    /// Whether the thread is exiting: its record was given back
+    /// ([`ExitWatch`]).
+    exiting: Cell<bool>,
 }
 
 thread_local! {
     static KERNEL_THREAD: KernelThread = const {
         KernelThread {
-            stack: Cell::new((0, 0)),
+            record: Cell::new(None),
+            overflow_zone: Cell::new((0, 0)),
             prepared: Cell::new(false),
+            exiting: Cell::new(false),
         }
     };
     /// The alternate signal stack this thread was given, if it had none;
     /// released when the thread exits.
     static SIGNAL_STACK: OnceCell<Option<SignalStack>> = const { OnceCell::new() };
-    /// Forgets this thread as the one set up last when it exits.
+    /// Gives this thread's record back when it exits.
     static EXIT_WATCH: ExitWatch = const { ExitWatch };
 }
-
-/// The thread pointer of the thread found set up last, or 0: a guard on that
-/// thread reads no thread-local.
-static SET_UP_LAST: AtomicUsize = AtomicUsize::new(0);
 
 /// The handlers installed before ours, per signal, to chain to.
 static PREVIOUS: Mutex<Vec<(libc::c_int, libc::sigaction)>> = Mutex::new(Vec::new());
@@ -93,14 +88,18 @@ pub fn report_in_this_process() {
 
 /// Runs `kernel`, the code of `symbol`, reporting a crash inside it if this
 /// process asked for that. Inlined: the launch fast path pays this on every
-/// launch.
+/// launch, which finds its thread's record by the thread pointer
+/// ([`record::recent`]) once the thread is set up.
 #[inline]
 pub fn guard<T>(symbol: &str, kernel: impl FnOnce() -> T) -> T {
     if !REPORTING.load(Ordering::Acquire) {
         return kernel();
     }
-    set_up_this_thread();
-    marked(Subject::Kernel, symbol.as_bytes(), kernel)
+    let record = record::recent().unwrap_or_else(this_threads_record);
+    let before = record.replace((symbol.as_ptr(), symbol.len(), false));
+    let result = kernel();
+    record.set(before);
+    result
 }
 
 /// Runs `load`, which loads the file `path` (running its load-time code),
@@ -110,31 +109,40 @@ pub fn guard_load<T>(path: &str, load: impl FnOnce() -> T) -> T {
     if !REPORTING.load(Ordering::Acquire) {
         return load();
     }
-    set_up_this_thread();
-    let _under_way = LoadUnderWay::start(path);
-    marked(Subject::Load, path.as_bytes(), load)
+    let _under_way = LoadUnderWay::start(this_threads_record(), path);
+    load()
 }
 
 /// A load [`guard_load`] watches, from its start until dropped (also when
-/// the load panics): the process's list names the file.
+/// the load panics): this thread's record names the file, and so does the
+/// process's list.
 struct LoadUnderWay {
+    record: &'static Record,
     path: String,
+    before: record::Running,
 }
 
 impl LoadUnderWay {
-    fn start(path: &str) -> Self {
+    fn start(record: &'static Record, path: &str) -> Self {
         LOADING
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(path.to_owned());
+        // The record points at this guard's own copy of the path, which
+        // lives until the record is restored.
+        let path = path.to_owned();
+        let before = record.replace((path.as_ptr(), path.len(), true));
         Self {
-            path: path.to_owned(),
+            record,
+            path,
+            before,
         }
     }
 }
 
 impl Drop for LoadUnderWay {
     fn drop(&mut self) {
+        self.record.set(self.before);
         let mut loading = LOADING.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(index) = loading.iter().position(|file| *file == self.path) {
             loading.remove(index);
@@ -151,95 +159,63 @@ pub fn files_being_loaded() -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Sets this thread up for guarded calls unless it is the thread set up
-/// last.
-#[inline(always)]
-fn set_up_this_thread() {
-    if thread_pointer().is_none_or(|this| this != SET_UP_LAST.load(Ordering::Relaxed)) {
-        set_up_other_thread();
-    }
-}
-
+/// This thread's record, through its thread-local; the thread is set up on
+/// its first guarded call, and its record published for the next ones.
 #[cold]
 #[inline(never)]
-fn set_up_other_thread() {
+fn this_threads_record() -> &'static Record {
     KERNEL_THREAD.with(|thread| {
         if !thread.prepared.get() {
             prepare_thread(thread);
         }
-    });
-    if let Some(this) = thread_pointer() {
-        SET_UP_LAST.store(this, Ordering::Relaxed);
-    }
+        let record = thread.record.get().unwrap_or_else(|| {
+            // Its record was given back: a guarded call from a thread-local's
+            // destructor, after this thread's ExitWatch. It keeps a new one.
+            let record = record::take();
+            thread.record.set(Some(record));
+            record
+        });
+        if !thread.exiting.get() {
+            record::publish(record);
+        }
+        record
+    })
 }
 
-/// Sets this thread up for its first guarded call: where its stack lies, and
-/// a stack for the handler to run on.
+/// Sets this thread up for its first guarded call: its record, where its
+/// stack overflows, and a stack for the handler to run on.
 fn prepare_thread(thread: &KernelThread) {
-    let stack = thread_stack::current().unwrap_or(0..0);
-    thread.stack.set((stack.start, stack.end));
+    thread.record.set(Some(record::take()));
+    let zone = thread_stack::current()
+        .map(|stack| thread_stack::overflow_zone(&stack))
+        .unwrap_or(0..0);
+    thread.overflow_zone.set((zone.start, zone.end));
     SIGNAL_STACK.with(|stack| {
         stack.get_or_init(SignalStack::install_unless_present);
     });
+    // Registers its destructor.
     EXIT_WATCH.with(|_| {});
     thread.prepared.set(true);
 }
 
-/// A thread started later may get the thread pointer of one that exited.
+/// Gives the thread's record back when the thread exits: a thread started
+/// later may get its thread pointer, and must not find the record its own.
 struct ExitWatch;
 
 impl Drop for ExitWatch {
     fn drop(&mut self) {
-        if let Some(this) = thread_pointer() {
-            // Failing means another thread was set up last: nothing to forget.
-            let _ = SET_UP_LAST.compare_exchange(this, 0, Ordering::Relaxed, Ordering::Relaxed);
-        }
-    }
-}
-
-/// This thread's thread pointer (never 0), where it is one instruction away.
-#[inline(always)]
-fn thread_pointer() -> Option<usize> {
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    {
-        let pointer: usize;
-        // SAFETY: reads the first word of this thread's control block, which
-        // holds its own address (the x86-64 TLS ABI); no memory is written.
-        unsafe {
-            std::arch::asm!(
-                "mov {}, qword ptr fs:[0]",
-                out(reg) pointer,
-                options(nostack, preserves_flags, readonly, pure)
-            );
-        }
-        Some(pointer)
-    }
-    #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
-    {
-        let pointer: usize;
-        // SAFETY: reads this thread's thread pointer register.
-        unsafe {
-            std::arch::asm!(
-                "mrs {}, tpidr_el0",
-                out(reg) pointer,
-                options(nostack, preserves_flags, nomem, pure)
-            );
-        }
-        Some(pointer)
-    }
-    #[cfg(not(all(
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    )))]
-    {
-        None
+        KERNEL_THREAD.with(|thread| {
+            thread.exiting.set(true);
+            if let Some(record) = thread.record.take() {
+                record::give_back(record);
+            }
+        });
     }
 }
 
 fn install() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
-        mark::init_tag();
         let mut previous = PREVIOUS.lock().unwrap_or_else(PoisonError::into_inner);
         for signal in FATAL_SIGNALS {
             // SAFETY: a zeroed sigaction is a valid "no flags, empty mask"
@@ -266,24 +242,24 @@ extern "C" fn on_fatal_signal(
     info: *mut libc::siginfo_t,
     context: *mut libc::c_void,
 ) {
-    let (start, end) = KERNEL_THREAD.with(|thread| thread.stack.get());
-    let stack = start..end;
-    // SAFETY: `info` is the siginfo of a fatal signal, whose address is the
-    // faulting one for SIGSEGV and SIGBUS.
-    let address = unsafe { (*info).si_addr() } as usize;
-    let overflowed = matches!(signal, libc::SIGSEGV | libc::SIGBUS)
-        && !stack.is_empty()
-        && thread_stack::overflow_zone(&stack).contains(&address);
-    // SAFETY: `context` is the ucontext of the signal.
-    if let Some(found) = unsafe { running_on(&stack, context) } {
+    let (record, (start, end)) =
+        KERNEL_THREAD.with(|thread| (thread.record.get(), thread.overflow_zone.get()));
+    let (text, len, loading) = record.map_or((std::ptr::null(), 0, false), Record::running);
+    if !text.is_null() {
+        // SAFETY: `info` is the siginfo of a fatal signal, whose address is
+        // the faulting one for SIGSEGV and SIGBUS.
+        let address = unsafe { (*info).si_addr() } as usize;
+        let overflowed =
+            matches!(signal, libc::SIGSEGV | libc::SIGBUS) && (start..end).contains(&address);
         let cause: &[u8] = if overflowed {
             b": stack overflow\n"
         } else {
             b"\n"
         };
-        let subject: &[u8] = match found.subject {
-            Subject::Load => b"executor runtime: loading '",
-            Subject::Kernel => b"executor runtime: kernel '",
+        let subject: &[u8] = if loading {
+            b"executor runtime: loading '"
+        } else {
+            b"executor runtime: kernel '"
         };
         // SAFETY: only async-signal-safe calls (write, _exit); the symbol's
         // (or path's) bytes live until the kernel (or load) returns, which it
@@ -291,7 +267,7 @@ extern "C" fn on_fatal_signal(
         unsafe {
             for part in [
                 subject,
-                std::slice::from_raw_parts(found.text, found.len),
+                std::slice::from_raw_parts(text, len),
                 b"' crashed with signal ",
                 signal_name(signal).as_bytes(),
                 cause,
@@ -334,64 +310,6 @@ extern "C" fn on_fatal_signal(
     }
 }
 
-/// The innermost guarded call running on this thread, from the marks on
-/// `stack` above where the signal stopped it.
-///
-/// # Safety
-///
-/// `context` is the `ucontext_t` of a signal delivered to this thread, and
-/// `stack` this thread's stack. Async-signal-safe.
-unsafe fn running_on(stack: &Range<usize>, context: *mut libc::c_void) -> Option<mark::Found> {
-    // SAFETY: the contract.
-    let stopped_at = unsafe { stack_pointer(context) }?;
-    // Below a stack that overflowed, or a frame that did not fit, nothing is
-    // mapped: the marks are read from the first mapped page up, and the
-    // stack is mapped from there to its end.
-    let from = first_mapped(stopped_at.max(stack.start), stack.end)?;
-    // SAFETY: mapped, from `from` to the end of this thread's stack.
-    unsafe { mark::find(from, stack.end) }
-}
-
-/// The stack pointer where the signal of `context` stopped its thread.
-///
-/// # Safety
-///
-/// `context` is the `ucontext_t` of a signal.
-unsafe fn stack_pointer(context: *mut libc::c_void) -> Option<usize> {
-    let context = context.cast::<libc::ucontext_t>();
-    if context.is_null() {
-        return None;
-    }
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    // SAFETY: a ucontext_t (the contract).
-    return Some(unsafe { (*context).uc_mcontext.gregs[libc::REG_RSP as usize] } as usize);
-    #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
-    // SAFETY: a ucontext_t (the contract).
-    return Some(unsafe { (*context).uc_mcontext.sp } as usize);
-    #[cfg(not(all(
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    )))]
-    None
-}
-
-/// The first address from `from` (up to `to`) whose page is mapped.
-/// Async-signal-safe (mincore).
-fn first_mapped(from: usize, to: usize) -> Option<usize> {
-    let page = thread_stack::page_size();
-    let mut at = from / page * page;
-    let mut resident = 0u8;
-    while at < to {
-        // SAFETY: mincore writes one byte per page asked about, here one;
-        // it fails with ENOMEM for a page that is not mapped.
-        if unsafe { libc::mincore(at as *mut libc::c_void, page, &mut resident) } == 0 {
-            return Some(at.max(from));
-        }
-        at += page;
-    }
-    None
-}
-
 /// "11 (SIGSEGV)" and the like, without allocating.
 fn signal_name(signal: libc::c_int) -> &'static str {
     match signal {
@@ -408,29 +326,65 @@ fn signal_name(signal: libc::c_int) -> &'static str {
 mod tests {
     use super::*;
 
+    /// What this thread's record says runs, if anything.
+    fn running() -> Option<String> {
+        let record = KERNEL_THREAD.with(|thread| thread.record.get())?;
+        let (text, len, _) = record.running();
+        (!text.is_null()).then(|| {
+            // SAFETY: a symbol the guard recorded, whose text outlives its
+            // kernel, which is still running when this is called.
+            let text = unsafe { std::slice::from_raw_parts(text, len) };
+            String::from_utf8_lossy(text).into()
+        })
+    }
+
     #[test]
-    fn a_guarded_call_sets_its_thread_up() {
+    fn a_guarded_kernel_is_recorded_until_it_returns_and_an_outer_one_again_after_a_nested_one() {
         report_in_this_process();
         std::thread::spawn(|| {
-            assert!(!KERNEL_THREAD.with(|thread| thread.prepared.get()));
-            let here = 0u8;
-            guard("kernel", || {});
+            assert_eq!(running(), None, "no kernel yet");
+            let inner = guard("outer", || {
+                assert_eq!(running().as_deref(), Some("outer"));
+                let inner = guard("inner", running);
+                assert_eq!(running().as_deref(), Some("outer"), "back to the outer one");
+                inner
+            });
+            assert_eq!(inner.as_deref(), Some("inner"));
+            assert_eq!(running(), None, "none after the kernel returned");
             assert!(KERNEL_THREAD.with(|thread| thread.prepared.get()));
-            let (start, end) = KERNEL_THREAD.with(|thread| thread.stack.get());
-            assert!((start..end).contains(&(&raw const here as usize)));
+            let (start, end) = KERNEL_THREAD.with(|thread| thread.overflow_zone.get());
+            assert!(start < end, "the overflow zone is known");
         })
         .join()
         .unwrap();
     }
 
     #[test]
-    fn a_thread_is_forgotten_as_the_one_set_up_last_when_it_exits() {
+    fn a_load_is_recorded_as_one_until_it_ends_also_by_a_panic() {
+        report_in_this_process();
         std::thread::spawn(|| {
-            let this = thread_pointer().expect("a thread pointer on Linux");
-            SET_UP_LAST.store(this, Ordering::Relaxed);
-            drop(ExitWatch);
-            // No other live thread has this thread pointer to store.
-            assert_ne!(SET_UP_LAST.load(Ordering::Relaxed), this);
+            let loading = || KERNEL_THREAD.with(|thread| thread.record.get().unwrap().running().2);
+            guard("kernel", || {
+                guard_load("lib.so", || {
+                    assert_eq!(running().as_deref(), Some("lib.so"));
+                    assert!(loading());
+                });
+                assert_eq!(running().as_deref(), Some("kernel"));
+                assert!(!loading());
+                let panicked =
+                    std::panic::catch_unwind(|| guard_load("bad.so", || panic!("in the load")));
+                assert!(panicked.is_err());
+                assert_eq!(
+                    running().as_deref(),
+                    Some("kernel"),
+                    "restored after the panic"
+                );
+            });
+            assert!(
+                files_being_loaded()
+                    .iter()
+                    .all(|file| file != "lib.so" && file != "bad.so")
+            );
         })
         .join()
         .unwrap();

@@ -1,5 +1,5 @@
-//! Where a thread's stack lies, as the signal handler needs it: the range
-//! it reads for marks, and where a fault means that the stack overflowed.
+//! Where a thread's stack lies, as the signal handler needs it: where a fault
+//! means that the stack overflowed.
 
 use std::ops::Range;
 

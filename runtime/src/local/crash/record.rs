@@ -1,0 +1,214 @@
+//! Each thread's record of what it runs, where a guard writes and the signal
+//! handler reads: the kernel's symbol, or the file being loaded.
+//!
+//! A record is reached through the thread's own thread-local, but also
+//! through [`RECENT`], a table of the records of threads that launched
+//! lately, by thread pointer: a launch then costs one register read and two
+//! loads instead of a call to `__tls_get_addr` (the runtime is a shared
+//! library that a host program may `dlopen`). Records are never freed, so a
+//! stale entry of the table is still a record, whose owner is another
+//! thread's or none: a thread takes an entry for its own only if the record
+//! names its thread pointer, which no other live thread has. A thread gives
+//! its record back when it exits, for a thread started later.
+
+use std::sync::{
+    Mutex, PoisonError,
+    atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering},
+};
+
+/// What a thread runs, as the signal handler reads it on that thread.
+pub struct Record {
+    /// The thread pointer of the thread whose record this is; 0 while no
+    /// thread has it.
+    owner: AtomicUsize,
+    /// The symbol of the kernel running, or the file being loaded: address
+    /// and length; a null address when none.
+    text: AtomicPtr<u8>,
+    len: AtomicUsize,
+    /// Whether `text` names a file being loaded rather than a kernel.
+    loading: AtomicBool,
+}
+
+/// What a record says runs: (text, length, loading); a null text for none.
+pub type Running = (*const u8, usize, bool);
+
+impl Record {
+    /// What runs on the record's thread. Async-signal-safe.
+    pub fn running(&self) -> Running {
+        (
+            self.text.load(Ordering::Relaxed),
+            self.len.load(Ordering::Relaxed),
+            self.loading.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Records that `running` runs now, and returns what did before. Called
+    /// by the record's thread only; the handler that reads it runs on that
+    /// thread, so the order of the words does not matter.
+    #[inline(always)]
+    pub fn replace(&self, running: Running) -> Running {
+        let before = self.running();
+        self.set(running);
+        before
+    }
+
+    #[inline(always)]
+    pub fn set(&self, (text, len, loading): Running) {
+        self.text.store(text.cast_mut(), Ordering::Relaxed);
+        self.len.store(len, Ordering::Relaxed);
+        self.loading.store(loading, Ordering::Relaxed);
+    }
+}
+
+/// The records of threads that launched lately, by a hash of their thread
+/// pointers.
+static RECENT: [AtomicPtr<Record>; 64] = [const { AtomicPtr::new(std::ptr::null_mut()) }; 64];
+
+/// The records of threads that exited, for threads started later.
+static FREE: Mutex<Vec<&'static Record>> = Mutex::new(Vec::new());
+
+fn recent_slot(thread: usize) -> &'static AtomicPtr<Record> {
+    // Threads' control blocks are pages apart, often megabytes.
+    &RECENT[((thread >> 12) ^ (thread >> 21)) % RECENT.len()]
+}
+
+/// This thread's record, if the table has it.
+#[inline(always)]
+pub fn recent() -> Option<&'static Record> {
+    let this = thread_pointer()?;
+    let record = recent_slot(this).load(Ordering::Acquire);
+    // SAFETY: the table holds null or records, which are never freed.
+    let record = unsafe { record.as_ref() }?;
+    (record.owner.load(Ordering::Relaxed) == this).then_some(record)
+}
+
+/// A record for this thread: one given back by a thread that exited, or a
+/// new one (never freed).
+pub fn take() -> &'static Record {
+    let given_back = FREE.lock().unwrap_or_else(PoisonError::into_inner).pop();
+    let record = given_back.unwrap_or_else(|| {
+        Box::leak(Box::new(Record {
+            owner: AtomicUsize::new(0),
+            text: AtomicPtr::new(std::ptr::null_mut()),
+            len: AtomicUsize::new(0),
+            loading: AtomicBool::new(false),
+        }))
+    });
+    record.set((std::ptr::null(), 0, false));
+    // A thread without a thread pointer reaches its record through its
+    // thread-local only; 1 is no thread pointer.
+    record
+        .owner
+        .store(thread_pointer().unwrap_or(1), Ordering::Relaxed);
+    record
+}
+
+/// Puts this thread's `record` in the table.
+pub fn publish(record: &'static Record) {
+    if let Some(this) = thread_pointer() {
+        recent_slot(this).store(std::ptr::from_ref(record).cast_mut(), Ordering::Release);
+    }
+}
+
+/// Gives back the record of this thread, which is exiting: out of the table,
+/// owned by no thread, free for another.
+pub fn give_back(record: &'static Record) {
+    record.owner.store(0, Ordering::Relaxed);
+    if let Some(this) = thread_pointer() {
+        let own = std::ptr::from_ref(record).cast_mut();
+        // Failing means the slot holds another thread's: nothing to remove.
+        let _ = recent_slot(this).compare_exchange(
+            own,
+            std::ptr::null_mut(),
+            Ordering::AcqRel,
+            Ordering::Relaxed,
+        );
+    }
+    FREE.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(record);
+}
+
+/// This thread's thread pointer (never 0 or 1), where it is one
+/// instruction away.
+#[inline(always)]
+fn thread_pointer() -> Option<usize> {
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    {
+        let pointer: usize;
+        // SAFETY: reads the first word of this thread's control block, which
+        // holds its own address (the x86-64 TLS ABI); no memory is written.
+        unsafe {
+            std::arch::asm!(
+                "mov {}, qword ptr fs:[0]",
+                out(reg) pointer,
+                options(nostack, preserves_flags, readonly, pure)
+            );
+        }
+        Some(pointer)
+    }
+    #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
+    {
+        let pointer: usize;
+        // SAFETY: reads this thread's thread pointer register.
+        unsafe {
+            std::arch::asm!(
+                "mrs {}, tpidr_el0",
+                out(reg) pointer,
+                options(nostack, preserves_flags, nomem, pure)
+            );
+        }
+        Some(pointer)
+    }
+    #[cfg(not(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    )))]
+    {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Publishes `record` and finds it, again if another test's thread took
+    /// the slot meanwhile.
+    fn published_and_found(record: &'static Record) -> bool {
+        (0..100).any(|_| {
+            publish(record);
+            recent().is_some_and(|found| std::ptr::eq(found, record))
+        })
+    }
+
+    #[test]
+    fn a_published_record_is_its_threads_until_given_back() {
+        std::thread::spawn(|| {
+            assert!(recent().is_none(), "nothing published yet");
+            let record = take();
+            assert!(published_and_found(record));
+            give_back(record);
+            assert!(recent().is_none(), "given back");
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_record_is_taken_only_by_the_thread_it_names() {
+        std::thread::spawn(|| {
+            let this = thread_pointer().expect("a thread pointer on Linux");
+            let record = take();
+            assert!(published_and_found(record));
+            // As if another thread had it: one whose control block is a page
+            // away.
+            record.owner.store(this ^ 4096, Ordering::Relaxed);
+            assert!(recent().is_none());
+            record.owner.store(this, Ordering::Relaxed);
+            give_back(record);
+        })
+        .join()
+        .unwrap();
+    }
+}
