@@ -116,7 +116,11 @@ fn kill_and_wait(pids: &[u32], within: Duration) {
     let children: Vec<OwnedFd> = pids
         .iter()
         .filter_map(|&pid| {
-            let pidfd = pidfd_open(pid)?;
+            let pidfd = pidfd_open(pid)
+                .inspect_err(
+                    |error| tracing::warn!(pid, %error, "cannot reach a worker to stop it"),
+                )
+                .ok()?;
             (proc_stat::parent_of(pid) == Some(server)).then_some(pidfd)
         })
         .collect();
@@ -153,6 +157,25 @@ fn kill_and_wait(pids: &[u32], within: Duration) {
     }
 }
 
+/// Kills this process's children, and those started meanwhile (the warm
+/// workers' thread may be starting one), until no new one appears or
+/// `within` has passed.
+fn kill_all_children(within: Duration) {
+    let deadline = Instant::now() + within;
+    let mut killed = std::collections::HashSet::new();
+    loop {
+        let new: Vec<u32> = children_of_this_process()
+            .into_iter()
+            .filter(|pid| !killed.contains(pid))
+            .collect();
+        if new.is_empty() || Instant::now() >= deadline {
+            return;
+        }
+        kill_and_wait(&new, deadline.saturating_duration_since(Instant::now()));
+        killed.extend(new);
+    }
+}
+
 /// The pids of this process's children, from each of its threads' list.
 fn children_of_this_process() -> Vec<u32> {
     let Ok(threads) = std::fs::read_dir("/proc/self/task") else {
@@ -169,13 +192,16 @@ fn children_of_this_process() -> Vec<u32> {
         .collect()
 }
 
-fn pidfd_open(pid: u32) -> Option<OwnedFd> {
+fn pidfd_open(pid: u32) -> io::Result<OwnedFd> {
     // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor
     // or -1; no memory is passed.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-    let fd = i32::try_from(fd).ok().filter(|fd| *fd >= 0)?;
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let fd = i32::try_from(fd).map_err(io::Error::other)?;
     // SAFETY: a descriptor pidfd_open just returned, owned by nothing else.
-    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 /// Blocks the termination signals in this thread (and so in every thread it
@@ -209,7 +235,7 @@ pub(crate) fn exit_cleanly_on_termination(
                     sessions.end_all();
                     // The warm workers, and one being started, would die
                     // with the server, but may make their links meanwhile.
-                    kill_and_wait(&children_of_this_process(), CHILDREN_DEATH_WAIT);
+                    kill_all_children(CHILDREN_DEATH_WAIT);
                     catalyst_assets::remove_links_of_children();
                     directories.remove_spare();
                     for file in socket_files.iter() {
