@@ -117,9 +117,12 @@ fn kill_and_wait(pids: &[u32], within: Duration) {
         .iter()
         .filter_map(|&pid| {
             let pidfd = pidfd_open(pid)
-                .inspect_err(
-                    |error| tracing::warn!(pid, %error, "cannot reach a worker to stop it"),
-                )
+                .inspect_err(|error| {
+                    // ESRCH: it exited and was reaped since the list was read.
+                    if error.raw_os_error() != Some(libc::ESRCH) {
+                        tracing::warn!(pid, %error, "cannot reach a worker to stop it");
+                    }
+                })
                 .ok()?;
             (proc_stat::parent_of(pid) == Some(server)).then_some(pidfd)
         })
