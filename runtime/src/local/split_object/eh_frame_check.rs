@@ -1,7 +1,7 @@
 //! Whether an object's `.eh_frame` can be split: each entry copied into the
 //! piece of the function it describes, with nothing else to carry.
 
-use super::elf::{RELOCATION_SIZE, Relocation, fixup_width, u32_at, u64_at};
+use super::elf::{RELOCATION_SIZE, fixup_width};
 
 /// `Some` when `.eh_frame` (`frame`, whose relocations are the `Elf64_Rela`
 /// entries `relocations`) holds only what a piece can carry:
@@ -9,54 +9,171 @@ use super::elf::{RELOCATION_SIZE, Relocation, fixup_width, u32_at, u64_at};
 /// than the one of its initial location (an LSDA), since a piece would have
 /// to carry what they point to; also for what LLVM does not write (64-bit
 /// lengths, relocations out of order or outside every entry). One pass over
-/// its entries and relocations, in step; which section each entry describes
-/// is read when a piece needs it.
-pub(super) fn check_eh_frame(frame: &[u8], relocations: &[u8]) -> Option<()> {
-    let count = relocations.len() / RELOCATION_SIZE;
+/// its entries and relocations, in step.
+///
+/// `described` gives the section the symbol of an FDE's relocation is
+/// defined in (its sort key; `None` when there is no such symbol), and the
+/// result says whether those sections ascend in `.eh_frame`'s order, as
+/// compilers write them: a section's entries are then found by binary
+/// search, with no pass over all of them at the first piece.
+pub(super) fn check_eh_frame(
+    frame: &[u8],
+    relocations: &[u8],
+    described: impl Fn(u32) -> Option<u32>,
+) -> Option<DescribedOrder> {
+    // Offsets of entries are kept in 32 bits (see `Fde`).
+    u32::try_from(frame.len()).ok()?;
+    // Fixed-size entries, whose fields are read without checks.
+    let (relocations, _) = relocations.as_chunks::<RELOCATION_SIZE>();
     // Where relocation `index` patches; past the last, the end of all.
     let patched = |index: usize| {
-        if index < count {
-            u64_at(relocations, index * RELOCATION_SIZE)
-        } else {
-            Some(u64::MAX)
-        }
+        relocations.get(index).map_or(u64::MAX, |entry| {
+            u64::from_le_bytes([
+                entry[0], entry[1], entry[2], entry[3], entry[4], entry[5], entry[6], entry[7],
+            ])
+        })
     };
-    // The next relocation, which is never before the entry being read.
+    let word = |at: usize| {
+        let bytes = frame.get(at..at.checked_add(4)?)?;
+        Some(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    };
+    // The next relocation, which is never before the entry being read, and
+    // where it patches.
     let mut next = 0;
+    let mut next_patched = patched(0);
     let mut cies = Vec::new();
     let mut offset = 0;
-    while offset + 4 <= frame.len() {
-        let length = usize::try_from(u32_at(frame, offset)?).ok()?;
+    let mut ascending = Some(0);
+    while let Some(length) = word(offset) {
+        let length = length as usize;
         if length == 0 {
             break;
         }
+        // A length of 0xffffffff (a 64-bit length, which LLVM does not
+        // write) ends past the frame, whose size fits in 32 bits.
         let end = offset.checked_add(4)?.checked_add(length)?;
-        // 0xffffffff: a 64-bit length, which LLVM does not write.
-        if length == 0xffff_ffff || end > frame.len() || length < 4 {
+        if end > frame.len() || length < 4 {
             return None;
         }
-        let cie_pointer = usize::try_from(u32_at(frame, offset + 4)?).ok()?;
+        let cie_pointer = word(offset + 4)? as usize;
         if cie_pointer == 0 {
             cies.push(offset);
         } else {
             // One relocation, of its initial location, 8 bytes in.
             let cie = (offset + 4).checked_sub(cie_pointer)?;
-            if patched(next)? != offset as u64 + 8 || cies.binary_search(&cie).is_err() {
+            if next_patched != offset as u64 + 8
+                || (cies.last() != Some(&cie) && cies.binary_search(&cie).is_err())
+            {
                 return None;
             }
+            let relocation = relocations.get(next)?;
+            let info = u64::from_le_bytes([
+                relocation[8],
+                relocation[9],
+                relocation[10],
+                relocation[11],
+                relocation[12],
+                relocation[13],
+                relocation[14],
+                relocation[15],
+            ]);
             // Its bytes inside the entry: a piece copies the entry alone.
-            let relocation = Relocation::read(relocations.get(next * RELOCATION_SIZE..)?)?;
-            if offset as u64 + 8 + fixup_width(relocation.kind) > end as u64 {
+            if offset as u64 + 8 + fixup_width(info as u32) > end as u64 {
                 return None;
             }
-            u32::try_from(end).ok()?;
+            if let Some(previous) = ascending {
+                ascending = described((info >> 32) as u32).filter(|&section| section >= previous);
+            }
             next += 1;
+            next_patched = patched(next);
         }
         // No other relocation inside the entry.
-        if patched(next)? < end as u64 {
+        if next_patched < end as u64 {
             return None;
         }
         offset = end;
     }
-    (next == count).then_some(())
+    (next == relocations.len()).then_some(match ascending {
+        Some(_) => DescribedOrder::Ascending,
+        None => DescribedOrder::Unordered,
+    })
+}
+
+/// The order of the sections `.eh_frame`'s entries describe.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum DescribedOrder {
+    Ascending,
+    /// Not ascending, or an entry's symbol is not in the symbol table.
+    Unordered,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A CIE, then an FDE of each of `symbols`, with the relocations of
+    /// their initial locations (R_X86_64_PC32).
+    fn frame_of(symbols: &[u32]) -> (Vec<u8>, Vec<u8>) {
+        let mut frame = Vec::new();
+        frame.extend_from_slice(&12u32.to_le_bytes());
+        frame.extend_from_slice(&0u32.to_le_bytes());
+        frame.extend_from_slice(&[0; 8]);
+        let mut relocations = Vec::new();
+        for &symbol in symbols {
+            let offset = frame.len() as u32;
+            frame.extend_from_slice(&16u32.to_le_bytes());
+            frame.extend_from_slice(&(offset + 4).to_le_bytes());
+            frame.extend_from_slice(&[0; 12]);
+            relocations.extend_from_slice(&u64::from(offset + 8).to_le_bytes());
+            relocations.extend_from_slice(&((u64::from(symbol) << 32) | 2).to_le_bytes());
+            relocations.extend_from_slice(&0i64.to_le_bytes());
+        }
+        (frame, relocations)
+    }
+
+    /// Symbol `n` is defined in section `10 * n`; symbol 9 is not in the
+    /// symbol table.
+    fn described(symbol: u32) -> Option<u32> {
+        (symbol != 9).then_some(10 * symbol)
+    }
+
+    #[test]
+    fn entries_in_the_order_of_their_sections_are_ascending() {
+        let (frame, relocations) = frame_of(&[1, 2, 2, 3]);
+        assert_eq!(
+            check_eh_frame(&frame, &relocations, described),
+            Some(DescribedOrder::Ascending)
+        );
+    }
+
+    #[test]
+    fn entries_out_of_the_order_of_their_sections_are_unordered() {
+        let (frame, relocations) = frame_of(&[1, 3, 2]);
+        assert_eq!(
+            check_eh_frame(&frame, &relocations, described),
+            Some(DescribedOrder::Unordered)
+        );
+    }
+
+    #[test]
+    fn an_entry_of_a_symbol_the_table_lacks_is_unordered() {
+        let (frame, relocations) = frame_of(&[1, 9, 10]);
+        assert_eq!(
+            check_eh_frame(&frame, &relocations, described),
+            Some(DescribedOrder::Unordered)
+        );
+    }
+
+    #[test]
+    fn a_second_relocation_in_an_entry_is_refused() {
+        let (frame, mut relocations) = frame_of(&[1, 2]);
+        // An LSDA pointer of the first FDE (at 16 + 12), before the second
+        // FDE's relocation.
+        let mut lsda = Vec::new();
+        lsda.extend_from_slice(&28u64.to_le_bytes());
+        lsda.extend_from_slice(&((4u64 << 32) | 2).to_le_bytes());
+        lsda.extend_from_slice(&0i64.to_le_bytes());
+        relocations.splice(24..24, lsda);
+        assert_eq!(check_eh_frame(&frame, &relocations, described), None);
+    }
 }

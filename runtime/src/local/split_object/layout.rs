@@ -11,7 +11,7 @@
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::Hasher;
 
-use super::eh_frame_check::check_eh_frame;
+use super::eh_frame_check::{DescribedOrder, check_eh_frame};
 use super::elf::{
     EM_X86_64, ET_REL, RELOCATION_SIZE, Relocation, SECTION_HEADER_SIZE, SHF_ALLOC, SHF_EXECINSTR,
     SHF_GROUP, SHF_LINK_ORDER, SHF_MERGE, SHF_STRINGS, SHF_TLS, SHF_WRITE, SHN_LORESERVE,
@@ -50,7 +50,8 @@ pub struct Layout {
     /// How many pieces looked up the globals their sections define.
     global_lookups: usize,
     globals_by_section: Option<GlobalsBySection>,
-    /// Found at the first piece that carries unwind entries.
+    /// Found when the object is read if its entries' sections ascend;
+    /// otherwise at the first piece that carries unwind entries.
     fde_order: Option<FdeOrder>,
 }
 
@@ -140,13 +141,9 @@ impl Layout {
         // Candidates for GNU as's `.eh_frame`, which it writes as data
         // (SHT_PROGBITS) where LLVM writes SHT_X86_64_UNWIND.
         let mut read_only_data = Vec::new();
-        for (index, header) in headers
-            .chunks_exact(SECTION_HEADER_SIZE)
-            .enumerate()
-            .skip(1)
-        {
-            // A copy of fixed size, whose fields are read without checks.
-            let header: [u8; SECTION_HEADER_SIZE] = header.try_into().ok()?;
+        // Fixed-size entries, whose fields are read without checks.
+        let (headers, _) = headers.as_chunks::<SECTION_HEADER_SIZE>();
+        for (index, header) in headers.iter().enumerate().skip(1) {
             let field = |at: usize| {
                 u64::from_le_bytes([
                     header[at],
@@ -245,7 +242,13 @@ impl Layout {
             let contents = layout.contents(bytes, &layout.section(bytes, section)?)?;
             let frame = bytes.get(contents.offset..contents.offset + contents.size)?;
             let relocations = layout.relocation_entries(bytes, section).ok()?;
-            check_eh_frame(frame, relocations)?;
+            let symbols = layout.symbol_entries(bytes);
+            let order = check_eh_frame(frame, relocations, |symbol| {
+                layout.described_section(symbols, symbol as usize)
+            })?;
+            if order == DescribedOrder::Ascending {
+                layout.fde_order = Some(FdeOrder::Ascending);
+            }
         }
         layout.eh_frame = eh_frame;
         Some(layout)
@@ -256,14 +259,10 @@ impl Layout {
     /// table of function sections. Local symbols are checked as pieces reach
     /// them.
     fn check_globals(&self, bytes: &[u8]) -> Option<()> {
-        let entries = bytes
-            .get(self.symbols.offset..self.symbols.offset + self.symbol_count * SYMBOL_SIZE)?
-            .chunks_exact(SYMBOL_SIZE)
-            .enumerate()
-            .skip(self.first_global.max(1));
-        for (index, entry) in entries {
-            // A copy of fixed size, whose fields are read without checks.
-            let entry: [u8; SYMBOL_SIZE] = entry.try_into().ok()?;
+        // Fixed-size entries, whose fields are read without checks.
+        let (entries, _) = self.symbol_entries(bytes).as_chunks::<SYMBOL_SIZE>();
+        let first = self.first_global.max(1);
+        for (index, entry) in entries.iter().enumerate().skip(first) {
             let symbol = Symbol {
                 info: entry[4],
                 section: u16::from_le_bytes([entry[6], entry[7]]),
@@ -375,12 +374,8 @@ impl Layout {
         };
         // Only each symbol's section index is read: the section is one of
         // `sections`, whose symbols `check_globals` checked.
-        for (index, entry) in self
-            .symbol_entries(bytes)
-            .chunks_exact(SYMBOL_SIZE)
-            .enumerate()
-            .skip(self.first_global)
-        {
+        let (entries, _) = self.symbol_entries(bytes).as_chunks::<SYMBOL_SIZE>();
+        for (index, entry) in entries.iter().enumerate().skip(self.first_global) {
             let section = usize::from(u16::from_le_bytes([entry[6], entry[7]]));
             if section < lowest || section > highest {
                 continue;
@@ -540,8 +535,16 @@ impl Layout {
         let index = u32_at(relocations, at)
             .ok_or_else(|| "malformed object: .rela.eh_frame".to_owned())?
             as usize;
-        let section =
-            u16_at(symbols, index * SYMBOL_SIZE + 6).ok_or_else(|| self.missing_symbol(index))?;
+        self.described_section(symbols, index)
+            .ok_or_else(|| self.missing_symbol(index))
+    }
+
+    /// The allocated section symbol `index` is defined in, or `u32::MAX`
+    /// when none; `None` when the symbol table (`symbols`) has no such
+    /// symbol.
+    #[inline]
+    fn described_section(&self, symbols: &[u8], index: usize) -> Option<u32> {
+        let section = u16_at(symbols, index.checked_mul(SYMBOL_SIZE)? + 6)?;
         // SHN_UNDEF and the reserved indexes are not allocated sections;
         // sections are counted in 16 bits (checked by `read`).
         let allocated = section != SHN_UNDEF
@@ -549,7 +552,7 @@ impl Layout {
                 .allocated
                 .get(usize::from(section))
                 .is_some_and(|&allocated| allocated);
-        Ok(if allocated {
+        Some(if allocated {
             u32::from(section)
         } else {
             u32::MAX
