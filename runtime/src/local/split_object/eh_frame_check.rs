@@ -8,8 +8,7 @@ use super::elf::{RELOCATION_SIZE, fixup_width};
 /// `None` when a CIE has a relocation (a personality) or an FDE has more
 /// than the one of its initial location (an LSDA), since a piece would have
 /// to carry what they point to; also for what LLVM does not write (64-bit
-/// lengths, relocations out of order or outside every entry). One pass over
-/// its entries and relocations, in step.
+/// lengths, relocations out of order or outside every entry).
 ///
 /// `described` gives the section the symbol of an FDE's relocation is
 /// defined in (its sort key; `None` when there is no such symbol), and the
@@ -25,27 +24,30 @@ pub(super) fn check_eh_frame(
     u32::try_from(frame.len()).ok()?;
     // Fixed-size entries, whose fields are read without checks.
     let (relocations, _) = relocations.as_chunks::<RELOCATION_SIZE>();
-    // Where relocation `index` patches; past the last, the end of all.
-    let patched = |index: usize| {
-        relocations.get(index).map_or(u64::MAX, |entry| {
+    check_framing(frame, relocations)?;
+    Some(order_described(relocations, described))
+}
+
+/// `Some` when each relocation is the one of an FDE's initial location and
+/// each FDE has one (see [`check_eh_frame`]): one pass over the entries and
+/// the relocations, in step.
+fn check_framing(frame: &[u8], relocations: &[[u8; RELOCATION_SIZE]]) -> Option<()> {
+    // The relocations not yet met: the next is never before the entry being
+    // read. Where the next patches; past the last, the end of all.
+    let mut pending = relocations.iter();
+    let mut next = pending.next();
+    let patched = |entry: Option<&[u8; RELOCATION_SIZE]>| {
+        entry.map_or(u64::MAX, |entry| {
             u64::from_le_bytes([
                 entry[0], entry[1], entry[2], entry[3], entry[4], entry[5], entry[6], entry[7],
             ])
         })
     };
-    let word = |at: usize| {
-        let bytes = frame.get(at..at.checked_add(4)?)?;
-        Some(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
-    };
-    // The next relocation, which is never before the entry being read, and
-    // where it patches.
-    let mut next = 0;
-    let mut next_patched = patched(0);
+    let mut next_patched = patched(next);
     let mut cies = Vec::new();
     let mut offset = 0;
-    let mut ascending = Some(0);
-    while let Some(length) = word(offset) {
-        let length = length as usize;
+    while let Some(length) = frame.get(offset..).and_then(<[u8]>::first_chunk::<4>) {
+        let length = u32::from_le_bytes(*length) as usize;
         if length == 0 {
             break;
         }
@@ -55,7 +57,9 @@ pub(super) fn check_eh_frame(
         if end > frame.len() || length < 4 {
             return None;
         }
-        let cie_pointer = word(offset + 4)? as usize;
+        // Within the entry: its length is at least 4.
+        let cie_pointer = frame.get(offset + 4..).and_then(<[u8]>::first_chunk::<4>)?;
+        let cie_pointer = u32::from_le_bytes(*cie_pointer) as usize;
         if cie_pointer == 0 {
             cies.push(offset);
         } else {
@@ -66,25 +70,14 @@ pub(super) fn check_eh_frame(
             {
                 return None;
             }
-            let relocation = relocations.get(next)?;
-            let info = u64::from_le_bytes([
-                relocation[8],
-                relocation[9],
-                relocation[10],
-                relocation[11],
-                relocation[12],
-                relocation[13],
-                relocation[14],
-                relocation[15],
-            ]);
+            let relocation = next?;
+            let kind =
+                u32::from_le_bytes([relocation[8], relocation[9], relocation[10], relocation[11]]);
             // Its bytes inside the entry: a piece copies the entry alone.
-            if offset as u64 + 8 + fixup_width(info as u32) > end as u64 {
+            if offset as u64 + 8 + fixup_width(kind) > end as u64 {
                 return None;
             }
-            if let Some(previous) = ascending {
-                ascending = described((info >> 32) as u32).filter(|&section| section >= previous);
-            }
-            next += 1;
+            next = pending.next();
             next_patched = patched(next);
         }
         // No other relocation inside the entry.
@@ -93,10 +86,30 @@ pub(super) fn check_eh_frame(
         }
         offset = end;
     }
-    (next == relocations.len()).then_some(match ascending {
-        Some(_) => DescribedOrder::Ascending,
-        None => DescribedOrder::Unordered,
-    })
+    next.is_none().then_some(())
+}
+
+/// Whether the sections FDEs' relocations (`relocations`, one per FDE)
+/// name ascend (see [`check_eh_frame`]).
+fn order_described(
+    relocations: &[[u8; RELOCATION_SIZE]],
+    described: impl Fn(u32) -> Option<u32>,
+) -> DescribedOrder {
+    let mut previous = 0;
+    for relocation in relocations {
+        // The symbol's index is the high half of the 8-byte r_info.
+        let symbol = u32::from_le_bytes([
+            relocation[12],
+            relocation[13],
+            relocation[14],
+            relocation[15],
+        ]);
+        match described(symbol) {
+            Some(section) if section >= previous => previous = section,
+            _ => return DescribedOrder::Unordered,
+        }
+    }
+    DescribedOrder::Ascending
 }
 
 /// The order of the sections `.eh_frame`'s entries describe.

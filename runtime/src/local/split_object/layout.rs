@@ -544,7 +544,9 @@ impl Layout {
     /// symbol.
     #[inline]
     fn described_section(&self, symbols: &[u8], index: usize) -> Option<u32> {
-        let section = u16_at(symbols, index.checked_mul(SYMBOL_SIZE)? + 6)?;
+        let (symbols, _) = symbols.as_chunks::<SYMBOL_SIZE>();
+        let entry = symbols.get(index)?;
+        let section = u16::from_le_bytes([entry[6], entry[7]]);
         // SHN_UNDEF and the reserved indexes are not allocated sections;
         // sections are counted in 16 bits (checked by `read`).
         let allocated = section != SHN_UNDEF
