@@ -3,10 +3,12 @@
 //! nothing, so what is read when the object is sent is only what decides
 //! whether it can be split at all: its section headers, its global symbols
 //! and its unwind entries' framing, each in one pass without building
-//! anything. What a piece needs (its symbol, the globals its sections
-//! define, their unwind entries) is looked up when the piece is written, by
+//! anything; and, with the last, whether the sections those entries describe
+//! ascend, as compilers write them. What a piece needs (its symbol, the
+//! globals its sections define) is looked up when the piece is written, by
 //! scanning the tables, until a program has written enough pieces to pay
-//! for indexing them.
+//! for indexing them; its unwind entries, by binary search (or, when their
+//! sections do not ascend, in a table of them sorted at the first piece).
 
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::Hasher;
