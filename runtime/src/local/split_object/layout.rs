@@ -161,20 +161,22 @@ impl Layout {
             // sh_type and sh_info are the low halves of 8-byte fields.
             let kind = field(0) >> 32;
             let flags = field(8);
-            match kind as u32 {
-                SHT_SYMTAB if symbol_table.is_none() => symbol_table = Some(index),
-                SHT_RELA => {
-                    let target = field(40) >> 32;
-                    let slot = relocations_of.get_mut(usize::try_from(target).ok()?)?;
-                    if *slot != 0 {
-                        return None;
-                    }
-                    *slot = u16::try_from(index).ok()?;
-                }
-                SHT_SYMTAB | SHT_SYMTAB_SHNDX | SHT_REL | SHT_GROUP => return None,
-                _ => {}
-            }
+            // Sections outside the program image: a symbol table, the
+            // relocation sections, strings and the like.
             if flags & SHF_ALLOC == 0 {
+                match kind as u32 {
+                    SHT_RELA => {
+                        let target = field(40) >> 32;
+                        let slot = relocations_of.get_mut(usize::try_from(target).ok()?)?;
+                        if *slot != 0 {
+                            return None;
+                        }
+                        *slot = u16::try_from(index).ok()?;
+                    }
+                    SHT_SYMTAB if symbol_table.is_none() => symbol_table = Some(index),
+                    SHT_SYMTAB | SHT_SYMTAB_SHNDX | SHT_REL | SHT_GROUP => return None,
+                    _ => {}
+                }
                 continue;
             }
             if flags & (SHF_TLS | SHF_GROUP | SHF_LINK_ORDER) != 0 || field(48) > MAX_ALIGNMENT {
