@@ -640,15 +640,23 @@ impl Layout {
     }
 
     fn scan_globals(&self, bytes: &[u8], name: &[u8]) -> Option<Symbol> {
-        let names = bytes.get(self.symbol_names.offset..)?;
-        self.defined_globals(bytes)
-            .find(|(_, symbol)| {
-                let start = symbol.name as usize;
-                names.get(start..start + name.len()) == Some(name)
-                    && names.get(start + name.len()) == Some(&0)
-                    && start + name.len() < self.symbol_names.size
+        let names = self.symbol_names;
+        let names = bytes.get(names.offset..names.offset.checked_add(names.size)?)?;
+        let (entries, _) = self.symbol_entries(bytes).as_chunks::<SYMBOL_SIZE>();
+        entries
+            .iter()
+            .skip(self.first_global)
+            .filter(|entry| {
+                let start = u32::from_le_bytes([entry[0], entry[1], entry[2], entry[3]]) as usize;
+                let Some(end) = start.checked_add(name.len()) else {
+                    return false;
+                };
+                // The terminator first: one byte, which tells the names of
+                // other lengths apart.
+                names.get(end) == Some(&0) && names.get(start..end) == Some(name)
             })
-            .map(|(_, symbol)| symbol)
+            .filter_map(|entry| Symbol::read(entry))
+            .find(|symbol| self.defining_section(symbol).is_some())
     }
 
     fn hash_global_names(&mut self, bytes: &[u8]) {

@@ -742,3 +742,33 @@ fn each_piece_defines_the_globals_of_its_sections_before_and_after_they_are_inde
         "linked with fn_10"
     );
 }
+
+/// Names that begin or end another: LLVM's string table stores `first` once,
+/// at the end of `_mlir_ciface_first`, and `first_helper` comes before
+/// `first` in the symbol table.
+const NAMES_IN_NAMES: &str = r#"
+define void @first_helper() {
+  ret void
+}
+define void @first() {
+  ret void
+}
+define void @_mlir_ciface_first() {
+  ret void
+}
+"#;
+
+#[test]
+fn a_lookup_finds_the_symbol_of_its_whole_name() {
+    let Ok(mut split) = SplitObject::new(ObjectBytes::Owned(compile(NAMES_IN_NAMES, true))) else {
+        panic!("an object with function sections is split");
+    };
+    let first = piece_defining(&mut split, "first").unwrap().unwrap();
+    assert!(mentions(&first, "first"));
+    assert!(!mentions(&first, "first_helper") && !mentions(&first, "_mlir_ciface_first"));
+    let ciface = piece_defining(&mut split, "_mlir_ciface_first")
+        .unwrap()
+        .unwrap();
+    assert!(mentions(&ciface, "_mlir_ciface_first") && !mentions(&ciface, "first"));
+    assert!(piece_defining(&mut split, "irst").unwrap().is_none());
+}
