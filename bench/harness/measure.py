@@ -293,12 +293,17 @@ class Server:
 def bench_local(config: Config, kernels: Path) -> dict:
     """Local launches of the empty kernel (bench/local_launch.mlir) against
     direct calls of the same kernel from the same code as a shared library
-    (bench/direct_call.mlir), alternating processes: ns per launch or call."""
+    (bench/direct_call.mlir), and the same launches as Catalyst's lowering
+    makes them (bench/catalyst_launch.mlir), alternating processes: ns per
+    launch or call."""
     directory = WORK / "runtime"
     launches = config.local_launches
     programs = {
         "local_ns": (lower_host(ROOT / "bench" / "local_launch.mlir", {"KERNELS": kernels, "LAUNCHES": launches},
                                 directory / "local_launch.llvm.mlir"), HOST_LIBRARIES),
+        "catalyst_ns": (lower_host(ROOT / "bench" / "catalyst_launch.mlir", {"KERNELS": kernels,
+                                                                             "LAUNCHES": launches},
+                                   directory / "catalyst_launch.llvm.mlir"), HOST_LIBRARIES),
         "direct_call_ns": (lower_host(ROOT / "bench" / "direct_call.mlir", {"LAUNCHES": launches},
                                       directory / "direct_call.llvm.mlir"), [shared_library(kernels), *HOST_LIBRARIES]),
     }

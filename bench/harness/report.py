@@ -292,7 +292,8 @@ def commands(context: dict) -> list:
     add(f"- local launch: [bench/local_launch.mlir](../bench/local_launch.mlir), {config.local_launches:,} "
         f"launches of an empty kernel per process, against [bench/direct_call.mlir](../bench/direct_call.mlir), "
         f"as many calls of the same kernel's C interface from the kernels built as a shared library (`clang "
-        f"-shared`, added to `-shared-libs`), {config.local_runs} processes each, alternating;")
+        f"-shared`, added to `-shared-libs`), and [bench/catalyst_launch.mlir](../bench/catalyst_launch.mlir), "
+        f"the same launches as Catalyst's lowering makes them, {config.local_runs} processes each, alternating;")
     add(f"- asynchronous launch: [bench/async_launch.mlir](../bench/async_launch.mlir) against "
         f"[bench/async_execute.mlir](../bench/async_execute.mlir) (lowered by upstream `mlir-opt "
         f"--pass-pipeline='{ASYNC_PIPELINE}'`, run with `libmlir_async_runtime.so`), "
@@ -396,6 +397,15 @@ def run_time(context: dict) -> list:
     add("")
     add(f"![remote launch distributions]({plots['remote'].relative_to(DOC.parent)})")
     add("")
+    if "catalyst_ns" in rs:
+        add(f"Catalyst's own lowering calls `__catalyst__executor__launch` "
+            "([bench/catalyst_launch.mlir](../bench/catalyst_launch.mlir)), which passes the kernel and object by "
+            "name and no launch site: the runtime finds the entry in the calling thread's cache of the sites it "
+            "ran, after comparing both names' text, since the caller may reuse their buffers. That launch of the "
+            f"empty kernel takes {fmt(rs['catalyst_ns']['median'])} ns, {ratio(rs['catalyst_ratio'])} the direct "
+            f"call, against {fmt(rs['local_ns']['median'])} ns through a launch site. No target is set for it: "
+            "this is its cost.")
+        add("")
     echo_free, echo_pinned = free["tcp_echo_us"]["median"], pinned["tcp_echo_us"]["median"]
     add(f"Placement matters on this machine. The TCP echo round trip takes {fmt(echo_free)} us when its two "
         f"threads may run on different CPUs and {fmt(echo_pinned)} us when both are pinned to one; MLIR's "
@@ -407,9 +417,12 @@ def run_time(context: dict) -> list:
     add("")
     add("| measurement | placement | unit | min | median | max | samples |")
     add("|---|---|---|---|---|---|---|")
-    for label, entry in [("local `executor.launch` of an empty kernel (per process run)", rs["local_ns"]),
-                         ("direct call of the same kernel from a shared library (per process run)",
-                          rs["direct_call_ns"])]:
+    local_rows = [("local `executor.launch` of an empty kernel (per process run)", rs["local_ns"]),
+                  ("direct call of the same kernel from a shared library (per process run)", rs["direct_call_ns"])]
+    if "catalyst_ns" in rs:
+        local_rows.append(("the same launch through Catalyst's `__catalyst__executor__launch`, which has no launch "
+                           "site (per process run)", rs["catalyst_ns"]))
+    for label, entry in local_rows:
         add(f"| {label} | free | ns | {fmt(entry['min'])} | {fmt(entry['median'])} | {fmt(entry['max'])} "
             f"| {entry['n']} |")
     for placement in PLACEMENTS:

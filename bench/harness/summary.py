@@ -83,6 +83,9 @@ def summarize_runtime(raw: dict, config: Config) -> dict:
     summary = {"local_ns": stats(local["local_ns"]), "direct_call_ns": stats(local["direct_call_ns"]),
                "first_launch": summarize_first_launch(raw["first_launch"])}
     summary["local_ratio"] = summary["local_ns"]["median"] / summary["direct_call_ns"]["median"]
+    if "catalyst_ns" in local:
+        summary["catalyst_ns"] = stats(local["catalyst_ns"])
+        summary["catalyst_ratio"] = summary["catalyst_ns"]["median"] / summary["direct_call_ns"]["median"]
     for placement in PLACEMENTS:
         summary[placement] = summarize_placement(raw["async"][placement], raw["remote"][placement],
                                                  config.bulk_launches)
