@@ -43,7 +43,8 @@ const FATAL_SIGNALS: [libc::c_int; 5] = [
 /// What the signal handler needs to know about its thread, from its first
 /// guarded call on.
 struct KernelThread {
-    /// What the thread runs; null until its first guarded call.
+    /// What the thread runs: none before its first guarded call, nor once
+    /// the thread gave it back as it exits.
     record: Cell<Option<&'static Record>>,
     /// The addresses where a fault means that this thread's stack overflowed
     /// (start, end), once its first kernel has started; (0, 0) if unknown.
