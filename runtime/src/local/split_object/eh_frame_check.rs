@@ -1,7 +1,7 @@
 //! Whether an object's `.eh_frame` can be split: each entry copied into the
 //! piece of the function it describes, with nothing else to carry.
 
-use super::elf::{RELOCATION_SIZE, fixup_width};
+use super::elf::{RELOCATION_SIZE, fixup_width, u32_in, u64_in};
 
 /// `Some` when `.eh_frame` (`frame`, whose relocations are the `Elf64_Rela`
 /// entries `relocations`) holds only what a piece can carry:
@@ -36,13 +36,8 @@ fn check_framing(frame: &[u8], relocations: &[[u8; RELOCATION_SIZE]]) -> Option<
     // read. Where the next patches; past the last, the end of all.
     let mut pending = relocations.iter();
     let mut next = pending.next();
-    let patched = |entry: Option<&[u8; RELOCATION_SIZE]>| {
-        entry.map_or(u64::MAX, |entry| {
-            u64::from_le_bytes([
-                entry[0], entry[1], entry[2], entry[3], entry[4], entry[5], entry[6], entry[7],
-            ])
-        })
-    };
+    let patched =
+        |entry: Option<&[u8; RELOCATION_SIZE]>| entry.map_or(u64::MAX, |entry| u64_in(entry, 0));
     let mut next_patched = patched(next);
     let mut cies = Vec::new();
     let mut offset = 0;
@@ -71,8 +66,7 @@ fn check_framing(frame: &[u8], relocations: &[[u8; RELOCATION_SIZE]]) -> Option<
                 return None;
             }
             let relocation = next?;
-            let kind =
-                u32::from_le_bytes([relocation[8], relocation[9], relocation[10], relocation[11]]);
+            let kind = u32_in(relocation, 8);
             // Its bytes inside the entry: a piece copies the entry alone.
             if offset as u64 + 8 + fixup_width(kind) > end as u64 {
                 return None;
@@ -98,12 +92,7 @@ fn order_described(
     let mut previous = 0;
     for relocation in relocations {
         // The symbol's index is the high half of the 8-byte r_info.
-        let symbol = u32::from_le_bytes([
-            relocation[12],
-            relocation[13],
-            relocation[14],
-            relocation[15],
-        ]);
+        let symbol = u32_in(relocation, 12);
         match described(symbol) {
             Some(section) if section >= previous => previous = section,
             _ => return DescribedOrder::Unordered,

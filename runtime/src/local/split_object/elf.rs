@@ -171,6 +171,34 @@ pub fn fixup_width(kind: u32) -> u64 {
     }
 }
 
+/// The `N` bytes at `at` of a fixed-size entry (a section header, symbol or
+/// relocation taken from a table by `as_chunks`), whose fields are at
+/// constant offsets inside it, so that the compiler drops the check; a field
+/// that did not fit would read as zeros.
+#[inline(always)]
+fn field<const N: usize, const E: usize>(entry: &[u8; E], at: usize) -> [u8; N] {
+    entry
+        .get(at..)
+        .and_then(<[u8]>::first_chunk::<N>)
+        .copied()
+        .unwrap_or([0; N])
+}
+
+#[inline(always)]
+pub fn u16_in<const E: usize>(entry: &[u8; E], at: usize) -> u16 {
+    u16::from_le_bytes(field(entry, at))
+}
+
+#[inline(always)]
+pub fn u32_in<const E: usize>(entry: &[u8; E], at: usize) -> u32 {
+    u32::from_le_bytes(field(entry, at))
+}
+
+#[inline(always)]
+pub fn u64_in<const E: usize>(entry: &[u8; E], at: usize) -> u64 {
+    u64::from_le_bytes(field(entry, at))
+}
+
 pub fn read<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
     bytes.get(at..at.checked_add(N)?)?.try_into().ok()
 }

@@ -20,7 +20,7 @@ use super::elf::{
     SHN_UNDEF, SHN_XINDEX, SHT_GROUP, SHT_NOBITS, SHT_PROGBITS, SHT_REL, SHT_RELA, SHT_STRTAB,
     SHT_SYMTAB, SHT_SYMTAB_SHNDX, SHT_X86_64_UNWIND, STB_LOCAL, STT_FILE, STT_GNU_IFUNC,
     STT_SECTION, STT_TLS, SYMBOL_SIZE, Section, Symbol, Table, fixup_width, string_at, u16_at,
-    u32_at, u64_at,
+    u16_in, u32_at, u32_in, u64_at, u64_in,
 };
 
 /// How many lookups (of a name, or of the globals of a piece's sections)
@@ -146,18 +146,7 @@ impl Layout {
         // Fixed-size entries, whose fields are read without checks.
         let (headers, _) = headers.as_chunks::<SECTION_HEADER_SIZE>();
         for (index, header) in headers.iter().enumerate().skip(1) {
-            let field = |at: usize| {
-                u64::from_le_bytes([
-                    header[at],
-                    header[at + 1],
-                    header[at + 2],
-                    header[at + 3],
-                    header[at + 4],
-                    header[at + 5],
-                    header[at + 6],
-                    header[at + 7],
-                ])
-            };
+            let field = |at: usize| u64_in(header, at);
             // sh_type and sh_info are the low halves of 8-byte fields.
             let kind = field(0) >> 32;
             let flags = field(8);
@@ -269,7 +258,7 @@ impl Layout {
         for (index, entry) in entries.iter().enumerate().skip(first) {
             let symbol = Symbol {
                 info: entry[4],
-                section: u16::from_le_bytes([entry[6], entry[7]]),
+                section: u16_in(entry, 6),
                 ..Symbol::default()
             };
             self.carried(index, &symbol).ok()?;
@@ -380,7 +369,7 @@ impl Layout {
         // `sections`, whose symbols `check_globals` checked.
         let (entries, _) = self.symbol_entries(bytes).as_chunks::<SYMBOL_SIZE>();
         for (index, entry) in entries.iter().enumerate().skip(self.first_global) {
-            let section = usize::from(u16::from_le_bytes([entry[6], entry[7]]));
+            let section = usize::from(u16_in(entry, 6));
             if section < lowest || section > highest {
                 continue;
             }
@@ -550,7 +539,7 @@ impl Layout {
     fn described_section(&self, symbols: &[u8], index: usize) -> Option<u32> {
         let (symbols, _) = symbols.as_chunks::<SYMBOL_SIZE>();
         let entry = symbols.get(index)?;
-        let section = u16::from_le_bytes([entry[6], entry[7]]);
+        let section = u16_in(entry, 6);
         // SHN_UNDEF and the reserved indexes are not allocated sections;
         // sections are counted in 16 bits (checked by `read`).
         let allocated = section != SHN_UNDEF
@@ -647,7 +636,7 @@ impl Layout {
             .iter()
             .skip(self.first_global)
             .filter(|entry| {
-                let start = u32::from_le_bytes([entry[0], entry[1], entry[2], entry[3]]) as usize;
+                let start = u32_in(entry, 0) as usize;
                 let Some(end) = start.checked_add(name.len()) else {
                     return false;
                 };
