@@ -29,6 +29,7 @@ fn main() {
         .cpp(true)
         .compiler(format!("{prefix}/bin/clang++"))
         .file("cpp/ObjectDylibs.cpp")
+        .file("cpp/Initializers.cpp")
         .flag("-Wall")
         .flag("-Wextra");
     for flag in cxxflags.split_whitespace() {

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Initializers.h"
+
 #include "llvm-c/Error.h"
 #include "llvm-c/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
@@ -193,6 +195,7 @@ createObjectLayer(llvm::orc::ExecutionSession &session) {
   if (!unwind)
     return unwind.takeError();
   layer->addPlugin(std::move(*unwind));
+  layer->addPlugin(executor::createInitializersPlugin(session));
   return std::move(layer);
 }
 
@@ -307,11 +310,20 @@ LLVMOrcJITDylibRef executorCreateObjectDylib(LLVMOrcLLJITRef jit,
 LLVMErrorRef executorLookupInDylib(LLVMOrcLLJITRef jit,
                                    LLVMOrcJITDylibRef dylib, const char *name,
                                    uint64_t *address) {
-  auto symbol = unwrapJit(jit).lookup(unwrapDylib(dylib), name);
+  LLJIT &lljit = unwrapJit(jit);
+  auto symbol = lljit.lookup(unwrapDylib(dylib), name);
   if (!symbol)
     return llvm::wrap(symbol.takeError());
+  // What the lookup linked runs its load-time code before anything of it.
+  executor::runLinkedInitializers(lljit.getExecutionSession());
   *address = symbol->getValue();
   return nullptr;
+}
+
+/// Runs the destructors of the objects `jit` linked (Initializers.h), before
+/// it is disposed.
+void executorRunDestructors(LLVMOrcLLJITRef jit) {
+  executor::runDestructors(unwrapJit(jit).getExecutionSession());
 }
 
 } // extern "C"

@@ -1,8 +1,10 @@
 //! Relocatable object files JIT-linked with LLVM's ORC (LLJIT, through the LLVM
-//! C API and the two calls of `runtime/cpp/ObjectDylibs.cpp` it lacks). Each
+//! C API and the calls of `runtime/cpp/ObjectDylibs.cpp` it lacks). Each
 //! object gets a JITDylib of its own, so two objects may define the same
 //! kernel; each resolves against itself, the objects added before it and the
-//! executor process (libc, libm, ...). Every `unsafe` call into ORC lives here.
+//! executor process (libc, libm, ...). An object's constructors run when a
+//! lookup has linked it, its destructors when the JIT is dropped
+//! (`runtime/cpp/Initializers.cpp`). Every `unsafe` call into ORC lives here.
 
 use std::{
     ffi::{CStr, CString, c_char, c_void},
@@ -94,6 +96,7 @@ unsafe extern "C" {
         name: *const c_char,
         address: *mut u64,
     ) -> LLVMErrorRef;
+    fn executorRunDestructors(jit: LLVMOrcLLJITRef);
 }
 
 /// Why a lookup found no address.
@@ -427,6 +430,10 @@ extern "C" fn collect_session_error(context: *mut c_void, error: LLVMErrorRef) {
 
 impl Drop for Jit {
     fn drop(&mut self) {
+        // The objects' destructors run while their code is still mapped, as
+        // `dlclose` runs a library's; none is left to run at exit.
+        // SAFETY: the instance is live; its linked objects are too.
+        unsafe { executorRunDestructors(self.raw) };
         // SAFETY: the instance is live and dropped once; an error here has no
         // one to report to, so its message is freed.
         let error = unsafe { LLVMOrcDisposeLLJIT(self.raw) };
