@@ -4,11 +4,15 @@
 // destructor with `__cxa_atexit` and the object's `__dso_handle`). Its
 // destructors run when the session closes, as `dlclose` runs a library's:
 // those registered with `__cxa_atexit` first, then `.fini_array`. A crash in a
-// constructor is one line naming the object, exit code 1.
+// constructor is one line naming the object, exit code 1. An object linked a
+// piece at a time gets a `__dso_handle` in the piece that refers to it, so a
+// kernel may register a destructor when it runs (as a C++ function-local
+// static does).
 
 // RUN: rm -rf %t && split-file %s %t
 // RUN: clang -c -fPIC -O1 %t/static.c -o %t/static.o
 // RUN: clang -c -fPIC -O1 %t/crash.c -o %t/crash.o
+// RUN: clang -c -fPIC -O1 -ffunction-sections -fdata-sections %t/at_run_time.c -o %t/at_run_time.o
 
 // RUN: sed -e 's|@ADDRESS@|local|' -e 's|@OBJECT@|%t/static.o|' %t/host.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
@@ -30,6 +34,14 @@
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
 // RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=CRASH -DDIR=%t
 // CRASH: executor runtime: loading '[[DIR]]/crash.o' crashed with signal 11 (SIGSEGV){{$}}
+
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@OBJECT@|%t/at_run_time.o|' %t/host.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
+// RUN:   | FileCheck %s --check-prefix=PIECE
+// PIECE:      [1]
+// PIECE:      [2]
+// PIECE-NEXT: registered when it ran: 2 launches
+// PIECE-NEXT: closed
 
 //--- static.c
 // A kernel whose state its constructors set up: `base` is 1 * 20 + 1, then
@@ -58,6 +70,28 @@ __attribute__((destructor)) static void last(void) { printf("fini_array destruct
 
 void _mlir_ciface_next(memref_1d *out) {
   result[0] = (float)(base + launches++);
+  *out = (memref_1d){result, result, 0, {1}, {1}};
+}
+
+//--- at_run_time.c
+// No load-time code: the first launch registers the destructor.
+#include <stdint.h>
+#include <stdio.h>
+typedef struct { float *allocated, *aligned; int64_t offset, sizes[1], strides[1]; } memref_1d;
+extern void *__dso_handle;
+int __cxa_atexit(void (*function)(void *), void *argument, void *dso);
+
+static int launches;
+static float result[1];
+
+static void report_launches(void *count) {
+  printf("registered when it ran: %d launches\n", *(int *)count);
+}
+
+void _mlir_ciface_next(memref_1d *out) {
+  if (launches++ == 0)
+    __cxa_atexit(report_launches, &launches, &__dso_handle);
+  result[0] = (float)launches;
   *out = (memref_1d){result, result, 0, {1}, {1}};
 }
 
