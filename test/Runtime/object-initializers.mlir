@@ -13,6 +13,7 @@
 // RUN: clang -c -fPIC -O1 %t/static.c -o %t/static.o
 // RUN: clang -c -fPIC -O1 %t/crash.c -o %t/crash.o
 // RUN: clang -c -fPIC -O1 -ffunction-sections -fdata-sections %t/at_run_time.c -o %t/at_run_time.o
+// RUN: clang -x c++ -c -fPIC -O1 %t/static_object.cpp -o %t/static_object.o
 
 // RUN: sed -e 's|@ADDRESS@|local|' -e 's|@OBJECT@|%t/static.o|' %t/host.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
@@ -42,6 +43,14 @@
 // PIECE:      [2]
 // PIECE-NEXT: registered when it ran: 2 launches
 // PIECE-NEXT: closed
+
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@OBJECT@|%t/static_object.o|' %t/host.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
+// RUN:   | FileCheck %s --check-prefix=CXX
+// CXX:      [42]
+// CXX:      [43]
+// CXX-NEXT: ~Counter: 2 launches
+// CXX-NEXT: closed
 
 //--- static.c
 // A kernel whose state its constructors set up: `base` is 1 * 20 + 1, then
@@ -93,6 +102,26 @@ void _mlir_ciface_next(memref_1d *out) {
     __cxa_atexit(report_launches, &launches, &__dso_handle);
   result[0] = (float)launches;
   *out = (memref_1d){result, result, 0, {1}, {1}};
+}
+
+//--- static_object.cpp
+// A C++ static object: its constructor sets its state, its destructor
+// reports it.
+#include <cstdint>
+#include <cstdio>
+struct Memref1d { float *allocated, *aligned; int64_t offset, sizes[1], strides[1]; };
+
+struct Counter {
+  int base, launches = 0;
+  Counter() : base(42) {}
+  ~Counter() { std::printf("~Counter: %d launches\n", launches); }
+};
+static Counter counter;
+static float result[1];
+
+extern "C" void _mlir_ciface_next(Memref1d *out) {
+  result[0] = float(counter.base + counter.launches++);
+  *out = Memref1d{result, result, 0, {1}, {1}};
 }
 
 //--- crash.c
