@@ -2,24 +2,25 @@
 //
 // See Initializers.h. An object's load-time code is named by its
 // `.init_array` sections (`.init_array.N` first, by N, then `.init_array`),
-// its destructors by `.fini_array` and by what that code registers with
+// its destructors by `.fini_array` and by what its code registers with
 // `__cxa_atexit`, keyed by the object's `__dso_handle` (which a linker
-// defines in each shared library; here, an address in the object's own
-// memory). What an object holds is recorded when its link has applied its
-// relocations, and kept once the link has succeeded.
+// defines in each shared library; here, an address in the memory of the
+// piece of the object that refers to it). What a link holds is recorded
+// once the link has applied its relocations, and kept once it succeeded.
 //
 //===----------------------------------------------------------------------===//
 #include "Initializers.h"
 
 #include "llvm/ExecutionEngine/JITLink/JITLink.h"
+#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <map>
 #include <mutex>
-#include <vector>
+#include <optional>
 
-extern "C" int __cxa_finalize(void *dso);
+extern "C" int __cxa_atexit(void (*function)(void *), void *argument,
+                            void *dso);
 
 namespace executor {
 namespace {
@@ -46,12 +47,24 @@ struct Entry {
   uint64_t address;
 };
 
-/// What one linked object runs at load and at close.
-struct LinkedObject {
+/// What one link (an object, or a piece of one) runs at load and at close.
+struct Link {
+  JITDylib *dylib = nullptr;
+  /// When the link ended, among the JIT's links.
+  uint64_t sequence = 0;
   std::vector<Entry> initializers;
   std::vector<Entry> finalizers;
-  /// The object's `__dso_handle`, 0 if it has none.
+  /// The link's `__dso_handle`, 0 if its code refers to none.
   uint64_t dsoHandle = 0;
+  /// Whether its initializers were handed out to run.
+  bool handedOut = false;
+};
+
+/// A destructor registered with `__cxa_atexit`.
+struct Registration {
+  JITDylib *dylib;
+  void (*function)(void *);
+  void *argument;
 };
 
 /// The priority of `section`'s entries if it is one of `array`'s sections
@@ -74,7 +87,7 @@ bool isArraySection(llvm::StringRef section) {
 }
 
 /// The functions `array`'s sections of `graph` name, in the order they run
-/// at load (priority, then place in the section); their relocations applied.
+/// at load (priority, then place in the section), their relocations applied.
 std::vector<Entry> arrayEntries(jitlink::LinkGraph &graph,
                                 llvm::StringRef array) {
   std::vector<std::pair<Entry, uint64_t>> found;
@@ -91,16 +104,21 @@ std::vector<Entry> arrayEntries(jitlink::LinkGraph &graph,
       }
   }
   // Places are distinct: the order is total.
-  std::sort(found.begin(), found.end(),
-                   [](const auto &left, const auto &right) {
-                     if (left.first.priority != right.first.priority)
-                       return left.first.priority < right.first.priority;
-                     return left.second < right.second;
-                   });
+  std::sort(found.begin(), found.end(), [](const auto &left, const auto &right) {
+    if (left.first.priority != right.first.priority)
+      return left.first.priority < right.first.priority;
+    return left.second < right.second;
+  });
   std::vector<Entry> entries;
   for (auto &[entry, place] : found)
     entries.push_back(entry);
   return entries;
+}
+
+void runInReverse(const std::vector<Entry> &entries, bool numbered) {
+  for (auto entry = entries.rbegin(); entry != entries.rend(); ++entry)
+    if ((entry->priority != kDefaultPriority) == numbered)
+      reinterpret_cast<void (*)()>(entry->address)();
 }
 
 class InitializersPlugin;
@@ -131,22 +149,35 @@ public:
     return found == registry().end() ? nullptr : found->second;
   }
 
+  /// Records `function(argument)` for the object whose `__dso_handle` is
+  /// `dso`, if a live JIT linked it.
+  static bool registerDestructor(void (*function)(void *), void *argument,
+                                 void *dso) {
+    std::lock_guard<std::mutex> lock(registryMutex);
+    for (auto &[session, plugin] : registry())
+      if (plugin->recordRegistration(function, argument, dso))
+        return true;
+    return false;
+  }
+
   void modifyPassConfig(MaterializationResponsibility &responsibility,
-                        jitlink::LinkGraph &graph,
+                        jitlink::LinkGraph &,
                         jitlink::PassConfiguration &config) override {
-    config.PrePrunePasses.push_back(keepArraysAndDefineDsoHandle);
+    config.PrePrunePasses.push_back(prepare);
     config.PostFixupPasses.push_back(
         [this, &responsibility](jitlink::LinkGraph &graph) {
           record(responsibility, graph);
           return Error::success();
         });
-    (void)graph;
   }
 
   Error notifyEmitted(MaterializationResponsibility &responsibility) override {
     std::lock_guard<std::mutex> lock(stateMutex);
     auto found = inFlight.find(&responsibility);
     if (found != inFlight.end()) {
+      found->second.sequence = nextSequence++;
+      if (found->second.dsoHandle)
+        handles[found->second.dsoHandle] = found->second.dylib;
       linked.push_back(std::move(found->second));
       inFlight.erase(found);
     }
@@ -166,55 +197,89 @@ public:
   void notifyTransferringResources(JITDylib &, ResourceKey,
                                    ResourceKey) override {}
 
-  void runInitializers() {
-    std::lock_guard<std::mutex> running(runMutex);
-    while (true) {
-      std::vector<Entry> initializers;
-      {
-        std::lock_guard<std::mutex> lock(stateMutex);
-        if (initialized == linked.size())
-          return;
-        initializers = linked[initialized].initializers;
-        ++initialized;
+  void noteDylib(JITDylib &dylib) {
+    std::lock_guard<std::mutex> lock(stateMutex);
+    dylibOrder.emplace(&dylib, dylibOrder.size());
+  }
+
+  JITDylib *nextInitializers(std::vector<uint64_t> &functions) {
+    std::lock_guard<std::mutex> lock(stateMutex);
+    functions.clear();
+    JITDylib *first = nullptr;
+    for (auto &link : linked)
+      if (!link.handedOut && (!first || order(link.dylib) < order(first)))
+        first = link.dylib;
+    // `linked` is in the order links ended.
+    for (auto &link : linked)
+      if (!link.handedOut && link.dylib == first) {
+        link.handedOut = true;
+        for (auto &entry : link.initializers)
+          functions.push_back(entry.address);
       }
-      for (auto &entry : initializers)
-        reinterpret_cast<void (*)()>(entry.address)();
-    }
+    return first;
   }
 
   void runDestructors() {
-    std::lock_guard<std::mutex> running(runMutex);
-    std::vector<LinkedObject> objects;
+    std::vector<Link> links;
+    std::vector<Registration> registered;
     {
       std::lock_guard<std::mutex> lock(stateMutex);
-      objects.assign(linked.begin(), linked.begin() + initialized);
+      for (auto &link : linked)
+        if (link.handedOut)
+          links.push_back(std::move(link));
       linked.clear();
-      initialized = 0;
+      registered = std::move(registrations);
+      registrations.clear();
+      handles.clear();
     }
-    for (auto object = objects.rbegin(); object != objects.rend(); ++object) {
-      if (object->dsoHandle)
-        __cxa_finalize(reinterpret_cast<void *>(object->dsoHandle));
-      for (auto entry = object->finalizers.rbegin();
-           entry != object->finalizers.rend(); ++entry)
-        reinterpret_cast<void (*)()>(entry->address)();
+    // The last sent first; within an object, the last link first.
+    std::sort(links.begin(), links.end(), [this](const Link &left, const Link &right) {
+      if (order(left.dylib) != order(right.dylib))
+        return order(left.dylib) > order(right.dylib);
+      return left.sequence > right.sequence;
+    });
+    for (size_t start = 0; start < links.size();) {
+      JITDylib *dylib = links[start].dylib;
+      size_t end = start;
+      while (end < links.size() && links[end].dylib == dylib)
+        ++end;
+      for (size_t index = start; index < end; ++index)
+        runInReverse(links[index].finalizers, /*numbered=*/false);
+      for (auto entry = registered.rbegin(); entry != registered.rend(); ++entry)
+        if (entry->dylib == dylib)
+          entry->function(entry->argument);
+      for (size_t index = start; index < end; ++index)
+        runInReverse(links[index].finalizers, /*numbered=*/true);
+      start = end;
     }
   }
 
 private:
-  /// Keeps the array sections, and with them the code they name, which no
-  /// symbol of the object reaches; gives the object a `__dso_handle` of its
-  /// own if its code refers to one.
-  static Error keepArraysAndDefineDsoHandle(jitlink::LinkGraph &graph) {
-    for (auto &section : graph.sections())
-      if (isArraySection(section.getName()))
+  /// Refuses legacy constructors; keeps the array sections, and with them
+  /// the code they name, which no symbol of the object reaches; gives the
+  /// object a `__dso_handle` of its own if its code refers to one.
+  static Error prepare(jitlink::LinkGraph &graph) {
+    for (auto &section : graph.sections()) {
+      auto name = section.getName();
+      if ((name.starts_with(".ctors") || name.starts_with(".dtors")) &&
+          !section.empty())
+        return llvm::make_error<llvm::StringError>(
+            "'" + graph.getName() + "' holds " + name.str() +
+                " (legacy constructors or destructors), which this executor "
+                "does not run: compile it with -fuse-init-array",
+            llvm::inconvertibleErrorCode());
+      if (isArraySection(name))
         for (auto *block : section.blocks())
           graph.addAnonymousSymbol(*block, 0, block->getSize(),
                                    /*IsCallable=*/false, /*IsLive=*/true);
-    if (auto *handle = graph.findExternalSymbolByName(graph.intern(kDsoHandle))) {
-      auto &section = graph.createSection(
-          kDsoHandleSection, llvm::orc::MemProt::Read | llvm::orc::MemProt::Write);
-      auto &block = graph.createZeroFillBlock(section, 1, llvm::orc::ExecutorAddr(),
-                                              1, 0);
+    }
+    if (auto *handle =
+            graph.findExternalSymbolByName(graph.intern(kDsoHandle))) {
+      auto &section =
+          graph.createSection(kDsoHandleSection, llvm::orc::MemProt::Read |
+                                                     llvm::orc::MemProt::Write);
+      auto &block = graph.createZeroFillBlock(
+          section, 1, llvm::orc::ExecutorAddr(), 1, 0);
       graph.makeDefined(*handle, block, 0, 1, jitlink::Linkage::Strong,
                         jitlink::Scope::Local, /*IsLive=*/true);
     }
@@ -223,41 +288,81 @@ private:
 
   void record(MaterializationResponsibility &responsibility,
               jitlink::LinkGraph &graph) {
-    LinkedObject object;
-    object.initializers = arrayEntries(graph, kInitArray);
-    object.finalizers = arrayEntries(graph, kFiniArray);
+    Link link;
+    link.dylib = &responsibility.getTargetJITDylib();
+    link.initializers = arrayEntries(graph, kInitArray);
+    link.finalizers = arrayEntries(graph, kFiniArray);
     if (auto *section = graph.findSectionByName(kDsoHandleSection))
       for (auto *block : section->blocks())
-        object.dsoHandle = block->getAddress().getValue();
-    if (object.initializers.empty() && object.finalizers.empty() &&
-        !object.dsoHandle)
-      return;
+        link.dsoHandle = block->getAddress().getValue();
     std::lock_guard<std::mutex> lock(stateMutex);
-    inFlight[&responsibility] = std::move(object);
+    inFlight[&responsibility] = std::move(link);
+  }
+
+  bool recordRegistration(void (*function)(void *), void *argument,
+                          void *dso) {
+    std::lock_guard<std::mutex> lock(stateMutex);
+    auto found = handles.find(reinterpret_cast<uint64_t>(dso));
+    if (found == handles.end())
+      return false;
+    registrations.push_back({found->second, function, argument});
+    return true;
+  }
+
+  /// Where `dylib` is in the order objects were sent (the JIT's own
+  /// JITDylibs, such as the warm-up's, last).
+  size_t order(JITDylib *dylib) const {
+    auto found = dylibOrder.find(dylib);
+    return found == dylibOrder.end() ? SIZE_MAX : found->second;
   }
 
   ExecutionSession &session;
-  /// Held while load-time code or destructors run.
-  std::mutex runMutex;
   std::mutex stateMutex;
-  /// Objects whose link is under way, by their materialization.
-  std::map<MaterializationResponsibility *, LinkedObject> inFlight;
-  /// Linked objects, in the order their links ended.
-  std::vector<LinkedObject> linked;
-  /// How many of `linked` have had their initializers run.
-  size_t initialized = 0;
+  /// Links under way, by their materialization.
+  std::map<MaterializationResponsibility *, Link> inFlight;
+  /// Links that ended, in the order they ended.
+  std::vector<Link> linked;
+  uint64_t nextSequence = 0;
+  std::map<JITDylib *, size_t> dylibOrder;
+  /// The JITDylib of each link's `__dso_handle`.
+  std::map<uint64_t, JITDylib *> handles;
+  std::vector<Registration> registrations;
 };
 
 } // namespace
+
+/// What the objects of a JIT call as `__cxa_atexit`: a destructor for one of
+/// them is kept for its JIT's close; any other goes to the process's.
+extern "C" int executorCxaAtexit(void (*function)(void *), void *argument,
+                                 void *dso) {
+  if (InitializersPlugin::registerDestructor(function, argument, dso))
+    return 0;
+  return __cxa_atexit(function, argument, dso);
+}
 
 std::shared_ptr<llvm::orc::LinkGraphLinkingLayer::Plugin>
 createInitializersPlugin(ExecutionSession &session) {
   return std::make_shared<InitializersPlugin>(session);
 }
 
-void runLinkedInitializers(ExecutionSession &session) {
+Error interceptCxaAtexit(llvm::orc::LLJIT &jit) {
+  llvm::orc::SymbolMap symbols;
+  symbols[jit.mangleAndIntern("__cxa_atexit")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&executorCxaAtexit),
+      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  return jit.getMainJITDylib().define(
+      llvm::orc::absoluteSymbols(std::move(symbols)));
+}
+
+void noteObjectDylib(ExecutionSession &session, JITDylib &dylib) {
   if (auto *plugin = InitializersPlugin::of(session))
-    plugin->runInitializers();
+    plugin->noteDylib(dylib);
+}
+
+JITDylib *nextInitializers(ExecutionSession &session,
+                           std::vector<uint64_t> &functions) {
+  auto *plugin = InitializersPlugin::of(session);
+  return plugin ? plugin->nextInitializers(functions) : nullptr;
 }
 
 void runDestructors(ExecutionSession &session) {

@@ -234,6 +234,8 @@ LLVMErrorRef executorCreateObjectJit(LLVMOrcLLJITRef *result) {
           .create();
   if (!jit)
     return llvm::wrap(jit.takeError());
+  if (auto error = executor::interceptCxaAtexit(**jit))
+    return llvm::wrap(std::move(error));
   *result = reinterpret_cast<LLVMOrcLLJITRef>(jit->release());
   return nullptr;
 }
@@ -303,6 +305,7 @@ LLVMOrcJITDylibRef executorCreateObjectDylib(LLVMOrcLLJITRef jit,
   order.push_back(
       {&lljit.getMainJITDylib(), JITDylibLookupFlags::MatchExportedSymbolsOnly});
   dylib.setLinkOrder(std::move(order), /*LinkAgainstThisJITDylibFirst=*/false);
+  executor::noteObjectDylib(lljit.getExecutionSession(), dylib);
   return reinterpret_cast<LLVMOrcJITDylibRef>(&dylib);
 }
 
@@ -310,14 +313,26 @@ LLVMOrcJITDylibRef executorCreateObjectDylib(LLVMOrcLLJITRef jit,
 LLVMErrorRef executorLookupInDylib(LLVMOrcLLJITRef jit,
                                    LLVMOrcJITDylibRef dylib, const char *name,
                                    uint64_t *address) {
-  LLJIT &lljit = unwrapJit(jit);
-  auto symbol = lljit.lookup(unwrapDylib(dylib), name);
+  auto symbol = unwrapJit(jit).lookup(unwrapDylib(dylib), name);
   if (!symbol)
     return llvm::wrap(symbol.takeError());
-  // What the lookup linked runs its load-time code before anything of it.
-  executor::runLinkedInitializers(lljit.getExecutionSession());
   *address = symbol->getValue();
   return nullptr;
+}
+
+/// The next object of `jit` whose constructors are to run, and its
+/// constructors (`*functions`, `*count`: valid until the next call on this
+/// thread); null when every linked object's have been handed out
+/// (Initializers.h).
+LLVMOrcJITDylibRef executorNextInitializers(LLVMOrcLLJITRef jit,
+                                            const uint64_t **functions,
+                                            size_t *count) {
+  static thread_local std::vector<uint64_t> handedOut;
+  auto *dylib = executor::nextInitializers(
+      unwrapJit(jit).getExecutionSession(), handedOut);
+  *functions = handedOut.data();
+  *count = handedOut.size();
+  return reinterpret_cast<LLVMOrcJITDylibRef>(dylib);
 }
 
 /// Runs the destructors of the objects `jit` linked (Initializers.h), before

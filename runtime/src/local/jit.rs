@@ -36,6 +36,7 @@ use llvm_sys::{
 };
 
 use super::{
+    crash,
     object_bytes::ObjectBytes,
     split_object::{Link, SplitObject},
 };
@@ -49,6 +50,8 @@ pub struct Jit {
     raw: LLVMOrcLLJITRef,
     /// Each object's JITDylib, in the order the objects were added.
     objects: Vec<LLVMOrcJITDylibRef>,
+    /// Each object's name, in the same order.
+    object_names: Vec<String>,
     /// The objects linked a piece at a time (split_object/), which their
     /// JITDylibs' generators read. Boxed, since ORC holds a pointer to each
     /// until the JIT is disposed.
@@ -96,6 +99,11 @@ unsafe extern "C" {
         name: *const c_char,
         address: *mut u64,
     ) -> LLVMErrorRef;
+    fn executorNextInitializers(
+        jit: LLVMOrcLLJITRef,
+        functions: *mut *const u64,
+        count: *mut usize,
+    ) -> LLVMOrcJITDylibRef;
     fn executorRunDestructors(jit: LLVMOrcLLJITRef);
 }
 
@@ -148,6 +156,7 @@ impl Jit {
         let jit = Self {
             raw,
             objects: Vec::new(),
+            object_names: Vec::new(),
             split_objects: Vec::new(),
             session_errors: Box::default(),
         };
@@ -251,6 +260,7 @@ impl Jit {
             }
         }
         self.objects.push(dylib);
+        self.object_names.push(name.to_owned());
         Ok(ObjectIndex(index))
     }
 
@@ -297,7 +307,45 @@ impl Jit {
             };
             return Err(Missing::Unlinkable(reason));
         }
+        self.run_initializers();
         usize::try_from(address).map_err(|_| Missing::Unlinkable("address out of range".into()))
+    }
+
+    /// Runs the constructors of the objects the last lookup linked, the
+    /// objects sent first first: each object's load-time code, reported as
+    /// a crash of loading that object if it crashes.
+    fn run_initializers(&self) {
+        loop {
+            let (mut functions, mut count) = (ptr::null(), 0);
+            // SAFETY: the JIT is live; the list stays valid until the next
+            // call on this thread, and is copied before it.
+            let dylib = unsafe { executorNextInitializers(self.raw, &mut functions, &mut count) };
+            if dylib.is_null() {
+                return;
+            }
+            let functions = if count == 0 {
+                Vec::new()
+            } else {
+                // SAFETY: `count` addresses at `functions` (see above).
+                unsafe { std::slice::from_raw_parts(functions, count) }.to_vec()
+            };
+            let name = self
+                .objects
+                .iter()
+                .position(|object| *object == dylib)
+                .map_or("an object", |index| self.object_names[index].as_str());
+            crash::guard_load(name, || {
+                for address in functions {
+                    // SAFETY: an `.init_array` entry of a linked object: the
+                    // address of a function without arguments or result,
+                    // which the object's code expects to run once, before
+                    // any other of its code.
+                    let constructor: extern "C" fn() =
+                        unsafe { std::mem::transmute(address as usize) };
+                    constructor();
+                }
+            });
+        }
     }
 
     fn session_errors(&self) -> std::sync::MutexGuard<'_, Vec<String>> {

@@ -1,0 +1,149 @@
+// An object file's destructors run when its session closes, as `dlclose`
+// runs a library's: its `.fini_array` entries of the default priority, then
+// what its code registered with `__cxa_atexit` (a C++ static object's
+// destructor; the last registered first), then its numbered `.fini_array`
+// entries; the objects sent last first. That holds for an object linked a
+// piece at a time too, whose kernels register destructors as they run (as
+// C++ function-local statics do), and at exit: a program that returns
+// without closing its session has its launches still running end before
+// any destructor runs.
+
+// RUN: rm -rf %t && split-file %s %t
+// RUN: clang -c -fPIC -O1 %t/order.c -o %t/order.o
+// RUN: clang -c -fPIC -O1 %t/used.c -o %t/used.o
+// RUN: clang -c -fPIC -O1 %t/user.c -o %t/user.o
+// RUN: clang -c -fPIC -O1 -ffunction-sections -fdata-sections %t/pieces.c -o %t/pieces.o
+// RUN: clang -x c++ -c -fPIC -O1 %t/static_object.cpp -o %t/static_object.o
+// RUN: clang -c -fPIC -O1 %t/slow.c -o %t/slow.o
+
+// RUN: sed -e 's|@FIRST@|%t/order.o|' -e 's|@SECOND@|%t/static_object.o|' %t/close.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
+// RUN:   | FileCheck %s --check-prefix=ORDER
+// ORDER:      ~Counter after 2 launches
+// ORDER-NEXT: .fini_array, default priority
+// ORDER-NEXT: __cxa_atexit, registered second
+// ORDER-NEXT: __cxa_atexit, registered first
+// ORDER-NEXT: .fini_array, priority 200
+// ORDER-NEXT: .fini_array, priority 101
+// ORDER-NEXT: closed
+
+// RUN: sed -e 's|@FIRST@|%t/used.o|' -e 's|@SECOND@|%t/user.o|' %t/close.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
+// RUN:   | FileCheck %s --check-prefix=SENT-LAST
+// SENT-LAST:      user's destructor
+// SENT-LAST-NEXT: used's destructor
+// SENT-LAST-NEXT: closed
+
+// RUN: sed -e 's|@FIRST@|%t/pieces.o|' -e 's|@SECOND@|%t/pieces.o|' %t/close.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
+// RUN:   | FileCheck %s --check-prefix=PIECES
+// PIECES:      registered by the second launch
+// PIECES-NEXT: registered by the first launch
+// PIECES-NEXT: closed
+
+// RUN: executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' %t/exit.mlir \
+// RUN:   | sed -e 's|@SLOW@|%t/slow.o|' | %run_host 2>&1 | FileCheck %s --check-prefix=EXIT
+// EXIT:      returned
+// EXIT-NEXT: the launch reads 7
+// EXIT-NEXT: destructor
+
+//--- order.c
+#include <stdio.h>
+extern void *__dso_handle;
+int __cxa_atexit(void (*function)(void *), void *argument, void *dso);
+static void say(void *what) { printf("%s\n", (const char *)what); }
+__attribute__((constructor)) static void registers(void) {
+  __cxa_atexit(say, "__cxa_atexit, registered first", &__dso_handle);
+  __cxa_atexit(say, "__cxa_atexit, registered second", &__dso_handle);
+}
+__attribute__((destructor(101))) static void early(void) { printf(".fini_array, priority 101\n"); }
+__attribute__((destructor(200))) static void later(void) { printf(".fini_array, priority 200\n"); }
+__attribute__((destructor)) static void plain(void) { printf(".fini_array, default priority\n"); }
+void _mlir_ciface_first(void) {}
+
+//--- static_object.cpp
+#include <cstdio>
+struct Counter {
+  int launches = 0;
+  ~Counter() { std::printf("~Counter after %d launches\n", launches); }
+};
+static Counter counter;
+extern "C" void _mlir_ciface_second(void) { ++counter.launches; }
+
+//--- used.c
+#include <stdio.h>
+__attribute__((destructor)) static void bye(void) { printf("used's destructor\n"); }
+int shared_value = 1;
+void _mlir_ciface_first(void) {}
+
+//--- user.c
+#include <stdio.h>
+extern int shared_value;
+__attribute__((destructor)) static void bye(void) { printf("user's destructor\n"); }
+void _mlir_ciface_second(void) { shared_value++; }
+
+//--- pieces.c
+// Each kernel is a piece of its own; each registers a destructor at its
+// first launch, "second" first, since the host launches it first.
+#include <stdio.h>
+extern void *__dso_handle;
+int __cxa_atexit(void (*function)(void *), void *argument, void *dso);
+static void say(void *what) { printf("%s\n", (const char *)what); }
+void _mlir_ciface_first(void) {
+  static int registered;
+  if (!registered++)
+    __cxa_atexit(say, "registered by the second launch", &__dso_handle);
+}
+void _mlir_ciface_second(void) {
+  static int registered;
+  if (!registered++)
+    __cxa_atexit(say, "registered by the first launch", &__dso_handle);
+}
+
+//--- slow.c
+// Its launch reads, after a while, what its destructor clears.
+#include <stdio.h>
+#include <unistd.h>
+extern void *__dso_handle;
+int __cxa_atexit(void (*function)(void *), void *argument, void *dso);
+static int value;
+static void clear(void *unused) { value = 0; printf("destructor\n"); }
+__attribute__((constructor)) static void set_up(void) {
+  value = 7;
+  __cxa_atexit(clear, 0, &__dso_handle);
+}
+void slow(void) {
+  usleep(100000);
+  printf("the launch reads %d\n", value);
+}
+
+//--- close.mlir
+func.func private @puts(!llvm.ptr) -> i32
+llvm.mlir.global internal constant @closed("closed\00") {addr_space = 0 : i32}
+
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("@FIRST@") : !executor.session
+  executor.send_binary %s("@SECOND@") : !executor.session
+  executor.launch %s("second", "@SECOND@")() : !executor.session, () -> ()
+  executor.launch %s("first", "@FIRST@")() : !executor.session, () -> ()
+  executor.launch %s("second", "@SECOND@")() : !executor.session, () -> ()
+  executor.close %s : !executor.session
+  %message = llvm.mlir.addressof @closed : !llvm.ptr
+  %0 = func.call @puts(%message) : (!llvm.ptr) -> i32
+  return
+}
+
+//--- exit.mlir
+// Returns while its launch still runs, without closing the session.
+func.func private @puts(!llvm.ptr) -> i32
+llvm.mlir.global internal constant @returned("returned\00") {addr_space = 0 : i32}
+
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("@SLOW@") : !executor.session
+  %t = executor.launch_async %s("slow", "@SLOW@") : !executor.session -> !executor.token
+  %message = llvm.mlir.addressof @returned : !llvm.ptr
+  %0 = func.call @puts(%message) : (!llvm.ptr) -> i32
+  return
+}
