@@ -295,6 +295,10 @@ private:
     if (auto *section = graph.findSectionByName(kDsoHandleSection))
       for (auto *block : section->blocks())
         link.dsoHandle = block->getAddress().getValue();
+    // Most links (a kernel's piece, an object of MLIR's) have none of these:
+    // nothing to keep, and nothing to scan at every later lookup.
+    if (link.initializers.empty() && link.finalizers.empty() && !link.dsoHandle)
+      return;
     std::lock_guard<std::mutex> lock(stateMutex);
     inFlight[&responsibility] = std::move(link);
   }
