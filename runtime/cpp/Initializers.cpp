@@ -264,7 +264,7 @@ private:
       if ((name.starts_with(".ctors") || name.starts_with(".dtors")) &&
           !section.empty())
         return llvm::make_error<llvm::StringError>(
-            "'" + graph.getName() + "' holds " + name.str() +
+            "it holds " + name.str() +
                 " (legacy constructors or destructors), which this executor "
                 "does not run: compile it with -fuse-init-array",
             llvm::inconvertibleErrorCode());

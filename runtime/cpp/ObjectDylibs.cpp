@@ -18,6 +18,7 @@
 #include "llvm/ExecutionEngine/Orc/IRCompileLayer.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ObjectFileInterface.h"
 #include "llvm/ExecutionEngine/Orc/MapperJITLinkMemoryManager.h"
 #include "llvm/ExecutionEngine/Orc/MemoryMapper.h"
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
@@ -307,6 +308,40 @@ LLVMOrcJITDylibRef executorCreateObjectDylib(LLVMOrcLLJITRef jit,
   dylib.setLinkOrder(std::move(order), /*LinkAgainstThisJITDylibFirst=*/false);
   executor::noteObjectDylib(lljit.getExecutionSession(), dylib);
   return reinterpret_cast<LLVMOrcJITDylibRef>(&dylib);
+}
+
+/// Adds the object file `buffer` (owned from now on) to `dylib`, linked at
+/// the first lookup of one of its symbols; or now, if it has load-time code
+/// (`.init_array`, or `.ctors`, which the link refuses), as `dlopen` loads a
+/// library with constructors: its constructors are then handed out to run
+/// (Initializers.h), and a failing link is this call's error. `*linked`
+/// says which. Not from inside a lookup (a definition generator), which
+/// links the object anyway.
+LLVMErrorRef executorAddWholeObject(LLVMOrcLLJITRef jit,
+                                    LLVMOrcJITDylibRef dylib,
+                                    LLVMMemoryBufferRef buffer, int *linked) {
+  LLJIT &lljit = unwrapJit(jit);
+  JITDylib &target = unwrapDylib(dylib);
+  std::unique_ptr<llvm::MemoryBuffer> object(llvm::unwrap(buffer));
+  *linked = 0;
+  auto interface = llvm::orc::getObjectFileInterface(
+      lljit.getExecutionSession(), object->getMemBufferRef());
+  if (!interface)
+    return llvm::wrap(interface.takeError());
+  auto init = interface->InitSymbol;
+  if (auto error = lljit.getObjLinkingLayer().add(target, std::move(object),
+                                                  std::move(*interface)))
+    return llvm::wrap(std::move(error));
+  if (!init)
+    return nullptr;
+  auto symbols = lljit.getExecutionSession().lookup(
+      {{&target, JITDylibLookupFlags::MatchAllSymbols}},
+      llvm::orc::SymbolLookupSet(
+          init, llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol));
+  if (!symbols)
+    return llvm::wrap(symbols.takeError());
+  *linked = 1;
+  return nullptr;
 }
 
 /// Looks the unmangled `name` up in `dylib` alone, linking what it needs.

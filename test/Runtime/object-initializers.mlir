@@ -1,11 +1,11 @@
-// An object file's load-time code runs before any of its kernels, as a shared
-// library's does when it is loaded: its constructors (`.init_array`,
-// numbered priorities first), among them what a C++ static object's
-// constructor is compiled to. Objects run theirs in the order they were
-// sent, so that an object's constructors see those of the objects it uses
-// done, whichever kernel's launch links them. A crash in a constructor is one
-// line naming the object whose constructor crashed, exit code 1; an object
-// with legacy constructors (`.ctors`) is refused in one line.
+// An object file with load-time code is linked by `send_binary`, which runs
+// its constructors, as `dlopen` loads a library with constructors: its
+// `.init_array` entries, numbered priorities first, among them what a C++
+// static object's constructor is compiled to. Its constructors see those of
+// the objects sent before it, which it may use, done. A crash in a
+// constructor is one line naming the object, exit code 1, on `local` and on a
+// server; an object with legacy constructors (`.ctors`) is refused in one
+// line.
 
 // RUN: rm -rf %t && split-file %s %t
 // RUN: clang -c -fPIC -O1 %t/priorities.c -o %t/priorities.o
@@ -37,11 +37,15 @@
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
 // RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=CRASH -DDIR=%t
 // CRASH: executor runtime: loading '[[DIR]]/crash.o' crashed with signal 11 (SIGSEGV){{$}}
+// RUN: %with_server -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@FIRST@|%t/crash.o|' -e 's|@SECOND@|%t/user.o|' %t/host.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | not %run_host 2>&1" \
+// RUN:   | FileCheck %s --check-prefix=CRASH-REMOTE -DDIR=%t
+// CRASH-REMOTE: executor runtime: __catalyst__executor__send_binary(address 127.0.0.1:{{[0-9]+}}, path [[DIR]]/crash.o): loading '[[DIR]]/crash.o' crashed with signal 11 (SIGSEGV){{$}}
 
 // RUN: sed -e 's|@ADDRESS@|local|' -e 's|@FIRST@|%t/priorities.o|' -e 's|@SECOND@|%t/legacy.o|' %t/host.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
 // RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=LEGACY -DDIR=%t
-// LEGACY: executor runtime: __catalyst__executor__launch(address local, symbol _mlir_ciface_second): cannot link '_mlir_ciface_second': '[[DIR]]/legacy.o' holds .ctors (legacy constructors or destructors), which this executor does not run: compile it with -fuse-init-array{{$}}
+// LEGACY: executor runtime: __catalyst__executor__send_binary(address local, path [[DIR]]/legacy.o): cannot load object file '[[DIR]]/legacy.o': it holds .ctors (legacy constructors or destructors), which this executor does not run: compile it with -fuse-init-array{{$}}
 
 //--- priorities.c
 // `base` is (1 * 20 + 1) * 2 if the constructor of priority 101 runs before

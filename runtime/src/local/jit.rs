@@ -7,7 +7,7 @@
 //! (`runtime/cpp/Initializers.cpp`). Every `unsafe` call into ORC lives here.
 
 use std::{
-    ffi::{CStr, CString, c_char, c_void},
+    ffi::{CStr, CString, c_char, c_int, c_void},
     ptr,
     sync::{Mutex, Once, OnceLock, PoisonError},
 };
@@ -98,6 +98,12 @@ unsafe extern "C" {
         dylib: LLVMOrcJITDylibRef,
         name: *const c_char,
         address: *mut u64,
+    ) -> LLVMErrorRef;
+    fn executorAddWholeObject(
+        jit: LLVMOrcLLJITRef,
+        dylib: LLVMOrcJITDylibRef,
+        buffer: LLVMMemoryBufferRef,
+        linked: *mut c_int,
     ) -> LLVMErrorRef;
     fn executorNextInitializers(
         jit: LLVMOrcLLJITRef,
@@ -205,9 +211,10 @@ impl Jit {
     /// object's index for [`Jit::lookup`]. An object compiled with function
     /// sections is linked a piece at a time, as lookups need its symbols
     /// (split_object: each piece is an object LLVM reads then). Any other is
-    /// linked whole at the first lookup, and parsed as an object file first,
-    /// so that input LLVM's object reader rejects becomes an error here
-    /// instead of reaching the linker.
+    /// linked whole at the first lookup (now, and its constructors run, if
+    /// it has load-time code), and parsed as an object file first, so that
+    /// input LLVM's object reader rejects becomes an error here instead of
+    /// reaching the linker.
     pub fn add_object(&mut self, name: &str, bytes: ObjectBytes) -> Result<ObjectIndex> {
         let failed = |reason: String| RuntimeError::LoadFailed {
             format: BinaryFormat::RelocatableObject,
@@ -256,7 +263,28 @@ impl Jit {
                 let bytes = bytes
                     .into_owned()
                     .map_err(|error| failed(format!("reading it: {error}")))?;
-                add_whole_object(self.raw, dylib, &bytes, &c_name).map_err(failed)?;
+                check_object_file(&bytes, &c_name).map_err(failed)?;
+                let mut linked = 0;
+                self.session_errors().clear();
+                // SAFETY: the JIT and the JITDylib are live; ownership of the
+                // buffer, a copy of the bytes, passes to ORC.
+                check(unsafe {
+                    executorAddWholeObject(
+                        self.raw,
+                        dylib,
+                        copy_to_buffer(&bytes, &c_name),
+                        &mut linked,
+                    )
+                })
+                .map_err(|message| failed(self.reason_for(message)))?;
+                self.objects.push(dylib);
+                self.object_names.push(name.to_owned());
+                // Linked now for its load-time code, which runs now, as a
+                // shared library's runs when it is loaded.
+                if linked != 0 {
+                    self.run_initializers();
+                }
+                return Ok(ObjectIndex(index));
             }
         }
         self.objects.push(dylib);
@@ -286,12 +314,7 @@ impl Jit {
             if message == format!("Symbols not found: [ {symbol} ]") {
                 return Err(Missing::Undefined);
             }
-            let reported = std::mem::take(&mut *self.session_errors());
-            let reason = if reported.is_empty() {
-                message
-            } else {
-                reported.join("; ")
-            };
+            let reason = self.reason_for(message);
             let dylib = self.objects[object.0];
             let reason = match self
                 .split_objects
@@ -345,6 +368,17 @@ impl Jit {
                     constructor();
                 }
             });
+        }
+    }
+
+    /// Why a link failed: what ORC reported outside the error `message` of
+    /// the call that linked, which only calls it a failure to materialize.
+    fn reason_for(&self, message: String) -> String {
+        let reported = std::mem::take(&mut *self.session_errors());
+        if reported.is_empty() {
+            message
+        } else {
+            reported.join("; ")
         }
     }
 
