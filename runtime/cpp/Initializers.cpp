@@ -18,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <tuple>
 
 extern "C" int __cxa_atexit(void (*function)(void *), void *argument,
                             void *dso);
@@ -86,32 +87,58 @@ bool isArraySection(llvm::StringRef section) {
          arrayPriority(section, kFiniArray);
 }
 
+/// Where each block of the array sections is in the object file: a C++
+/// object has an `.init_array` section per COMDAT group (inline variables,
+/// static members of templates) besides its own, which a linker takes in the
+/// order of the file and JITLink lays out in any order.
+using BlockPlaces = std::map<const jitlink::Block *, uintptr_t>;
+
+/// The places of `graph`'s array blocks, read before the link copies them.
+BlockPlaces arrayBlockPlaces(jitlink::LinkGraph &graph) {
+  BlockPlaces places;
+  for (auto &section : graph.sections())
+    if (isArraySection(section.getName()))
+      for (auto *block : section.blocks())
+        places[block] = block->isZeroFill()
+                            ? 0
+                            : reinterpret_cast<uintptr_t>(
+                                  block->getContent().data());
+  return places;
+}
+
 /// The functions `array`'s sections of `graph` name, in the order they run
-/// at load (priority, then place in the section), their relocations applied.
+/// at load (priority, then place in the object file), their relocations
+/// applied.
 std::vector<Entry> arrayEntries(jitlink::LinkGraph &graph,
-                                llvm::StringRef array) {
-  std::vector<std::pair<Entry, uint64_t>> found;
+                                llvm::StringRef array,
+                                const BlockPlaces &places) {
+  struct Found {
+    Entry entry;
+    uintptr_t block;
+    uint64_t offset;
+  };
+  std::vector<Found> found;
   for (auto &section : graph.sections()) {
     auto priority = arrayPriority(section.getName(), array);
     if (!priority)
       continue;
-    for (auto *block : section.blocks())
+    for (auto *block : section.blocks()) {
+      auto place = places.find(block);
+      uintptr_t blockPlace = place == places.end() ? 0 : place->second;
       for (auto &edge : block->edges()) {
-        uint64_t place = block->getAddress().getValue() + edge.getOffset();
         uint64_t target =
             edge.getTarget().getAddress().getValue() + edge.getAddend();
-        found.push_back({{*priority, target}, place});
+        found.push_back({{*priority, target}, blockPlace, edge.getOffset()});
       }
+    }
   }
-  // Places are distinct: the order is total.
-  std::sort(found.begin(), found.end(), [](const auto &left, const auto &right) {
-    if (left.first.priority != right.first.priority)
-      return left.first.priority < right.first.priority;
-    return left.second < right.second;
+  std::sort(found.begin(), found.end(), [](const Found &left, const Found &right) {
+    return std::tie(left.entry.priority, left.block, left.offset) <
+           std::tie(right.entry.priority, right.block, right.offset);
   });
   std::vector<Entry> entries;
-  for (auto &[entry, place] : found)
-    entries.push_back(entry);
+  for (auto &each : found)
+    entries.push_back(each.entry);
   return entries;
 }
 
@@ -163,10 +190,14 @@ public:
   void modifyPassConfig(MaterializationResponsibility &responsibility,
                         jitlink::LinkGraph &,
                         jitlink::PassConfiguration &config) override {
-    config.PrePrunePasses.push_back(prepare);
+    auto places = std::make_shared<BlockPlaces>();
+    config.PrePrunePasses.push_back([places](jitlink::LinkGraph &graph) {
+      *places = arrayBlockPlaces(graph);
+      return prepare(graph);
+    });
     config.PostFixupPasses.push_back(
-        [this, &responsibility](jitlink::LinkGraph &graph) {
-          record(responsibility, graph);
+        [this, &responsibility, places](jitlink::LinkGraph &graph) {
+          record(responsibility, graph, *places);
           return Error::success();
         });
   }
@@ -221,16 +252,12 @@ public:
 
   void runDestructors() {
     std::vector<Link> links;
-    std::vector<Registration> registered;
     {
       std::lock_guard<std::mutex> lock(stateMutex);
       for (auto &link : linked)
         if (link.handedOut)
           links.push_back(std::move(link));
       linked.clear();
-      registered = std::move(registrations);
-      registrations.clear();
-      handles.clear();
     }
     // The last sent first; within an object, the last link first.
     std::sort(links.begin(), links.end(), [this](const Link &left, const Link &right) {
@@ -245,13 +272,15 @@ public:
         ++end;
       for (size_t index = start; index < end; ++index)
         runInReverse(links[index].finalizers, /*numbered=*/false);
-      for (auto entry = registered.rbegin(); entry != registered.rend(); ++entry)
-        if (entry->dylib == dylib)
-          entry->function(entry->argument);
+      runRegistrations(dylib);
       for (size_t index = start; index < end; ++index)
         runInReverse(links[index].finalizers, /*numbered=*/true);
       start = end;
     }
+    // Registered meanwhile for an object whose turn had passed.
+    runRegistrations(nullptr);
+    std::lock_guard<std::mutex> lock(stateMutex);
+    handles.clear();
   }
 
 private:
@@ -287,11 +316,11 @@ private:
   }
 
   void record(MaterializationResponsibility &responsibility,
-              jitlink::LinkGraph &graph) {
+              jitlink::LinkGraph &graph, const BlockPlaces &places) {
     Link link;
     link.dylib = &responsibility.getTargetJITDylib();
-    link.initializers = arrayEntries(graph, kInitArray);
-    link.finalizers = arrayEntries(graph, kFiniArray);
+    link.initializers = arrayEntries(graph, kInitArray, places);
+    link.finalizers = arrayEntries(graph, kFiniArray, places);
     if (auto *section = graph.findSectionByName(kDsoHandleSection))
       for (auto *block : section->blocks())
         link.dsoHandle = block->getAddress().getValue();
@@ -301,6 +330,28 @@ private:
       return;
     std::lock_guard<std::mutex> lock(stateMutex);
     inFlight[&responsibility] = std::move(link);
+  }
+
+  /// Runs the destructors registered for `dylib` (any, if null), the last
+  /// first, until none is left: one may register another as it runs (the
+  /// first use of a function-local static, in a static's destructor), as
+  /// `__cxa_finalize` runs those too.
+  void runRegistrations(JITDylib *dylib) {
+    while (true) {
+      Registration next;
+      {
+        std::lock_guard<std::mutex> lock(stateMutex);
+        auto last = std::find_if(registrations.rbegin(), registrations.rend(),
+                                 [dylib](const Registration &registration) {
+                                   return !dylib || registration.dylib == dylib;
+                                 });
+        if (last == registrations.rend())
+          return;
+        next = *last;
+        registrations.erase(std::next(last).base());
+      }
+      next.function(next.argument);
+    }
   }
 
   bool recordRegistration(void (*function)(void *), void *argument,

@@ -236,8 +236,10 @@ fn close_all_at_exit() {
 
 extern "C" fn close_open_sessions() {
     // An exit from a binary's load-time code (a constructor): its session
-    // is in the middle of loading it and cannot be closed.
-    if let Some(file) = crate::local::crash::files_being_loaded().first() {
+    // is in the middle of loading it and cannot be closed. A load that
+    // linked another object ran that object's constructors inside it: the
+    // innermost load is the one whose code exited.
+    if let Some(file) = crate::local::crash::files_being_loaded().last() {
         eprintln!(
             "executor runtime: loading '{file}' ended the program: its load-time code (a \
              constructor) called exit"

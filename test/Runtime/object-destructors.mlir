@@ -15,6 +15,7 @@
 // RUN: clang -c -fPIC -O1 -ffunction-sections -fdata-sections %t/pieces.c -o %t/pieces.o
 // RUN: clang -x c++ -c -fPIC -O1 %t/static_object.cpp -o %t/static_object.o
 // RUN: clang -c -fPIC -O1 %t/slow.c -o %t/slow.o
+// RUN: clang -x c++ -c -fPIC -O1 %t/late.cpp -o %t/late.o
 
 // RUN: sed -e 's|@FIRST@|%t/order.o|' -e 's|@SECOND@|%t/static_object.o|' %t/close.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
@@ -40,6 +41,15 @@
 // PIECES:      registered by the second launch
 // PIECES-NEXT: registered by the first launch
 // PIECES-NEXT: closed
+
+// A static's destructor that is the first to use a function-local static:
+// that static's destructor, registered while destructors run, runs too.
+// RUN: sed -e 's|@FIRST@|%t/order.o|' -e 's|@SECOND@|%t/late.o|' %t/close.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
+// RUN:   | FileCheck %s --check-prefix=LATE
+// LATE:      ~Logged: logged
+// LATE-NEXT: ~Logger
+// LATE-NEXT: .fini_array, default priority
 
 // RUN: executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' %t/exit.mlir \
 // RUN:   | sed -e 's|@SLOW@|%t/slow.o|' | %run_host 2>&1 | FileCheck %s --check-prefix=EXIT
@@ -68,6 +78,22 @@ struct Counter {
 };
 static Counter counter;
 extern "C" void _mlir_ciface_second(void) { ++counter.launches; }
+
+//--- late.cpp
+#include <cstdio>
+struct Logger {
+  ~Logger() { std::printf("~Logger\n"); }
+  void log(const char *line) { std::printf("%s\n", line); }
+};
+static Logger &logger() {
+  static Logger only;
+  return only;
+}
+struct Logged {
+  ~Logged() { logger().log("~Logged: logged"); }
+};
+static Logged logged;
+extern "C" void _mlir_ciface_second(void) {}
 
 //--- used.c
 #include <stdio.h>

@@ -14,6 +14,9 @@
 // RUN: clang -c -fPIC -O1 %t/user.c -o %t/user.o
 // RUN: clang -c -fPIC -O1 %t/crash.c -o %t/crash.o
 // RUN: clang -c -fPIC -O0 -fno-use-init-array %t/legacy.c -o %t/legacy.o
+// RUN: clang -c -fPIC -O0 -fno-use-init-array -ffunction-sections %t/legacy.c -o %t/legacy_pieces.o
+// RUN: clang -x c++ -std=c++17 -c -fPIC -O0 %t/inline_variables.cpp -o %t/inline_variables.o
+// RUN: clang -c -fPIC -O1 %t/exit.c -o %t/exit.o
 
 // RUN: sed -e 's|@ADDRESS@|local|' -e 's|@FIRST@|%t/priorities.o|' -e 's|@SECOND@|%t/static_object.o|' %t/host.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
@@ -46,6 +49,26 @@
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
 // RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=LEGACY -DDIR=%t
 // LEGACY: executor runtime: __catalyst__executor__send_binary(address local, path [[DIR]]/legacy.o): cannot load object file '[[DIR]]/legacy.o': it holds .ctors (legacy constructors or destructors), which this executor does not run: compile it with -fuse-init-array{{$}}
+
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@FIRST@|%t/priorities.o|' -e 's|@SECOND@|%t/legacy_pieces.o|' %t/host.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
+// RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=LEGACY-PIECES -DDIR=%t
+// LEGACY-PIECES: executor runtime: __catalyst__executor__send_binary(address local, path [[DIR]]/legacy_pieces.o): cannot load object file '[[DIR]]/legacy_pieces.o': it holds .ctors (legacy constructors or destructors), which this executor does not run: compile it with -fuse-init-array{{$}}
+
+// Inline variables, each initialized in a section of its own, in the order
+// of the file (C++17's partially-ordered initialization).
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@FIRST@|%t/priorities.o|' -e 's|@SECOND@|%t/inline_variables.o|' %t/host.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
+// RUN:   | FileCheck %s --check-prefix=INLINE
+// RUN: %with_server -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@FIRST@|%t/priorities.o|' -e 's|@SECOND@|%t/inline_variables.o|' %t/host.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host" \
+// RUN:   | FileCheck %s --check-prefix=INLINE
+// INLINE: [4321]
+
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@FIRST@|%t/exit.o|' -e 's|@SECOND@|%t/user.o|' %t/host.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
+// RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=EXIT -DDIR=%t
+// EXIT: executor runtime: loading '[[DIR]]/exit.o' ended the program: its load-time code (a constructor) called exit{{$}}
 
 //--- priorities.c
 // `base` is (1 * 20 + 1) * 2 if the constructor of priority 101 runs before
@@ -106,6 +129,27 @@ void _mlir_ciface_second(memref_1d *out) {
 int shared_value;
 __attribute__((constructor)) static void crash_on_load(void) { *(volatile int *)0 = 1; }
 void _mlir_ciface_first(void) {}
+
+//--- inline_variables.cpp
+#include <cstdint>
+struct Memref1d { float *allocated, *aligned; int64_t offset, sizes[1], strides[1]; };
+static int next() { static int count = 0; return ++count; }
+inline int a1 = next();
+inline int a2 = next();
+inline int a3 = next();
+template <class T> struct Registered { static int order; };
+template <class T> int Registered<T>::order = next();
+int digits = a1 + a2 * 10 + a3 * 100 + Registered<int>::order * 1000;
+static float result[1];
+extern "C" void _mlir_ciface_second(Memref1d *out) {
+  result[0] = float(digits);
+  *out = Memref1d{result, result, 0, {1}, {1}};
+}
+
+//--- exit.c
+#include <stdlib.h>
+int shared_value;
+__attribute__((constructor)) static void exit_on_load(void) { exit(3); }
 
 //--- legacy.c
 // Compiled so that its constructor goes to `.ctors`.

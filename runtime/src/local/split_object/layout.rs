@@ -143,6 +143,10 @@ impl Layout {
         // Candidates for GNU as's `.eh_frame`, which it writes as data
         // (SHT_PROGBITS) where LLVM writes SHT_X86_64_UNWIND.
         let mut read_only_data = Vec::new();
+        // Candidates for legacy constructors and destructors (`.ctors`,
+        // `.dtors`: data, tables of pointers), which no piece would link:
+        // the object is linked whole, where they are refused.
+        let mut pointer_tables = Vec::new();
         // Fixed-size entries, whose fields are read without checks.
         let (headers, _) = headers.as_chunks::<SECTION_HEADER_SIZE>();
         for (index, header) in headers.iter().enumerate().skip(1) {
@@ -175,7 +179,12 @@ impl Layout {
                 SHT_PROGBITS if flags & (SHF_EXECINSTR | SHF_WRITE) == 0 => {
                     read_only_data.push(index);
                 }
-                SHT_PROGBITS => code_sections += usize::from(flags & SHF_EXECINSTR != 0),
+                SHT_PROGBITS if flags & SHF_EXECINSTR == 0 => {
+                    if field(48) == 8 && field(32) % 8 == 0 {
+                        pointer_tables.push(index);
+                    }
+                }
+                SHT_PROGBITS => code_sections += 1,
                 SHT_NOBITS => {}
                 SHT_X86_64_UNWIND if eh_frame.is_none() => eh_frame = Some(index),
                 // Initializers (SHT_INIT_ARRAY, ...), notes and the like.
@@ -215,6 +224,17 @@ impl Layout {
                     return None;
                 }
                 eh_frame = Some(index);
+            }
+        }
+        // Only a table with relocations can hold pointers to functions.
+        for index in pointer_tables {
+            if layout.relocations_of[index] == 0 {
+                continue;
+            }
+            let section = layout.section(bytes, index)?;
+            let name = layout.section_name(bytes, &section)?;
+            if name.starts_with(b".ctors") || name.starts_with(b".dtors") {
+                return None;
             }
         }
         let symbol_table = layout.section(bytes, symbol_table?)?;
