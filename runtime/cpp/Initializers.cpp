@@ -82,6 +82,15 @@ std::optional<unsigned> arrayPriority(llvm::StringRef section,
   return priority;
 }
 
+/// Whether `section` holds legacy constructors or destructors: `.ctors`,
+/// `.dtors`, or one of them with a priority (`.ctors.00101`).
+bool isLegacyArraySection(llvm::StringRef section) {
+  for (llvm::StringRef legacy : {".ctors", ".dtors"})
+    if (section == legacy || section.starts_with((legacy + ".").str()))
+      return true;
+  return false;
+}
+
 bool isArraySection(llvm::StringRef section) {
   return arrayPriority(section, kInitArray) ||
          arrayPriority(section, kFiniArray);
@@ -290,8 +299,7 @@ private:
   static Error prepare(jitlink::LinkGraph &graph) {
     for (auto &section : graph.sections()) {
       auto name = section.getName();
-      if ((name.starts_with(".ctors") || name.starts_with(".dtors")) &&
-          !section.empty())
+      if (isLegacyArraySection(name) && !section.empty())
         return llvm::make_error<llvm::StringError>(
             "it holds " + name.str() +
                 " (legacy constructors or destructors), which this executor "
@@ -385,6 +393,10 @@ private:
 };
 
 } // namespace
+
+bool holdsLoadTimeCode(llvm::StringRef section) {
+  return isArraySection(section) || isLegacyArraySection(section);
+}
 
 /// What the objects of a JIT call as `__cxa_atexit`: a destructor for one of
 /// them is kept for its JIT's close; any other goes to the process's.

@@ -26,6 +26,10 @@ namespace executor {
 std::shared_ptr<llvm::orc::LinkGraphLinkingLayer::Plugin>
 createInitializersPlugin(llvm::orc::ExecutionSession &session);
 
+/// Whether a section of this name names code the object runs at load or at
+/// close (`.init_array`, `.fini_array`, and the legacy `.ctors`, `.dtors`).
+bool holdsLoadTimeCode(llvm::StringRef section);
+
 /// Makes `jit`'s objects register their destructors with the plugin instead
 /// of the process (`__cxa_atexit`), so that they run when the JIT is closed,
 /// not at exit after it: defines `__cxa_atexit` in its main JITDylib.

@@ -19,6 +19,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ObjectFileInterface.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/ExecutionEngine/Orc/MapperJITLinkMemoryManager.h"
 #include "llvm/ExecutionEngine/Orc/MemoryMapper.h"
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
@@ -310,13 +311,34 @@ LLVMOrcJITDylibRef executorCreateObjectDylib(LLVMOrcLLJITRef jit,
   return reinterpret_cast<LLVMOrcJITDylibRef>(&dylib);
 }
 
+/// Whether `object` has sections of code it runs at load or at close, which
+/// its interface does not show for destructors.
+static bool hasLoadTimeCode(llvm::MemoryBufferRef object) {
+  auto file = llvm::object::ObjectFile::createObjectFile(object);
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return false;
+  }
+  for (auto &section : (*file)->sections()) {
+    auto name = section.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (executor::holdsLoadTimeCode(*name))
+      return true;
+  }
+  return false;
+}
+
 /// Adds the object file `buffer` (owned from now on) to `dylib`, linked at
-/// the first lookup of one of its symbols; or now, if it has load-time code
-/// (`.init_array`, or `.ctors`, which the link refuses), as `dlopen` loads a
-/// library with constructors: its constructors are then handed out to run
-/// (Initializers.h), and a failing link is this call's error. `*linked`
-/// says which. Not from inside a lookup (a definition generator), which
-/// links the object anyway.
+/// the first lookup of one of its symbols; or now, if it has code it runs at
+/// load or at close (`.init_array`, `.fini_array`; `.ctors` and `.dtors`,
+/// which the link refuses), as `dlopen` loads a library with constructors:
+/// its constructors are then handed out to run (Initializers.h), its
+/// destructors will run at close, and a failing link is this call's error.
+/// `*linked` says which. Not from inside a lookup (a definition generator),
+/// which links the object anyway.
 LLVMErrorRef executorAddWholeObject(LLVMOrcLLJITRef jit,
                                     LLVMOrcJITDylibRef dylib,
                                     LLVMMemoryBufferRef buffer, int *linked) {
@@ -328,16 +350,21 @@ LLVMErrorRef executorAddWholeObject(LLVMOrcLLJITRef jit,
       lljit.getExecutionSession(), object->getMemBufferRef());
   if (!interface)
     return llvm::wrap(interface.takeError());
-  auto init = interface->InitSymbol;
+  // What a lookup of links the object: its initializers' symbol, or for an
+  // object with destructors only, any of its symbols.
+  auto trigger = interface->InitSymbol;
+  if (!trigger && !interface->SymbolFlags.empty() &&
+      hasLoadTimeCode(object->getMemBufferRef()))
+    trigger = interface->SymbolFlags.begin()->first;
   if (auto error = lljit.getObjLinkingLayer().add(target, std::move(object),
                                                   std::move(*interface)))
     return llvm::wrap(std::move(error));
-  if (!init)
+  if (!trigger)
     return nullptr;
   auto symbols = lljit.getExecutionSession().lookup(
       {{&target, JITDylibLookupFlags::MatchAllSymbols}},
       llvm::orc::SymbolLookupSet(
-          init, llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol));
+          trigger, llvm::orc::SymbolLookupFlags::WeaklyReferencedSymbol));
   if (!symbols)
     return llvm::wrap(symbols.takeError());
   *linked = 1;

@@ -16,6 +16,7 @@
 // RUN: clang -x c++ -c -fPIC -O1 %t/static_object.cpp -o %t/static_object.o
 // RUN: clang -c -fPIC -O1 %t/slow.c -o %t/slow.o
 // RUN: clang -x c++ -c -fPIC -O1 %t/late.cpp -o %t/late.o
+// RUN: clang -c -fPIC -O1 %t/destructor_only.c -o %t/destructor_only.o
 
 // RUN: sed -e 's|@FIRST@|%t/order.o|' -e 's|@SECOND@|%t/static_object.o|' %t/close.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
@@ -50,6 +51,13 @@
 // LATE:      ~Logged: logged
 // LATE-NEXT: ~Logger
 // LATE-NEXT: .fini_array, default priority
+
+// An object with a destructor and no constructor, sent and never launched.
+// RUN: sed -e 's|@OBJECT@|%t/destructor_only.o|' %t/send.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
+// RUN:   | FileCheck %s --check-prefix=SENT-ONLY
+// SENT-ONLY:      destructor of an object sent only
+// SENT-ONLY-NEXT: closed
 
 // RUN: executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' %t/exit.mlir \
 // RUN:   | sed -e 's|@SLOW@|%t/slow.o|' | %run_host 2>&1 | FileCheck %s --check-prefix=EXIT
@@ -94,6 +102,24 @@ struct Logged {
 };
 static Logged logged;
 extern "C" void _mlir_ciface_second(void) {}
+
+//--- destructor_only.c
+#include <stdio.h>
+__attribute__((destructor)) static void bye(void) { printf("destructor of an object sent only\n"); }
+void _mlir_ciface_first(void) {}
+
+//--- send.mlir
+func.func private @puts(!llvm.ptr) -> i32
+llvm.mlir.global internal constant @closed("closed\00") {addr_space = 0 : i32}
+
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("@OBJECT@") : !executor.session
+  executor.close %s : !executor.session
+  %message = llvm.mlir.addressof @closed : !llvm.ptr
+  %0 = func.call @puts(%message) : (!llvm.ptr) -> i32
+  return
+}
 
 //--- used.c
 #include <stdio.h>

@@ -17,6 +17,9 @@
 // RUN: clang -c -fPIC -O0 -fno-use-init-array -ffunction-sections %t/legacy.c -o %t/legacy_pieces.o
 // RUN: clang -x c++ -std=c++17 -c -fPIC -O0 %t/inline_variables.cpp -o %t/inline_variables.o
 // RUN: clang -c -fPIC -O1 %t/exit.c -o %t/exit.o
+// RUN: clang -c -fPIC -O1 -ffunction-sections %t/legacy_table.c -o %t/legacy_table.o
+// RUN: clang -c -fPIC -O1 %t/legacy_destructors.c -o %t/legacy_destructors.o
+// RUN: clang -c -fPIC -O1 -ffunction-sections %t/named_like_legacy.c -o %t/named_like_legacy.o
 
 // RUN: sed -e 's|@ADDRESS@|local|' -e 's|@FIRST@|%t/priorities.o|' -e 's|@SECOND@|%t/static_object.o|' %t/host.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
@@ -54,6 +57,23 @@
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
 // RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=LEGACY-PIECES -DDIR=%t
 // LEGACY-PIECES: executor runtime: __catalyst__executor__send_binary(address local, path [[DIR]]/legacy_pieces.o): cannot load object file '[[DIR]]/legacy_pieces.o': it holds .ctors (legacy constructors or destructors), which this executor does not run: compile it with -fuse-init-array{{$}}
+
+// A `.ctors` table written by hand (aligned to 16) in an object with
+// function sections, and an object with `.dtors` only, sent and not
+// launched, are refused too; a table whose name only begins like theirs is
+// data.
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@FIRST@|%t/priorities.o|' -e 's|@SECOND@|%t/legacy_table.o|' %t/host.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
+// RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=LEGACY-TABLE -DDIR=%t
+// LEGACY-TABLE: cannot load object file '[[DIR]]/legacy_table.o': it holds .ctors (legacy constructors or destructors)
+// RUN: sed -e 's|@OBJECT@|%t/legacy_destructors.o|' %t/send.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
+// RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=LEGACY-DTORS -DDIR=%t
+// LEGACY-DTORS: cannot load object file '[[DIR]]/legacy_destructors.o': it holds .dtors (legacy constructors or destructors)
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@FIRST@|%t/priorities.o|' -e 's|@SECOND@|%t/named_like_legacy.o|' %t/host.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
+// RUN:   | FileCheck %s --check-prefix=NAMED-LIKE
+// NAMED-LIKE: [7]
 
 // Inline variables, each initialized in a section of its own, in the order
 // of the file (C++17's partially-ordered initialization).
@@ -150,6 +170,39 @@ extern "C" void _mlir_ciface_second(Memref1d *out) {
 #include <stdlib.h>
 int shared_value;
 __attribute__((constructor)) static void exit_on_load(void) { exit(3); }
+
+//--- legacy_table.c
+static int value = 1;
+static void times_ten(void) { value *= 10; }
+__attribute__((section(".ctors"), used)) static void (*legacy[2])(void) = {times_ten, times_ten};
+void _mlir_ciface_second(void) {}
+void _mlir_ciface_other(void) { value++; }
+
+//--- legacy_destructors.c
+static void bye(void) {}
+__attribute__((section(".dtors"), used)) static void (*legacy[1])(void) = {bye};
+void _mlir_ciface_first(void) {}
+
+//--- named_like_legacy.c
+// A table of functions in a section named like `.ctors`, read by a kernel.
+#include <stdint.h>
+typedef struct { float *allocated, *aligned; int64_t offset, sizes[1], strides[1]; } memref_1d;
+static int seven(void) { return 7; }
+__attribute__((section(".ctors_table"), used)) int (*table[1])(void) = {seven};
+static float result[1];
+void _mlir_ciface_second(memref_1d *out) {
+  result[0] = (float)table[0]();
+  *out = (memref_1d){result, result, 0, {1}, {1}};
+}
+void _mlir_ciface_other(void) {}
+
+//--- send.mlir
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("@OBJECT@") : !executor.session
+  executor.close %s : !executor.session
+  return
+}
 
 //--- legacy.c
 // Compiled so that its constructor goes to `.ctors`.

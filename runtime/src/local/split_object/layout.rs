@@ -144,9 +144,9 @@ impl Layout {
         // (SHT_PROGBITS) where LLVM writes SHT_X86_64_UNWIND.
         let mut read_only_data = Vec::new();
         // Candidates for legacy constructors and destructors (`.ctors`,
-        // `.dtors`: data, tables of pointers), which no piece would link:
-        // the object is linked whole, where they are refused.
-        let mut pointer_tables = Vec::new();
+        // `.dtors`: tables of pointers, with relocations), which no piece
+        // would link: the object is linked whole, where they are refused.
+        let mut writable_data = Vec::new();
         // Fixed-size entries, whose fields are read without checks.
         let (headers, _) = headers.as_chunks::<SECTION_HEADER_SIZE>();
         for (index, header) in headers.iter().enumerate().skip(1) {
@@ -179,11 +179,7 @@ impl Layout {
                 SHT_PROGBITS if flags & (SHF_EXECINSTR | SHF_WRITE) == 0 => {
                     read_only_data.push(index);
                 }
-                SHT_PROGBITS if flags & SHF_EXECINSTR == 0 => {
-                    if field(48) == 8 && field(32) % 8 == 0 {
-                        pointer_tables.push(index);
-                    }
-                }
+                SHT_PROGBITS if flags & SHF_EXECINSTR == 0 => writable_data.push(index),
                 SHT_PROGBITS => code_sections += 1,
                 SHT_NOBITS => {}
                 SHT_X86_64_UNWIND if eh_frame.is_none() => eh_frame = Some(index),
@@ -219,7 +215,11 @@ impl Layout {
         // functions it describes (exceptions, backtraces).
         for index in read_only_data {
             let section = layout.section(bytes, index)?;
-            if layout.section_name(bytes, &section) == Some(b".eh_frame".as_slice()) {
+            let name = layout.section_name(bytes, &section)?;
+            if is_legacy_initializers(name) {
+                return None;
+            }
+            if name == b".eh_frame" {
                 if eh_frame.is_some() {
                     return None;
                 }
@@ -227,13 +227,12 @@ impl Layout {
             }
         }
         // Only a table with relocations can hold pointers to functions.
-        for index in pointer_tables {
+        for index in writable_data {
             if layout.relocations_of[index] == 0 {
                 continue;
             }
             let section = layout.section(bytes, index)?;
-            let name = layout.section_name(bytes, &section)?;
-            if name.starts_with(b".ctors") || name.starts_with(b".dtors") {
+            if is_legacy_initializers(layout.section_name(bytes, &section)?) {
                 return None;
             }
         }
@@ -747,6 +746,15 @@ impl Layout {
     fn malformed_relocations(&self, section: usize) -> String {
         format!("malformed object: the relocation section of section {section} is outside the file")
     }
+}
+
+/// Whether a section of this name holds legacy constructors or destructors:
+/// `.ctors`, `.dtors`, or one of them with a priority (`.ctors.00101`).
+fn is_legacy_initializers(name: &[u8]) -> bool {
+    [b".ctors".as_slice(), b".dtors"].iter().any(|legacy| {
+        name.strip_prefix(*legacy)
+            .is_some_and(|rest| rest.is_empty() || rest.first() == Some(&b'.'))
+    })
 }
 
 fn name_hash(name: &[u8]) -> u64 {
