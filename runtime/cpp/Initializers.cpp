@@ -69,16 +69,19 @@ struct Registration {
 };
 
 /// The priority of `section`'s entries if it is one of `array`'s sections
-/// (`array` or `array.N`).
+/// (`array`, `array.N`, or `array.` and another suffix, which has the
+/// default priority, as LLVM's linker gives it).
 std::optional<unsigned> arrayPriority(llvm::StringRef section,
                                       llvm::StringRef array) {
   if (!section.consume_front(array))
     return std::nullopt;
   if (section.empty())
     return kDefaultPriority;
-  unsigned priority;
-  if (!section.consume_front(".") || section.getAsInteger(10, priority))
+  if (!section.consume_front("."))
     return std::nullopt;
+  unsigned priority;
+  if (section.getAsInteger(10, priority) || priority >= kDefaultPriority)
+    return kDefaultPriority;
   return priority;
 }
 

@@ -28,7 +28,7 @@
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host" \
 // RUN:   | FileCheck %s --check-prefix=ONE-OBJECT
 // ONE-OBJECT:      [42]
-// ONE-OBJECT:      [42]
+// ONE-OBJECT:      [126]
 
 // RUN: sed -e 's|@ADDRESS@|local|' -e 's|@FIRST@|%t/used.o|' -e 's|@SECOND@|%t/user.o|' %t/host.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
@@ -92,13 +92,18 @@
 
 //--- priorities.c
 // `base` is (1 * 20 + 1) * 2 if the constructor of priority 101 runs before
-// the one of the default priority (41 in the other order).
+// the one of the default priority (41 in the other order); a constructor in a
+// section whose suffix is no number has the default priority, as LLVM's
+// linker gives it: it triples `base` after the first (122 if it ran before,
+// 42 if it did not run).
 #include <stdint.h>
 typedef struct { float *allocated, *aligned; int64_t offset, sizes[1], strides[1]; } memref_1d;
 static int base = 1;
 static float result[1];
 __attribute__((constructor(101))) static void first(void) { base = base * 20 + 1; }
 __attribute__((constructor)) static void second(void) { base *= 2; }
+static void third(void) { base *= 3; }
+__attribute__((section(".init_array.named"), used)) static void (*named[1])(void) = {third};
 void _mlir_ciface_first(memref_1d *out) {
   result[0] = (float)base;
   *out = (memref_1d){result, result, 0, {1}, {1}};
