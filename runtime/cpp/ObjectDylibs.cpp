@@ -350,12 +350,13 @@ LLVMErrorRef executorAddWholeObject(LLVMOrcLLJITRef jit,
       lljit.getExecutionSession(), object->getMemBufferRef());
   if (!interface)
     return llvm::wrap(interface.takeError());
-  // What a lookup of links the object: its initializers' symbol, or for an
-  // object with destructors only, any of its symbols.
+  // What a lookup of links the object: its initializers' symbol, which ORC
+  // gives an object with `.init_array`; one with destructors only (maybe
+  // without any global symbol) is given one here.
+  if (!interface->InitSymbol && hasLoadTimeCode(object->getMemBufferRef()))
+    llvm::orc::addInitSymbol(*interface, lljit.getExecutionSession(),
+                             object->getBufferIdentifier());
   auto trigger = interface->InitSymbol;
-  if (!trigger && !interface->SymbolFlags.empty() &&
-      hasLoadTimeCode(object->getMemBufferRef()))
-    trigger = interface->SymbolFlags.begin()->first;
   if (auto error = lljit.getObjLinkingLayer().add(target, std::move(object),
                                                   std::move(*interface)))
     return llvm::wrap(std::move(error));

@@ -52,7 +52,8 @@
 // LATE-NEXT: ~Logger
 // LATE-NEXT: .fini_array, default priority
 
-// An object with a destructor and no constructor, sent and never launched.
+// An object with a destructor, no constructor and no global symbol, sent and
+// never launched.
 // RUN: sed -e 's|@OBJECT@|%t/destructor_only.o|' %t/send.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
 // RUN:   | FileCheck %s --check-prefix=SENT-ONLY
@@ -106,7 +107,6 @@ extern "C" void _mlir_ciface_second(void) {}
 //--- destructor_only.c
 #include <stdio.h>
 __attribute__((destructor)) static void bye(void) { printf("destructor of an object sent only\n"); }
-void _mlir_ciface_first(void) {}
 
 //--- send.mlir
 func.func private @puts(!llvm.ptr) -> i32
