@@ -2,9 +2,10 @@
 //! C API and the calls of `runtime/cpp/ObjectDylibs.cpp` it lacks). Each
 //! object gets a JITDylib of its own, so two objects may define the same
 //! kernel; each resolves against itself, the objects added before it and the
-//! executor process (libc, libm, ...). An object's constructors run when a
-//! lookup has linked it, its destructors when the JIT is dropped
-//! (`runtime/cpp/Initializers.cpp`). Every `unsafe` call into ORC lives here.
+//! executor process (libc, libm, ...). An object's constructors run once it
+//! is linked (at once, for an object with load-time code), its destructors
+//! when the JIT is dropped (`runtime/cpp/Initializers.cpp`). Every `unsafe`
+//! call into ORC lives here.
 
 use std::{
     ffi::{CStr, CString, c_char, c_int, c_void},
@@ -236,7 +237,8 @@ impl Jit {
                 self.objects.len(),
             )
         };
-        match SplitObject::new(bytes) {
+        // Whether the object was linked now, for its load-time code.
+        let linked = match SplitObject::new(bytes) {
             Ok(object) => {
                 let source = Box::new(SplitSource {
                     jit: self.raw,
@@ -257,6 +259,7 @@ impl Jit {
                     LLVMOrcJITDylibAddGenerator(dylib, generator);
                 }
                 self.split_objects.push(source);
+                false
             }
             Err(bytes) => {
                 // A mapped file is read now: ORC keeps a copy of its own.
@@ -277,18 +280,16 @@ impl Jit {
                     )
                 })
                 .map_err(|message| failed(self.reason_for(message)))?;
-                self.objects.push(dylib);
-                self.object_names.push(name.to_owned());
-                // Linked now for its load-time code, which runs now, as a
-                // shared library's runs when it is loaded.
-                if linked != 0 {
-                    self.run_initializers();
-                }
-                return Ok(ObjectIndex(index));
+                linked != 0
             }
-        }
+        };
         self.objects.push(dylib);
         self.object_names.push(name.to_owned());
+        // Its load-time code runs now, as a shared library's runs when it is
+        // loaded.
+        if linked {
+            self.run_initializers();
+        }
         Ok(ObjectIndex(index))
     }
 
