@@ -27,6 +27,7 @@ namespace executor {
 namespace {
 
 using llvm::Error;
+using llvm::function_ref;
 using llvm::orc::ExecutionSession;
 using llvm::orc::JITDylib;
 using llvm::orc::MaterializationResponsibility;
@@ -262,7 +263,7 @@ public:
     return first;
   }
 
-  void runDestructors() {
+  void runDestructors(function_ref<void(JITDylib &)> announce) {
     std::vector<Link> links;
     {
       std::lock_guard<std::mutex> lock(stateMutex);
@@ -282,15 +283,16 @@ public:
       size_t end = start;
       while (end < links.size() && links[end].dylib == dylib)
         ++end;
+      announce(*dylib);
       for (size_t index = start; index < end; ++index)
         runInReverse(links[index].finalizers, /*numbered=*/false);
-      runRegistrations(dylib);
+      runRegistrations(dylib, announce);
       for (size_t index = start; index < end; ++index)
         runInReverse(links[index].finalizers, /*numbered=*/true);
       start = end;
     }
     // Registered meanwhile for an object whose turn had passed.
-    runRegistrations(nullptr);
+    runRegistrations(nullptr, announce);
     std::lock_guard<std::mutex> lock(stateMutex);
     handles.clear();
   }
@@ -346,8 +348,10 @@ private:
   /// Runs the destructors registered for `dylib` (any, if null), the last
   /// first, until none is left: one may register another as it runs (the
   /// first use of a function-local static, in a static's destructor), as
-  /// `__cxa_finalize` runs those too.
-  void runRegistrations(JITDylib *dylib) {
+  /// `__cxa_finalize` runs those too. For any object, each is announced
+  /// with its object first.
+  void runRegistrations(JITDylib *dylib,
+                        function_ref<void(JITDylib &)> announce) {
     while (true) {
       Registration next;
       {
@@ -361,6 +365,8 @@ private:
         next = *last;
         registrations.erase(std::next(last).base());
       }
+      if (!dylib)
+        announce(*next.dylib);
       next.function(next.argument);
     }
   }
@@ -435,9 +441,10 @@ JITDylib *nextInitializers(ExecutionSession &session,
   return plugin ? plugin->nextInitializers(functions) : nullptr;
 }
 
-void runDestructors(ExecutionSession &session) {
+void runDestructors(ExecutionSession &session,
+                    function_ref<void(JITDylib &)> announce) {
   if (auto *plugin = InitializersPlugin::of(session))
-    plugin->runDestructors();
+    plugin->runDestructors(announce);
 }
 
 } // namespace executor

@@ -10,6 +10,7 @@
 #ifndef EXECUTOR_RUNTIME_INITIALIZERS_H
 #define EXECUTOR_RUNTIME_INITIALIZERS_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/LinkGraphLinkingLayer.h"
@@ -53,8 +54,11 @@ llvm::orc::JITDylib *nextInitializers(llvm::orc::ExecutionSession &session,
 /// default `.fini_array` entries, then what it registered with
 /// `__cxa_atexit` (the last first), then its numbered `.fini_array` entries.
 /// For a JIT about to be disposed: none of them may run after its memory is
-/// gone.
-void runDestructors(llvm::orc::ExecutionSession &session);
+/// gone. `announce` is called with each object before its destructors run
+/// (a crash there is that object's).
+void runDestructors(
+    llvm::orc::ExecutionSession &session,
+    llvm::function_ref<void(llvm::orc::JITDylib &)> announce);
 
 } // namespace executor
 

@@ -399,9 +399,17 @@ LLVMOrcJITDylibRef executorNextInitializers(LLVMOrcLLJITRef jit,
 }
 
 /// Runs the destructors of the objects `jit` linked (Initializers.h), before
-/// it is disposed.
-void executorRunDestructors(LLVMOrcLLJITRef jit) {
-  executor::runDestructors(unwrapJit(jit).getExecutionSession());
+/// it is disposed; calls `announce` with `context` and each object's JITDylib
+/// before that object's destructors run.
+void executorRunDestructors(LLVMOrcLLJITRef jit,
+                            void (*announce)(void *context,
+                                             LLVMOrcJITDylibRef dylib),
+                            void *context) {
+  executor::runDestructors(
+      unwrapJit(jit).getExecutionSession(),
+      [announce, context](llvm::orc::JITDylib &dylib) {
+        announce(context, reinterpret_cast<LLVMOrcJITDylibRef>(&dylib));
+      });
 }
 
 } // extern "C"

@@ -112,6 +112,14 @@ pub enum RuntimeError {
         signal: i32,
         name: String,
     },
+    /// A server's worker died of a signal as the session closed, while it
+    /// ran `running`, as it told its server: the destructors of an object.
+    #[error("{running} crashed with signal {signal} ({name})")]
+    ClosingCrashed {
+        running: String,
+        signal: i32,
+        name: String,
+    },
     /// The worker process of a server's session was killed (by a signal no
     /// kernel raised: the OOM killer, an operator), while `running` ran, if
     /// anything did.

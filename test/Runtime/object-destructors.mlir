@@ -17,6 +17,8 @@
 // RUN: clang -c -fPIC -O1 %t/slow.c -o %t/slow.o
 // RUN: clang -x c++ -c -fPIC -O1 %t/late.cpp -o %t/late.o
 // RUN: clang -c -fPIC -O1 %t/destructor_only.c -o %t/destructor_only.o
+// RUN: clang -c -fPIC -O1 %t/crash.c -o %t/crash.o
+// RUN: clang -c -fPIC -O1 %t/flushed.c -o %t/flushed.o
 
 // RUN: sed -e 's|@FIRST@|%t/order.o|' -e 's|@SECOND@|%t/static_object.o|' %t/close.mlir \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
@@ -64,6 +66,19 @@
 // RUN:   | sed -e 's|@SLOW@|%t/slow.o|' | %run_host 2>&1 | FileCheck %s --check-prefix=EXIT
 // EXIT:      the launch reads 7
 // EXIT-NEXT: destructor
+
+// A crash in a destructor is one line naming the object whose destructor
+// crashed, here the one sent first, after the other's destructor ran.
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@FIRST@|%t/crash.o|' -e 's|@SECOND@|%t/flushed.o|' %t/crash.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
+// RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=CRASH -DDIR=%t
+// CRASH:      flushed's destructor
+// CRASH-NEXT: executor runtime: the destructors of '[[DIR]]/crash.o' crashed with signal 11 (SIGSEGV){{$}}
+// CRASH-NOT:  {{.}}
+// RUN: %with_server -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@FIRST@|%t/crash.o|' -e 's|@SECOND@|%t/flushed.o|' %t/crash.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | not %run_host 2>&1" \
+// RUN:   | FileCheck %s --check-prefix=CRASH-REMOTE -DDIR=%t
+// CRASH-REMOTE: executor runtime: __catalyst__executor__close(address 127.0.0.1:{{[0-9]+}}): the destructors of '[[DIR]]/crash.o' crashed with signal 11 (SIGSEGV){{$}}
 
 //--- order.c
 #include <stdio.h>
@@ -196,6 +211,34 @@ func.func @main() {
   executor.send_binary %s("@SLOW@") : !executor.session
   %t = executor.launch_async %s("slow", "@SLOW@") : !executor.session -> !executor.token
   %message = llvm.mlir.addressof @returned : !llvm.ptr
+  %0 = func.call @puts(%message) : (!llvm.ptr) -> i32
+  return
+}
+
+//--- crash.c
+__attribute__((destructor)) static void crash_on_close(void) { *(volatile int *)0 = 1; }
+void _mlir_ciface_first(void) {}
+
+//--- flushed.c
+#include <stdio.h>
+__attribute__((destructor)) static void bye(void) {
+  printf("flushed's destructor\n");
+  fflush(stdout);
+}
+void _mlir_ciface_second(void) {}
+
+//--- crash.mlir
+func.func private @puts(!llvm.ptr) -> i32
+llvm.mlir.global internal constant @closed("closed\00") {addr_space = 0 : i32}
+
+func.func @main() {
+  %s = executor.open("@ADDRESS@") : !executor.session
+  executor.send_binary %s("@FIRST@") : !executor.session
+  executor.send_binary %s("@SECOND@") : !executor.session
+  executor.launch %s("first", "@FIRST@")() : !executor.session, () -> ()
+  executor.launch %s("second", "@SECOND@")() : !executor.session, () -> ()
+  executor.close %s : !executor.session
+  %message = llvm.mlir.addressof @closed : !llvm.ptr
   %0 = func.call @puts(%message) : (!llvm.ptr) -> i32
   return
 }

@@ -111,7 +111,11 @@ unsafe extern "C" {
         functions: *mut *const u64,
         count: *mut usize,
     ) -> LLVMOrcJITDylibRef;
-    fn executorRunDestructors(jit: LLVMOrcLLJITRef);
+    fn executorRunDestructors(
+        jit: LLVMOrcLLJITRef,
+        announce: extern "C" fn(context: *mut c_void, dylib: LLVMOrcJITDylibRef),
+        context: *mut c_void,
+    );
 }
 
 /// Why a lookup found no address.
@@ -353,12 +357,7 @@ impl Jit {
                 // SAFETY: `count` addresses at `functions` (see above).
                 unsafe { std::slice::from_raw_parts(functions, count) }.to_vec()
             };
-            let name = self
-                .objects
-                .iter()
-                .position(|object| *object == dylib)
-                .map_or("an object", |index| self.object_names[index].as_str());
-            crash::guard_load(name, || {
+            crash::guard_load(self.name_of(dylib), || {
                 for address in functions {
                     // SAFETY: an `.init_array` entry of a linked object: the
                     // address of a function without arguments or result,
@@ -370,6 +369,46 @@ impl Jit {
                 }
             });
         }
+    }
+
+    /// Runs the destructors of the objects whose constructors ran, as
+    /// `dlclose` would (docs/runtime-abi.md), each reported as a crash of
+    /// that object's destructors if it crashes; `announce` is called with
+    /// each object's name before they run. Once: none is left to run after.
+    pub fn run_destructors(&self, announce: &mut dyn FnMut(&str)) {
+        struct Announcing<'a> {
+            jit: &'a Jit,
+            unloading: &'a mut crash::Unloading,
+            announce: &'a mut dyn FnMut(&str),
+        }
+        extern "C" fn announce_object(context: *mut c_void, dylib: LLVMOrcJITDylibRef) {
+            // SAFETY: `context` is the `Announcing` below, alive for the call
+            // that calls this, on this thread.
+            let context = unsafe { &mut *context.cast::<Announcing>() };
+            let name = context.jit.name_of(dylib);
+            context.unloading.object(name);
+            (context.announce)(name);
+        }
+        crash::guard_unload(|unloading| {
+            let mut announcing = Announcing {
+                jit: self,
+                unloading,
+                announce,
+            };
+            // SAFETY: the JIT is live, and so are its linked objects; the
+            // context outlives the call.
+            unsafe {
+                executorRunDestructors(self.raw, announce_object, (&raw mut announcing).cast());
+            }
+        });
+    }
+
+    /// The name `dylib`, one of this JIT's objects, was sent as.
+    fn name_of(&self, dylib: LLVMOrcJITDylibRef) -> &str {
+        self.objects
+            .iter()
+            .position(|object| *object == dylib)
+            .map_or("an object", |index| self.object_names[index].as_str())
     }
 
     /// Why a link failed: what ORC reported outside the error `message` of
@@ -514,9 +553,9 @@ extern "C" fn collect_session_error(context: *mut c_void, error: LLVMErrorRef) {
 impl Drop for Jit {
     fn drop(&mut self) {
         // The objects' destructors run while their code is still mapped, as
-        // `dlclose` runs a library's; none is left to run at exit.
-        // SAFETY: the instance is live; its linked objects are too.
-        unsafe { executorRunDestructors(self.raw) };
+        // `dlclose` runs a library's, if nothing ran them before; none is
+        // left to run at exit.
+        self.run_destructors(&mut |_| {});
         // SAFETY: the instance is live and dropped once; an error here has no
         // one to report to, so its message is freed.
         let error = unsafe { LLVMOrcDisposeLLJIT(self.raw) };

@@ -335,6 +335,16 @@ impl Executor for LocalExecutor {
     }
 
     fn close(&self) -> Result<()> {
+        self.close_announcing(&mut |_| {});
+        Ok(())
+    }
+}
+
+impl LocalExecutor {
+    /// Closes the session: waits for its async launches, then runs its
+    /// objects' destructors, calling `announce` with each object's name
+    /// before they run (an executor-server's worker tells its supervisor).
+    pub fn close_announcing(&self, announce: &mut dyn FnMut(&str)) {
         let launches: Vec<background::Pending> = self
             .launches()
             .drain()
@@ -346,12 +356,13 @@ impl Executor for LocalExecutor {
                 tracing::warn!("{error}");
             }
         }
-        *self.loaded() = Loaded::default();
-        Ok(())
+        let mut loaded = self.loaded();
+        if let Some(jit) = &loaded.jit {
+            jit.run_destructors(announce);
+        }
+        *loaded = Loaded::default();
     }
-}
 
-impl LocalExecutor {
     fn launches(&self) -> MutexGuard<'_, HashMap<u64, background::Pending>> {
         self.launches.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -245,7 +245,22 @@ impl Executor for RemoteExecutor {
             tracing::debug!("closed a session that had already ended");
             return Ok(());
         }
-        let reply = session.connection.round_trip(&Request::Close);
+        let reply = session
+            .connection
+            .round_trip(&Request::Close)
+            .map_err(|error| match error {
+                // What the worker ran as it closed: its objects' destructors.
+                RuntimeError::KernelCrashed {
+                    symbol,
+                    signal,
+                    name,
+                } => RuntimeError::ClosingCrashed {
+                    running: symbol,
+                    signal,
+                    name,
+                },
+                other => other,
+            });
         session.connection.end("it was closed".to_owned());
         match reply? {
             Response::Done => Ok(()),

@@ -289,9 +289,7 @@ impl Worker {
     /// Ends a session the client left without `Close`: what it started is
     /// still waited for, so that nothing is cut off halfway.
     fn abandon(mut self) {
-        if let Err(error) = self.close() {
-            tracing::warn!(%error, "closing the abandoned session failed");
-        }
+        self.close();
     }
 
     fn handle(&mut self, request: Request) -> Reply {
@@ -322,7 +320,10 @@ impl Worker {
                 layout,
                 arguments,
             } => ("call", message(self.call(&symbol, layout, &arguments))),
-            Request::Close => ("close", message(self.close().map(|()| Response::Done))),
+            Request::Close => ("close", {
+                self.close();
+                Ok(Reply::Message(Response::Done))
+            }),
             Request::Ping => (
                 "ping",
                 Err(RuntimeError::BadArguments(
@@ -529,13 +530,24 @@ impl Worker {
         result.map(Response::CallResult)
     }
 
-    fn close(&mut self) -> Result<()> {
-        let closed = self.executor.close();
+    fn close(&mut self) {
+        // The objects' destructors run as the session closes: a crash there
+        // is reported as that object's.
+        let announcer = &mut self.announcer;
+        let mut destructors = None;
+        self.executor.close_announcing(&mut |name| {
+            if let Some(running) = destructors.take() {
+                announcer.finished(running);
+            }
+            destructors = Some(announcer.started(&format!("the destructors of '{name}'")));
+        });
+        if let Some(running) = destructors {
+            self.announcer.finished(running);
+        }
         // close waited for every async launch.
         for (_, running) in self.in_flight.drain() {
             self.announcer.finished(running);
         }
-        closed
     }
 }
 

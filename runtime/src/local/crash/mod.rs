@@ -13,7 +13,8 @@
 //! Loading a binary runs code of its own: a shared library's constructors,
 //! and the JIT linker on an object. [`guard_load`] reports a crash there the
 //! same way, naming the file, and lets the exit handlers tell a load-time
-//! `exit` ([`files_being_loaded`]).
+//! `exit` ([`files_being_loaded`]). Closing a session runs its objects'
+//! destructors: [`guard_unload`] reports a crash there, naming the object.
 //!
 //! Only host programs turn this on ([`report_in_this_process`]): an
 //! executor-server worker dies of the signal, which its supervisor reports.
@@ -30,7 +31,10 @@ use std::{
     },
 };
 
-use self::{record::Record, signal_stack::SignalStack};
+use self::{
+    record::{Activity, Record},
+    signal_stack::SignalStack,
+};
 
 const FATAL_SIGNALS: [libc::c_int; 5] = [
     libc::SIGSEGV,
@@ -97,7 +101,7 @@ pub fn guard<T>(symbol: &str, kernel: impl FnOnce() -> T) -> T {
         return kernel();
     }
     let record = record::recent().unwrap_or_else(this_threads_record);
-    let before = record.replace((symbol.as_ptr(), symbol.len(), false));
+    let before = record.replace((symbol.as_ptr(), symbol.len(), Activity::Kernel));
     let result = kernel();
     record.set(before);
     result
@@ -132,7 +136,7 @@ impl LoadUnderWay {
         // The record points at this guard's own copy of the path, which
         // lives until the record is restored.
         let path = path.to_owned();
-        let before = record.replace((path.as_ptr(), path.len(), true));
+        let before = record.replace((path.as_ptr(), path.len(), Activity::Loading));
         Self {
             record,
             path,
@@ -147,6 +151,51 @@ impl Drop for LoadUnderWay {
         let mut loading = LOADING.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(index) = loading.iter().position(|file| *file == self.path) {
             loading.remove(index);
+        }
+    }
+}
+
+/// Runs `unload`, which runs the destructors of objects, reporting a crash
+/// inside them as a crash of the destructors of the object it last named
+/// with [`Unloading::object`], if this process asked for that.
+pub fn guard_unload<T>(unload: impl FnOnce(&mut Unloading) -> T) -> T {
+    let mut unloading = Unloading {
+        record: REPORTING.load(Ordering::Acquire).then(this_threads_record),
+        name: String::new(),
+        before: None,
+    };
+    unload(&mut unloading)
+}
+
+/// The destructors [`guard_unload`] watches, from its start until dropped
+/// (also when they panic).
+pub struct Unloading {
+    /// This thread's record, when crashes are reported.
+    record: Option<&'static Record>,
+    /// The object whose destructors run, which the record points at.
+    name: String,
+    /// What the record said before the first object was named.
+    before: Option<record::Running>,
+}
+
+impl Unloading {
+    /// Names the object whose destructors run from now on.
+    pub fn object(&mut self, name: &str) {
+        let Some(record) = self.record else {
+            return;
+        };
+        // The record points at the new copy before the old one is freed.
+        let name = name.to_owned();
+        let before = record.replace((name.as_ptr(), name.len(), Activity::Unloading));
+        self.before.get_or_insert(before);
+        self.name = name;
+    }
+}
+
+impl Drop for Unloading {
+    fn drop(&mut self) {
+        if let (Some(record), Some(before)) = (self.record, self.before) {
+            record.set(before);
         }
     }
 }
@@ -245,7 +294,8 @@ extern "C" fn on_fatal_signal(
 ) {
     let (record, (start, end)) =
         KERNEL_THREAD.with(|thread| (thread.record.get(), thread.overflow_zone.get()));
-    let (text, len, loading) = record.map_or((std::ptr::null(), 0, false), Record::running);
+    let (text, len, activity) =
+        record.map_or((std::ptr::null(), 0, Activity::Kernel), Record::running);
     if !text.is_null() {
         // SAFETY: `info` is the siginfo of a fatal signal, whose address is
         // the faulting one for SIGSEGV and SIGBUS.
@@ -257,10 +307,10 @@ extern "C" fn on_fatal_signal(
         } else {
             b"\n"
         };
-        let subject: &[u8] = if loading {
-            b"executor runtime: loading '"
-        } else {
-            b"executor runtime: kernel '"
+        let subject: &[u8] = match activity {
+            Activity::Kernel => b"executor runtime: kernel '",
+            Activity::Loading => b"executor runtime: loading '",
+            Activity::Unloading => b"executor runtime: the destructors of '",
         };
         // SAFETY: only async-signal-safe calls (write, _exit); the symbol's
         // (or path's) bytes live until the kernel (or load) returns, which it
@@ -364,7 +414,10 @@ mod tests {
     fn a_load_is_recorded_as_one_until_it_ends_also_by_a_panic() {
         report_in_this_process();
         std::thread::spawn(|| {
-            let loading = || KERNEL_THREAD.with(|thread| thread.record.get().unwrap().running().2);
+            let loading = || {
+                KERNEL_THREAD.with(|thread| thread.record.get().unwrap().running().2)
+                    == Activity::Loading
+            };
             guard("kernel", || {
                 guard_load("lib.so", || {
                     assert_eq!(running().as_deref(), Some("lib.so"));
@@ -386,6 +439,27 @@ mod tests {
                     .iter()
                     .all(|file| file != "lib.so" && file != "bad.so")
             );
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn destructors_are_recorded_by_object_until_they_end() {
+        report_in_this_process();
+        std::thread::spawn(|| {
+            let activity = || KERNEL_THREAD.with(|thread| thread.record.get().unwrap().running().2);
+            guard("kernel", || {
+                guard_unload(|unloading| {
+                    unloading.object("first.o");
+                    assert_eq!(running().as_deref(), Some("first.o"));
+                    assert_eq!(activity(), Activity::Unloading);
+                    unloading.object("second.o");
+                    assert_eq!(running().as_deref(), Some("second.o"));
+                });
+                assert_eq!(running().as_deref(), Some("kernel"), "restored");
+                assert_eq!(activity(), Activity::Kernel);
+            });
         })
         .join()
         .unwrap();

@@ -1,5 +1,6 @@
 //! Each thread's record of what it runs, where a guard writes and the signal
-//! handler reads: the kernel's symbol, or the file being loaded.
+//! handler reads: the kernel's symbol, the file being loaded, or the object
+//! whose destructors run.
 //!
 //! A record is reached through the thread's own thread-local, but also
 //! through [`RECENT`], a table of the records of threads that launched
@@ -13,24 +14,46 @@
 
 use std::sync::{
     Mutex, PoisonError,
-    atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering},
+    atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering},
 };
+
+/// What kind of code a record's text names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Activity {
+    /// A kernel: the text is its symbol.
+    Kernel,
+    /// A binary's load-time code (or the linker on it): the text is its file.
+    Loading,
+    /// An object's destructors, as its session closes: the text is its name.
+    Unloading,
+}
+
+impl Activity {
+    fn from_u8(value: u8) -> Self {
+        match value {
+            1 => Self::Loading,
+            2 => Self::Unloading,
+            _ => Self::Kernel,
+        }
+    }
+}
 
 /// What a thread runs, as the signal handler reads it on that thread.
 pub struct Record {
     /// The thread pointer of the thread whose record this is; 0 while no
     /// thread has it.
     owner: AtomicUsize,
-    /// The symbol of the kernel running, or the file being loaded: address
-    /// and length; a null address when none.
+    /// What runs ([`Activity`]): address and length; a null address when
+    /// nothing does.
     text: AtomicPtr<u8>,
     len: AtomicUsize,
-    /// Whether `text` names a file being loaded rather than a kernel.
-    loading: AtomicBool,
+    /// What kind of code `text` names, as an [`Activity`].
+    activity: AtomicU8,
 }
 
-/// What a record says runs: (text, length, loading); a null text for none.
-pub type Running = (*const u8, usize, bool);
+/// What a record says runs: (text, length, activity); a null text for none.
+pub type Running = (*const u8, usize, Activity);
 
 impl Record {
     /// What runs on the record's thread. Async-signal-safe.
@@ -38,7 +61,7 @@ impl Record {
         (
             self.text.load(Ordering::Relaxed),
             self.len.load(Ordering::Relaxed),
-            self.loading.load(Ordering::Relaxed),
+            Activity::from_u8(self.activity.load(Ordering::Relaxed)),
         )
     }
 
@@ -53,10 +76,10 @@ impl Record {
     }
 
     #[inline(always)]
-    pub fn set(&self, (text, len, loading): Running) {
+    pub fn set(&self, (text, len, activity): Running) {
         self.text.store(text.cast_mut(), Ordering::Relaxed);
         self.len.store(len, Ordering::Relaxed);
-        self.loading.store(loading, Ordering::Relaxed);
+        self.activity.store(activity as u8, Ordering::Relaxed);
     }
 }
 
@@ -91,10 +114,10 @@ pub fn take() -> &'static Record {
             owner: AtomicUsize::new(0),
             text: AtomicPtr::new(std::ptr::null_mut()),
             len: AtomicUsize::new(0),
-            loading: AtomicBool::new(false),
+            activity: AtomicU8::new(Activity::Kernel as u8),
         }))
     });
-    record.set((std::ptr::null(), 0, false));
+    record.set((std::ptr::null(), 0, Activity::Kernel));
     // A thread without a thread pointer reaches its record through its
     // thread-local only; 1 is no thread pointer.
     record
