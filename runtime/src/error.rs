@@ -50,6 +50,13 @@ pub enum RuntimeError {
          file by its path, and that one cannot be told from others"
     )]
     NonUtf8Path { spelling: String, canonical: String },
+    /// The session was used by code it was running for it: a binary's
+    /// constructor or destructor, while the session loads or closes it.
+    #[error(
+        "the session is busy running its binaries' constructors or destructors, which \
+         called it: load-time code and destructors cannot use their own session"
+    )]
+    SessionBusy,
     #[error("object '{0}' was not sent to this session (executor.send_binary)")]
     ObjectNotLoaded(String),
     #[error(

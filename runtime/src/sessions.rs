@@ -235,15 +235,20 @@ fn close_all_at_exit() {
 }
 
 extern "C" fn close_open_sessions() {
-    // An exit from a binary's load-time code (a constructor): its session
-    // is in the middle of loading it and cannot be closed. A load that
-    // linked another object ran that object's constructors inside it: the
-    // innermost load is the one whose code exited.
+    // An exit from a binary's load-time code (a constructor), or from a
+    // call it made: its session is in the middle of loading it and cannot
+    // be closed. A load that linked another object ran that object's
+    // constructors inside it: the innermost load is the one whose code
+    // exited.
     if let Some(file) = crate::local::crash::files_being_loaded().last() {
-        eprintln!(
-            "executor runtime: loading '{file}' ended the program: its load-time code (a \
-             constructor) called exit"
-        );
+        // Unless the exit is the runtime's own, on a failure of a call that
+        // code made, which its line reported.
+        if !FAILURE_REPORTED.load(Ordering::Relaxed) {
+            eprintln!(
+                "executor runtime: loading '{file}' ended the program: its load-time code (a \
+                 constructor) called exit"
+            );
+        }
         // SAFETY: _exit ends the process at once, which is what is wanted:
         // not the other exit handlers, which could wait on the load as well.
         unsafe { libc::_exit(1) };

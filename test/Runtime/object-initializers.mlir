@@ -17,6 +17,7 @@
 // RUN: clang -c -fPIC -O0 -fno-use-init-array -ffunction-sections %t/legacy.c -o %t/legacy_pieces.o
 // RUN: clang -x c++ -std=c++17 -c -fPIC -O0 %t/inline_variables.cpp -o %t/inline_variables.o
 // RUN: clang -c -fPIC -O1 %t/exit.c -o %t/exit.o
+// RUN: clang -c -fPIC -O1 %t/reenter.c -o %t/reenter.o
 // RUN: clang -c -fPIC -O1 -ffunction-sections %t/legacy_table.c -o %t/legacy_table.o
 // RUN: clang -c -fPIC -O1 %t/legacy_destructors.c -o %t/legacy_destructors.o
 // RUN: clang -c -fPIC -O1 -ffunction-sections %t/named_like_legacy.c -o %t/named_like_legacy.o
@@ -89,6 +90,15 @@
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
 // RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=EXIT -DDIR=%t
 // EXIT: executor runtime: loading '[[DIR]]/exit.o' ended the program: its load-time code (a constructor) called exit{{$}}
+
+// A constructor that launches on its own session (the program's first, handle
+// 1) while the session loads its object is refused in one line, instead of
+// waiting for that load to end.
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@FIRST@|%t/reenter.o|' -e 's|@SECOND@|%t/user.o|' %t/host.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
+// RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=REENTER -DDIR=%t
+// REENTER:     executor runtime: __catalyst__executor__launch(address local, symbol first): the session is busy running its binaries' constructors or destructors, which called it: load-time code and destructors cannot use their own session{{$}}
+// REENTER-NOT: {{.}}
 
 //--- priorities.c
 // `base` is (1 * 20 + 1) * 2 if the constructor of priority 101 runs before
@@ -175,6 +185,19 @@ extern "C" void _mlir_ciface_second(Memref1d *out) {
 #include <stdlib.h>
 int shared_value;
 __attribute__((constructor)) static void exit_on_load(void) { exit(3); }
+
+//--- reenter.c
+#include <stddef.h>
+#include <stdint.h>
+void __catalyst__executor__launch(int64_t session, const char *entry, const char *object,
+                                  size_t inputs, void **input_descs, const size_t *input_ranks,
+                                  const size_t *input_sizes, size_t outputs, void **output_descs,
+                                  const size_t *output_ranks, const size_t *output_sizes);
+int shared_value;
+void _mlir_ciface_first(void) {}
+__attribute__((constructor)) static void launch_on_load(void) {
+  __catalyst__executor__launch(1, "first", "reenter.o", 0, 0, 0, 0, 0, 0, 0, 0);
+}
 
 //--- legacy_table.c
 static int value = 1;

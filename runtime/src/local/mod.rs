@@ -17,7 +17,7 @@ use std::{
     path::Path,
     sync::{
         Arc, Mutex, MutexGuard, PoisonError,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicU64, AtomicUsize, Ordering},
     },
 };
 
@@ -45,6 +45,10 @@ use crate::{
 #[derive(Default)]
 pub struct LocalExecutor {
     loaded: Mutex<Loaded>,
+    /// The thread holding `loaded` ([`this_thread`]), 0 for none: code the
+    /// session runs while it holds it (a constructor, a destructor) that
+    /// calls the session back is refused instead of waiting for itself.
+    loaded_by: AtomicUsize,
     names: ObjectNames,
     launches: Mutex<HashMap<u64, background::Pending>>,
     running_launches: background::RunningLimit,
@@ -93,7 +97,7 @@ impl LocalExecutor {
     /// binary `name`, which is what the program called it: a server stores
     /// the bytes it received in a file of its own choosing.
     pub fn load_as(&self, name: &str, file: &Path, format: BinaryFormat) -> Result<()> {
-        let mut loaded = self.loaded();
+        let mut loaded = self.loaded()?;
         if loaded.objects.contains_key(name) {
             return Ok(());
         }
@@ -124,7 +128,7 @@ impl LocalExecutor {
     /// [`LocalExecutor::load_as`] does a file's (an executor-server links what
     /// it received without storing it).
     pub fn load_object(&self, name: &str, bytes: ObjectBytes) -> Result<()> {
-        let mut loaded = self.loaded();
+        let mut loaded = self.loaded()?;
         if !loaded.objects.contains_key(name) {
             let format = BinaryFormat::RelocatableObject;
             machine::check(bytes.as_slice(), format, host_triple())?;
@@ -140,21 +144,21 @@ impl LocalExecutor {
     /// for its first link with a throwaway one (an executor-server's worker
     /// does this before its session starts).
     pub fn prepare_jit(&self) -> Result<()> {
-        self.loaded().jit()?.warm_up()
+        self.loaded()?.jit()?.warm_up()
     }
 
     /// Makes a shared library's symbols available to `call`, and global in
     /// the process (an executor-server's `--preload`/`--plugin`).
     pub fn preload_library(&self, path: &Path) -> Result<()> {
         let library = SharedLibrary::open_global(path)?;
-        self.loaded().libraries.push(library);
+        self.loaded()?.libraries.push(library);
         Ok(())
     }
 
     /// Where `executor.call`'s `symbol` is: in the session's shared libraries
     /// (in load order), else among the executor process's own symbols.
     fn callee_address(&self, symbol: &str) -> Result<usize> {
-        let loaded = self.loaded();
+        let loaded = self.loaded()?;
         loaded
             .libraries
             .iter()
@@ -172,14 +176,31 @@ impl LocalExecutor {
             })
     }
 
-    fn loaded(&self) -> MutexGuard<'_, Loaded> {
-        self.loaded.lock().unwrap_or_else(PoisonError::into_inner)
+    /// An error if this thread holds what the session loaded: it runs code
+    /// of the session's binaries, which called the session back.
+    fn refuse_reentry(&self) -> Result<()> {
+        if self.loaded_by.load(Ordering::Relaxed) == this_thread() {
+            return Err(RuntimeError::SessionBusy);
+        }
+        Ok(())
+    }
+
+    /// What the session loaded, for this thread alone; an error if this
+    /// thread has it already (see [`LocalExecutor::loaded_by`]).
+    fn loaded(&self) -> Result<LoadedGuard<'_>> {
+        self.refuse_reentry()?;
+        let guard = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+        self.loaded_by.store(this_thread(), Ordering::Relaxed);
+        Ok(LoadedGuard {
+            guard,
+            by: &self.loaded_by,
+        })
     }
 
     /// The address of `entry` in the loaded `object`, as launches resolve it
     /// (once, then from a cache).
     pub fn entry_address(&self, entry: &str, object: &str) -> Result<usize> {
-        let mut loaded = self.loaded();
+        let mut loaded = self.loaded()?;
         if let Some(address) = loaded
             .entries
             .get(object)
@@ -335,8 +356,7 @@ impl Executor for LocalExecutor {
     }
 
     fn close(&self) -> Result<()> {
-        self.close_announcing(&mut |_| {});
-        Ok(())
+        self.close_announcing(&mut |_| {})
     }
 }
 
@@ -344,7 +364,8 @@ impl LocalExecutor {
     /// Closes the session: waits for its async launches, then runs its
     /// objects' destructors, calling `announce` with each object's name
     /// before they run (an executor-server's worker tells its supervisor).
-    pub fn close_announcing(&self, announce: &mut dyn FnMut(&str)) {
+    pub fn close_announcing(&self, announce: &mut dyn FnMut(&str)) -> Result<()> {
+        self.refuse_reentry()?;
         let launches: Vec<background::Pending> = self
             .launches()
             .drain()
@@ -356,16 +377,51 @@ impl LocalExecutor {
                 tracing::warn!("{error}");
             }
         }
-        let mut loaded = self.loaded();
+        let mut loaded = self.loaded()?;
         if let Some(jit) = &loaded.jit {
             jit.run_destructors(announce);
         }
         *loaded = Loaded::default();
+        Ok(())
     }
 
     fn launches(&self) -> MutexGuard<'_, HashMap<u64, background::Pending>> {
         self.launches.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// [`LocalExecutor::loaded`]'s lock, which records its thread while held.
+struct LoadedGuard<'a> {
+    guard: MutexGuard<'a, Loaded>,
+    by: &'a AtomicUsize,
+}
+
+impl std::ops::Deref for LoadedGuard<'_> {
+    type Target = Loaded;
+
+    fn deref(&self) -> &Loaded {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for LoadedGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Loaded {
+        &mut self.guard
+    }
+}
+
+impl Drop for LoadedGuard<'_> {
+    fn drop(&mut self) {
+        // Before the lock is released: the next holder records itself.
+        self.by.store(0, Ordering::Relaxed);
+    }
+}
+
+/// A number no other live thread has: the address of this thread's own
+/// thread-local (never 0).
+fn this_thread() -> usize {
+    thread_local!(static MARK: u8 = const { 0 });
+    MARK.with(|mark| std::ptr::from_ref(mark) as usize)
 }
 
 /// Calls the launch entry at `address` in the convention its name says.

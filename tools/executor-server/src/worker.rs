@@ -289,7 +289,9 @@ impl Worker {
     /// Ends a session the client left without `Close`: what it started is
     /// still waited for, so that nothing is cut off halfway.
     fn abandon(mut self) {
-        self.close();
+        if let Err(error) = self.close() {
+            tracing::warn!(%error, "closing the abandoned session failed");
+        }
     }
 
     fn handle(&mut self, request: Request) -> Reply {
@@ -320,10 +322,7 @@ impl Worker {
                 layout,
                 arguments,
             } => ("call", message(self.call(&symbol, layout, &arguments))),
-            Request::Close => ("close", {
-                self.close();
-                Ok(Reply::Message(Response::Done))
-            }),
+            Request::Close => ("close", message(self.close().map(|()| Response::Done))),
             Request::Ping => (
                 "ping",
                 Err(RuntimeError::BadArguments(
@@ -530,12 +529,12 @@ impl Worker {
         result.map(Response::CallResult)
     }
 
-    fn close(&mut self) {
+    fn close(&mut self) -> Result<()> {
         // The objects' destructors run as the session closes: a crash there
         // is reported as that object's.
         let announcer = &mut self.announcer;
         let mut destructors = None;
-        self.executor.close_announcing(&mut |name| {
+        let closed = self.executor.close_announcing(&mut |name| {
             if let Some(running) = destructors.take() {
                 announcer.finished(running);
             }
@@ -548,6 +547,7 @@ impl Worker {
         for (_, running) in self.in_flight.drain() {
             self.announcer.finished(running);
         }
+        closed
     }
 }
 
