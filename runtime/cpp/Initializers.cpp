@@ -3,15 +3,16 @@
 // See Initializers.h. An object's load-time code is named by its
 // `.init_array` sections (`.init_array.N` first, by N, then `.init_array`),
 // its destructors by `.fini_array` and by what its code registers with
-// `__cxa_atexit`, keyed by the object's `__dso_handle` (which a linker
-// defines in each shared library; here, an address in the memory of the
-// piece of the object that refers to it). What a link holds is recorded
+// `__cxa_atexit` or `atexit`, keyed by the object's `__dso_handle` (which a
+// linker defines in each shared library; here, an address in the memory of
+// the piece of the object that refers to it). What a link holds is recorded
 // once the link has applied its relocations, and kept once it succeeded.
 //
 //===----------------------------------------------------------------------===//
 #include "Initializers.h"
 
 #include "llvm/ExecutionEngine/JITLink/JITLink.h"
+#include "llvm/ExecutionEngine/JITLink/x86_64.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 
 #include <algorithm>
@@ -39,6 +40,9 @@ constexpr const char *kInitArray = ".init_array";
 constexpr const char *kFiniArray = ".fini_array";
 constexpr const char *kDsoHandle = "__dso_handle";
 constexpr const char *kDsoHandleSection = "__executor.dso_handle";
+constexpr const char *kAtexit = "atexit";
+constexpr const char *kAtexitSection = "__executor.atexit";
+constexpr const char *kCxaAtexit = "__cxa_atexit";
 /// The priority of an entry of a section without one (`.init_array`): after
 /// every numbered one, whose numbers go to 65535.
 constexpr unsigned kDefaultPriority = 65536;
@@ -300,7 +304,8 @@ public:
 private:
   /// Refuses legacy constructors; keeps the array sections, and with them
   /// the code they name, which no symbol of the object reaches; gives the
-  /// object a `__dso_handle` of its own if its code refers to one.
+  /// object a `__dso_handle` of its own if its code refers to one or calls
+  /// `atexit`, and an `atexit` that registers with it.
   static Error prepare(jitlink::LinkGraph &graph) {
     for (auto &section : graph.sections()) {
       auto name = section.getName();
@@ -315,17 +320,65 @@ private:
           graph.addAnonymousSymbol(*block, 0, block->getSize(),
                                    /*IsCallable=*/false, /*IsLive=*/true);
     }
-    if (auto *handle =
-            graph.findExternalSymbolByName(graph.intern(kDsoHandle))) {
-      auto &section =
-          graph.createSection(kDsoHandleSection, llvm::orc::MemProt::Read |
-                                                     llvm::orc::MemProt::Write);
-      auto &block = graph.createZeroFillBlock(
-          section, 1, llvm::orc::ExecutorAddr(), 1, 0);
-      graph.makeDefined(*handle, block, 0, 1, jitlink::Linkage::Strong,
-                        jitlink::Scope::Local, /*IsLive=*/true);
-    }
+    jitlink::Symbol *handle = nullptr;
+    if (auto *external =
+            graph.findExternalSymbolByName(graph.intern(kDsoHandle)))
+      handle = &defineDsoHandle(graph, external);
+    if (auto *atexit = graph.findExternalSymbolByName(graph.intern(kAtexit));
+        atexit && graph.getTargetTriple().getArch() == llvm::Triple::x86_64)
+      defineAtexit(graph, *atexit,
+                   handle ? *handle : defineDsoHandle(graph, nullptr));
     return Error::success();
+  }
+
+  /// Defines the link's own `__dso_handle`: `external`, the object's
+  /// reference to it, or a new symbol if it has none.
+  static jitlink::Symbol &defineDsoHandle(jitlink::LinkGraph &graph,
+                                          jitlink::Symbol *external) {
+    auto &section =
+        graph.createSection(kDsoHandleSection, llvm::orc::MemProt::Read |
+                                                   llvm::orc::MemProt::Write);
+    auto &block =
+        graph.createZeroFillBlock(section, 1, llvm::orc::ExecutorAddr(), 1, 0);
+    if (!external)
+      return graph.addAnonymousSymbol(block, 0, 1, /*IsCallable=*/false,
+                                      /*IsLive=*/true);
+    graph.makeDefined(*external, block, 0, 1, jitlink::Linkage::Strong,
+                      jitlink::Scope::Local, /*IsLive=*/true);
+    return *external;
+  }
+
+  /// Defines `atexit`, the object's reference to it, in the link: the C
+  /// library's shared object has no such symbol (every program and library
+  /// links its own, from libc_nonshared.a), and what it does is register
+  /// the function with `__cxa_atexit` under the caller's `__dso_handle`,
+  /// here `handle`:
+  ///
+  ///   xor  %esi, %esi                  ; no argument
+  ///   lea  handle(%rip), %rdx
+  ///   jmp  __cxa_atexit
+  static void defineAtexit(jitlink::LinkGraph &graph, jitlink::Symbol &atexit,
+                           jitlink::Symbol &handle) {
+    static const char code[] = {
+        '\x31', '\xf6',                                 // xor %esi, %esi
+        '\x48', '\x8d', '\x15', 0,      0,      0, 0, // lea 0(%rip), %rdx
+        '\xe9', 0,      0,      0,      0,              // jmp 0
+    };
+    constexpr size_t kHandleFixup = 5, kCallFixup = 10;
+    auto &section = graph.createSection(
+        kAtexitSection, llvm::orc::MemProt::Read | llvm::orc::MemProt::Exec);
+    auto &block = graph.createContentBlock(
+        section, llvm::ArrayRef<char>(code, sizeof(code)),
+        llvm::orc::ExecutorAddr(), 16, 0);
+    auto name = graph.intern(kCxaAtexit);
+    auto *cxaAtexit = graph.findExternalSymbolByName(name);
+    if (!cxaAtexit)
+      cxaAtexit =
+          &graph.addExternalSymbol(name, 0, /*IsWeaklyReferenced=*/false);
+    block.addEdge(jitlink::x86_64::PCRel32, kHandleFixup, handle, 0);
+    block.addEdge(jitlink::x86_64::BranchPCRel32, kCallFixup, *cxaAtexit, 0);
+    graph.makeDefined(atexit, block, 0, sizeof(code), jitlink::Linkage::Strong,
+                      jitlink::Scope::Local, /*IsLive=*/true);
   }
 
   void record(MaterializationResponsibility &responsibility,
@@ -423,7 +476,7 @@ createInitializersPlugin(ExecutionSession &session) {
 
 Error interceptCxaAtexit(llvm::orc::LLJIT &jit) {
   llvm::orc::SymbolMap symbols;
-  symbols[jit.mangleAndIntern("__cxa_atexit")] = {
+  symbols[jit.mangleAndIntern(kCxaAtexit)] = {
       llvm::orc::ExecutorAddr::fromPtr(&executorCxaAtexit),
       llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   return jit.getMainJITDylib().define(

@@ -18,6 +18,8 @@
 // RUN: clang -x c++ -c -fPIC -O1 %t/late.cpp -o %t/late.o
 // RUN: clang -c -fPIC -O1 %t/destructor_only.c -o %t/destructor_only.o
 // RUN: clang -c -fPIC -O1 %t/crash.c -o %t/crash.o
+// RUN: clang -c -fPIC -O1 %t/atexit.c -o %t/atexit.o
+// RUN: clang -c -fPIC -O1 -ffunction-sections %t/atexit.c -o %t/atexit_pieces.o
 // RUN: clang -c -fPIC -O1 %t/flushed.c -o %t/flushed.o
 
 // RUN: sed -e 's|@FIRST@|%t/order.o|' -e 's|@SECOND@|%t/static_object.o|' %t/close.mlir \
@@ -66,6 +68,25 @@
 // RUN:   | sed -e 's|@SLOW@|%t/slow.o|' | %run_host 2>&1 | FileCheck %s --check-prefix=EXIT
 // EXIT:      the launch reads 7
 // EXIT-NEXT: destructor
+
+// What an object registers with `atexit` (which the C library's shared
+// object does not define) runs at close with what it registers with
+// `__cxa_atexit`, the last registered first; also when `atexit` is reached by
+// a tail call, from a piece of an object, and on a server.
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@OBJECT@|%t/atexit.o|' %t/launch.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
+// RUN:   | FileCheck %s --check-prefix=ATEXIT
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@OBJECT@|%t/atexit_pieces.o|' %t/launch.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host \
+// RUN:   | FileCheck %s --check-prefix=ATEXIT
+// RUN: %with_server -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@OBJECT@|%t/atexit.o|' %t/launch.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host" \
+// RUN:   | FileCheck %s --check-prefix=ATEXIT-REMOTE
+// ATEXIT:      .fini_array, default priority
+// ATEXIT-NEXT: atexit, registered by a tail call
+// ATEXIT-NEXT: atexit, registered first
+// ATEXIT-NEXT: closed
+// ATEXIT-REMOTE: closed
 
 // A crash in a destructor is one line naming the object whose destructor
 // crashed, here the one sent first, after the other's destructor ran.
@@ -237,6 +258,32 @@ func.func @main() {
   executor.send_binary %s("@SECOND@") : !executor.session
   executor.launch %s("first", "@FIRST@")() : !executor.session, () -> ()
   executor.launch %s("second", "@SECOND@")() : !executor.session, () -> ()
+  executor.close %s : !executor.session
+  %message = llvm.mlir.addressof @closed : !llvm.ptr
+  %0 = func.call @puts(%message) : (!llvm.ptr) -> i32
+  return
+}
+
+//--- atexit.c
+#include <stdio.h>
+#include <stdlib.h>
+static void first(void) { printf("atexit, registered first\n"); fflush(stdout); }
+static void tail(void) { printf("atexit, registered by a tail call\n"); fflush(stdout); }
+__attribute__((destructor)) static void plain(void) { printf(".fini_array, default priority\n"); }
+__attribute__((noinline)) int register_tail(void) { return atexit(tail); }
+void _mlir_ciface_first(void) {
+  atexit(first);
+  register_tail();
+}
+
+//--- launch.mlir
+func.func private @puts(!llvm.ptr) -> i32
+llvm.mlir.global internal constant @closed("closed\00") {addr_space = 0 : i32}
+
+func.func @main() {
+  %s = executor.open("@ADDRESS@") : !executor.session
+  executor.send_binary %s("@OBJECT@") : !executor.session
+  executor.launch %s("first", "@OBJECT@")() : !executor.session, () -> ()
   executor.close %s : !executor.session
   %message = llvm.mlir.addressof @closed : !llvm.ptr
   %0 = func.call @puts(%message) : (!llvm.ptr) -> i32
