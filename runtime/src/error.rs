@@ -119,11 +119,12 @@ pub enum RuntimeError {
         signal: i32,
         name: String,
     },
-    /// A server's worker died of a signal as the session closed, while it
-    /// ran `running`, as it told its server: the destructors of an object.
-    #[error("{running} crashed with signal {signal} ({name})")]
-    ClosingCrashed {
-        running: String,
+    /// A server's worker died of a signal as the session closed, in the
+    /// destructors of the binary `object` (as it told its server:
+    /// [`destructors_of`]).
+    #[error("the destructors of '{object}' crashed with signal {signal} ({name})")]
+    DestructorsCrashed {
+        object: String,
         signal: i32,
         name: String,
     },
@@ -170,5 +171,37 @@ pub type Result<T> = std::result::Result<T, RuntimeError>;
 impl From<executor_protocol::ProtocolError> for RuntimeError {
     fn from(cause: executor_protocol::ProtocolError) -> Self {
         Self::Frame(cause)
+    }
+}
+
+/// How an executor-server's worker says, while a binary's destructors run,
+/// what it runs: the name of the binary, as the client sent it, quoted.
+pub fn destructors_of(object: &str) -> String {
+    format!("{DESTRUCTORS_OF}{object}'")
+}
+
+/// The binary whose destructors `running` ([`destructors_of`]) names, if it
+/// names destructors (a long name is cut short, without its closing quote).
+pub fn object_of_destructors(running: &str) -> Option<&str> {
+    let quoted = running.strip_prefix(DESTRUCTORS_OF)?;
+    Some(quoted.strip_suffix('\'').unwrap_or(quoted))
+}
+
+const DESTRUCTORS_OF: &str = "the destructors of '";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_object_whose_destructors_run_is_read_back_from_what_the_worker_says() {
+        let said = destructors_of("/tmp/it's.o");
+        assert_eq!(object_of_destructors(&said), Some("/tmp/it's.o"));
+        // Cut short by the status table, without the closing quote.
+        assert_eq!(
+            object_of_destructors(&said[..said.len() - 3]),
+            Some("/tmp/it's")
+        );
+        assert_eq!(object_of_destructors("_mlir_ciface_k"), None);
     }
 }

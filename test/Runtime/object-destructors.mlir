@@ -19,6 +19,8 @@
 // RUN: clang -c -fPIC -O1 %t/destructor_only.c -o %t/destructor_only.o
 // RUN: clang -c -fPIC -O1 %t/crash.c -o %t/crash.o
 // RUN: clang -c -fPIC -O1 %t/atexit.c -o %t/atexit.o
+// RUN: clang -shared -fPIC -O1 %t/crash.c -o %t/libcrash.so
+// RUN: clang -c -fPIC -O1 %t/napping.c -o %t/napping.o
 // RUN: clang -c -fPIC -O1 -ffunction-sections %t/atexit.c -o %t/atexit_pieces.o
 // RUN: clang -c -fPIC -O1 %t/flushed.c -o %t/flushed.o
 
@@ -100,6 +102,28 @@
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | not %run_host 2>&1" \
 // RUN:   | FileCheck %s --check-prefix=CRASH-REMOTE -DDIR=%t
 // CRASH-REMOTE: executor runtime: __catalyst__executor__close(address 127.0.0.1:{{[0-9]+}}): the destructors of '[[DIR]]/crash.o' crashed with signal 11 (SIGSEGV){{$}}
+
+// A shared library's destructors (run as its session closes it) likewise.
+// RUN: sed -e 's|@ADDRESS@|local|' -e 's|@LIBRARY@|%t/libcrash.so|' %t/close_library.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' \
+// RUN:   | not %run_host 2>&1 | FileCheck %s --check-prefix=CRASH-LIBRARY -DDIR=%t
+// CRASH-LIBRARY: executor runtime: the destructors of '[[DIR]]/libcrash.so' crashed with signal 11 (SIGSEGV){{$}}
+// RUN: %with_server -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@LIBRARY@|%t/libcrash.so|' %t/close_library.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | not %run_host 2>&1" \
+// RUN:   | FileCheck %s --check-prefix=CRASH-LIBRARY-REMOTE -DDIR=%t
+// CRASH-LIBRARY-REMOTE: executor runtime: __catalyst__executor__close(address 127.0.0.1:{{[0-9]+}}): the destructors of '[[DIR]]/libcrash.so' crashed with signal 11 (SIGSEGV){{$}}
+
+// On a server, an async launch that close waited for is over when the
+// destructors run: a crash there names them alone; a crash of the launch
+// while close waits names the kernel.
+// RUN: %with_server -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@FIRST@|%t/crash.o|' -e 's|@ENTRY@|nap|' -e 's|@NAPPING@|%t/napping.o|' %t/close_napping.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | not %run_host 2>&1" \
+// RUN:   | FileCheck %s --check-prefix=CRASH-AFTER-NAP -DDIR=%t
+// CRASH-AFTER-NAP: executor runtime: __catalyst__executor__close(address 127.0.0.1:{{[0-9]+}}): the destructors of '[[DIR]]/crash.o' crashed with signal 11 (SIGSEGV){{$}}
+// RUN: %with_server -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@FIRST@|%t/used.o|' -e 's|@ENTRY@|nap_then_crash|' -e 's|@NAPPING@|%t/napping.o|' %t/close_napping.mlir \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | not %run_host 2>&1" \
+// RUN:   | FileCheck %s --check-prefix=CRASH-IN-NAP
+// CRASH-IN-NAP: executor runtime: __catalyst__executor__close(address 127.0.0.1:{{[0-9]+}}): kernel 'nap_then_crash' crashed with signal 11 (SIGSEGV){{$}}
 
 //--- order.c
 #include <stdio.h>
@@ -287,5 +311,33 @@ func.func @main() {
   executor.close %s : !executor.session
   %message = llvm.mlir.addressof @closed : !llvm.ptr
   %0 = func.call @puts(%message) : (!llvm.ptr) -> i32
+  return
+}
+
+//--- napping.c
+#include <unistd.h>
+void nap(void) { usleep(200000); }
+void nap_then_crash(void) {
+  usleep(200000);
+  *(volatile int *)0 = 1;
+}
+
+//--- close_napping.mlir
+// Closes the session while an async launch still runs.
+func.func @main() {
+  %s = executor.open("@ADDRESS@") : !executor.session
+  executor.send_binary %s("@FIRST@") : !executor.session
+  executor.send_binary %s("@NAPPING@") : !executor.session
+  executor.launch %s("first", "@FIRST@")() : !executor.session, () -> ()
+  %t = executor.launch_async %s("@ENTRY@", "@NAPPING@") : !executor.session -> !executor.token
+  executor.close %s : !executor.session
+  return
+}
+
+//--- close_library.mlir
+func.func @main() {
+  %s = executor.open("@ADDRESS@") : !executor.session
+  executor.send_binary %s("@LIBRARY@") {format = 2 : i32} : !executor.session
+  executor.close %s : !executor.session
   return
 }

@@ -372,35 +372,29 @@ impl Jit {
     }
 
     /// Runs the destructors of the objects whose constructors ran, as
-    /// `dlclose` would (docs/runtime-abi.md), each reported as a crash of
-    /// that object's destructors if it crashes; `announce` is called with
-    /// each object's name before they run. Once: none is left to run after.
+    /// `dlclose` would (docs/runtime-abi.md), calling `announce` with each
+    /// object's name before its destructors run. Once: none is left to run
+    /// after.
     pub fn run_destructors(&self, announce: &mut dyn FnMut(&str)) {
         struct Announcing<'a> {
             jit: &'a Jit,
-            unloading: &'a mut crash::Unloading,
             announce: &'a mut dyn FnMut(&str),
         }
         extern "C" fn announce_object(context: *mut c_void, dylib: LLVMOrcJITDylibRef) {
             // SAFETY: `context` is the `Announcing` below, alive for the call
             // that calls this, on this thread.
             let context = unsafe { &mut *context.cast::<Announcing>() };
-            let name = context.jit.name_of(dylib);
-            context.unloading.object(name);
-            (context.announce)(name);
+            (context.announce)(context.jit.name_of(dylib));
         }
-        crash::guard_unload(|unloading| {
-            let mut announcing = Announcing {
-                jit: self,
-                unloading,
-                announce,
-            };
-            // SAFETY: the JIT is live, and so are its linked objects; the
-            // context outlives the call.
-            unsafe {
-                executorRunDestructors(self.raw, announce_object, (&raw mut announcing).cast());
-            }
-        });
+        let mut announcing = Announcing {
+            jit: self,
+            announce,
+        };
+        // SAFETY: the JIT is live, and so are its linked objects; the context
+        // outlives the call.
+        unsafe {
+            executorRunDestructors(self.raw, announce_object, (&raw mut announcing).cast());
+        }
     }
 
     /// The name `dylib`, one of this JIT's objects, was sent as.

@@ -179,6 +179,8 @@ impl LocalExecutor {
     /// An error if this thread holds what the session loaded: it runs code
     /// of the session's binaries, which called the session back.
     fn refuse_reentry(&self) -> Result<()> {
+        // Relaxed is enough: the value can be this thread's only if this
+        // thread stored it, and another thread's stores never make it so.
         if self.loaded_by.load(Ordering::Relaxed) == this_thread() {
             return Err(RuntimeError::SessionBusy);
         }
@@ -361,9 +363,10 @@ impl Executor for LocalExecutor {
 }
 
 impl LocalExecutor {
-    /// Closes the session: waits for its async launches, then runs its
-    /// objects' destructors, calling `announce` with each object's name
-    /// before they run (an executor-server's worker tells its supervisor).
+    /// Closes the session: waits for its async launches, then runs the
+    /// destructors of its objects and shared libraries, calling `announce`
+    /// with each binary's name before its own run (an executor-server's
+    /// worker tells its supervisor).
     pub fn close_announcing(&self, announce: &mut dyn FnMut(&str)) -> Result<()> {
         self.refuse_reentry()?;
         let launches: Vec<background::Pending> = self
@@ -378,9 +381,22 @@ impl LocalExecutor {
             }
         }
         let mut loaded = self.loaded()?;
-        if let Some(jit) = &loaded.jit {
-            jit.run_destructors(announce);
-        }
+        // A crash in a destructor is reported as that binary's.
+        crash::guard_unload(|unloading| {
+            let mut announce = |name: &str| {
+                unloading.object(name);
+                announce(name);
+            };
+            if let Some(jit) = &loaded.jit {
+                jit.run_destructors(&mut announce);
+            }
+            // The libraries after the objects, which may use them; the last
+            // loaded first, as the objects. Closing one runs its destructors.
+            while let Some(library) = loaded.libraries.pop() {
+                announce(library.name());
+                drop(library);
+            }
+        });
         *loaded = Loaded::default();
         Ok(())
     }

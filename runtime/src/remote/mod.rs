@@ -35,7 +35,7 @@ pub use tls::TlsTrust;
 use executor_abi::call_buffer::Layout;
 
 use crate::{
-    error::{Result, RuntimeError},
+    error::{Result, RuntimeError, object_of_destructors},
     executor::{BinaryFormat, Executor},
     machine,
     memref::Descriptor,
@@ -249,15 +249,23 @@ impl Executor for RemoteExecutor {
             .connection
             .round_trip(&Request::Close)
             .map_err(|error| match error {
-                // What the worker ran as it closed: its objects' destructors.
+                // The worker ran the destructors of a binary: a kernel
+                // still running when close came is named as a kernel.
                 RuntimeError::KernelCrashed {
                     symbol,
                     signal,
                     name,
-                } => RuntimeError::ClosingCrashed {
-                    running: symbol,
-                    signal,
-                    name,
+                } => match object_of_destructors(&symbol) {
+                    Some(object) => RuntimeError::DestructorsCrashed {
+                        object: object.to_owned(),
+                        signal,
+                        name,
+                    },
+                    None => RuntimeError::KernelCrashed {
+                        symbol,
+                        signal,
+                        name,
+                    },
                 },
                 other => other,
             });

@@ -30,7 +30,7 @@ use crate::{
 use executor_abi::call_buffer::Layout;
 
 use executor_runtime::{
-    error::{Result, RuntimeError},
+    error::{Result, RuntimeError, destructors_of},
     executor::{BinaryFormat, Executor},
     local::{LocalExecutor, ObjectBytes, static_memory},
     memref::{DenseBuffer, Descriptor, OwnedDescriptor},
@@ -530,22 +530,30 @@ impl Worker {
     }
 
     fn close(&mut self) -> Result<()> {
-        // The objects' destructors run as the session closes: a crash there
-        // is reported as that object's.
-        let announcer = &mut self.announcer;
+        let Self {
+            executor,
+            announcer,
+            in_flight,
+            ..
+        } = self;
+        // Each binary's destructors are announced as they run: a crash there
+        // is reported as theirs.
         let mut destructors = None;
-        let closed = self.executor.close_announcing(&mut |name| {
+        let closed = executor.close_announcing(&mut |name| {
+            // close waited for every async launch before the first of them.
+            for (_, running) in in_flight.drain() {
+                announcer.finished(running);
+            }
             if let Some(running) = destructors.take() {
                 announcer.finished(running);
             }
-            destructors = Some(announcer.started(&format!("the destructors of '{name}'")));
+            destructors = Some(announcer.started(&destructors_of(name)));
         });
         if let Some(running) = destructors {
-            self.announcer.finished(running);
+            announcer.finished(running);
         }
-        // close waited for every async launch.
-        for (_, running) in self.in_flight.drain() {
-            self.announcer.finished(running);
+        for (_, running) in in_flight.drain() {
+            announcer.finished(running);
         }
         closed
     }
