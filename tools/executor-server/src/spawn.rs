@@ -17,7 +17,7 @@ use std::{
 
 use crate::{
     Settings, catalyst_assets,
-    handover::{self, SessionTls},
+    handover::{self, ServerLoad, SessionTls},
     status::StatusTable,
 };
 use executor_protocol::{Step, Stream};
@@ -96,9 +96,16 @@ impl SpawnedWorker {
         directory: &Path,
         tls: Option<&SessionTls>,
         steps: &[Step],
+        load: ServerLoad,
     ) -> io::Result<(Child, StatusTable)> {
-        let sent =
-            handover::send_session(self.control.as_fd(), stream.as_fd(), directory, tls, steps);
+        let sent = handover::send_session(
+            self.control.as_fd(),
+            stream.as_fd(),
+            directory,
+            tls,
+            steps,
+            load,
+        );
         match sent {
             Ok(()) => Ok((self.child, self.status)),
             Err(error) => {

@@ -21,7 +21,8 @@ use std::{
 use crate::{
     ServerError,
     catalyst_assets::CatalystAssetLink,
-    handover,
+    handover::{self, ServerLoad},
+    ping,
     session_io::{self, ReplyWriter, RequestReader},
     status::{Announcer, Running},
     steps::{self, Steps},
@@ -75,6 +76,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     };
     drop(control);
     let steps = Steps::new(session.steps, executor_start, config.trace_dir.as_deref());
+    let load = session.load;
     let session_dir = session.directory;
     let (reader, mut writer) = Stream::from_fd(session.connection)
         .and_then(|stream| session_io::split(stream, session.tls, announcer.record_log()))
@@ -113,6 +115,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         frame: Vec::new(),
         steps,
         kind: "",
+        load,
     }
     .serve();
     Ok(())
@@ -209,6 +212,8 @@ struct Worker {
     steps: Steps,
     /// The kind of the request being served, for its step.
     kind: &'static str,
+    /// What a `Ping` is answered with.
+    load: ServerLoad,
 }
 
 /// How a request is answered: with a message, or with the results of a
@@ -323,12 +328,7 @@ impl Worker {
                 arguments,
             } => ("call", message(self.call(&symbol, layout, &arguments))),
             Request::Close => ("close", message(self.close().map(|()| Response::Done))),
-            Request::Ping => (
-                "ping",
-                Err(RuntimeError::BadArguments(
-                    "a Ping is answered only before the session's first other request".to_owned(),
-                )),
-            ),
+            Request::Ping => ("ping", Ok(Reply::Message(ping::pong(self.load)))),
             Request::Trace => ("trace", Ok(Reply::Message(self.steps.ask()))),
         };
         self.kind = kind;
