@@ -360,9 +360,12 @@ private:
   static void defineAtexit(jitlink::LinkGraph &graph, jitlink::Symbol &atexit,
                            jitlink::Symbol &handle) {
     static const char code[] = {
-        '\x31', '\xf6',                                 // xor %esi, %esi
-        '\x48', '\x8d', '\x15', 0,      0,      0, 0, // lea 0(%rip), %rdx
-        '\xe9', 0,      0,      0,      0,              // jmp 0
+        // xor %esi, %esi
+        '\x31', '\xf6',
+        // lea 0(%rip), %rdx
+        '\x48', '\x8d', '\x15', 0, 0, 0, 0,
+        // jmp 0
+        '\xe9', 0, 0, 0, 0,
     };
     constexpr size_t kHandleFixup = 5, kCallFixup = 10;
     auto &section = graph.createSection(
