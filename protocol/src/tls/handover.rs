@@ -74,14 +74,6 @@ impl<S: Read + Write> RecordExactStream<S> {
         &self.connection
     }
 
-    /// Whether rustls holds plaintext it decrypted that nobody has read:
-    /// a request that came in the record of the one before it.
-    pub fn has_unread_plaintext(&mut self) -> bool {
-        self.connection
-            .process_new_packets()
-            .is_ok_and(|state| state.plaintext_bytes_to_read() > 0)
-    }
-
     /// The transport, to set its timeouts. Reading from it directly would
     /// break the record-exact invariant: only this stream reads it.
     pub fn socket_mut(&mut self) -> &mut S {

@@ -61,17 +61,6 @@ impl Connection {
     /// Connects to `address` (`host:port` or `unix:<path>`) and performs the
     /// handshake.
     pub fn open(address: &str, options: &ConnectOptions) -> Result<Self> {
-        Self::open_sending(address, options, None)
-    }
-
-    /// [`Connection::open`], writing `early` right behind the `Hello`,
-    /// before the welcome, for the caller to read its reply next: a server
-    /// answers a `Ping` sent so without handing the connection to a worker.
-    fn open_sending(
-        address: &str,
-        options: &ConnectOptions,
-        early: Option<&Request>,
-    ) -> Result<Self> {
         let stream = connect(address, options)?;
         let (mut channel, peer_fingerprint) = match &options.tls {
             None => (Channel::Plain(PollableStream::new(stream)), None),
@@ -86,7 +75,7 @@ impl Connection {
                 (Channel::Tls(Box::new(session)), Some(presented))
             }
         };
-        let (max_message_size, triple) = handshake(address, &mut channel, options, early)?;
+        let (max_message_size, triple) = handshake(address, &mut channel, options)?;
         Ok(Self {
             address: address.to_owned(),
             reader: BufReader::with_capacity(READ_BUFFER_SIZE, channel),
@@ -150,21 +139,18 @@ impl Connection {
         !quiet || restored.is_err()
     }
 
-    /// Connects to the server at `address` and asks it how it is doing,
-    /// waiting for each answer no longer than for the handshake's: the
-    /// connection, the sessions the server serves besides this one, and its
-    /// limit. The `Ping` goes with the `Hello`, so no worker is started.
-    pub fn open_and_ping(address: &str, options: &ConnectOptions) -> Result<(Self, u32, u32)> {
-        let mut connection = Self::open_sending(address, options, Some(&Request::Ping))?;
-        connection
-            .socket()
-            .set_read_timeout(Some(options.handshake_timeout))
+    /// Asks the server how it is doing, waiting for the answer no longer
+    /// than for the handshake's: the sessions it serves besides this one,
+    /// and its limit.
+    pub fn ping(&mut self, timeout: Duration) -> Result<(u32, u32)> {
+        self.socket()
+            .set_read_timeout(Some(timeout))
             .map_err(ProtocolError::Io)?;
-        match connection.exchange(|_| Ok(()))? {
+        match self.round_trip(&Request::Ping)? {
             Response::Pong {
                 sessions,
                 max_sessions,
-            } => Ok((connection, sessions, max_sessions)),
+            } => Ok((sessions, max_sessions)),
             other => Err(RuntimeError::Protocol(format!(
                 "expected Pong from the executor, got {other:?}"
             ))),
@@ -501,7 +487,6 @@ fn handshake(
     address: &str,
     channel: &mut Channel,
     options: &ConnectOptions,
-    early: Option<&Request>,
 ) -> Result<(u32, String)> {
     let unreachable = |reason: String| RuntimeError::Unreachable {
         address: address.to_owned(),
@@ -520,10 +505,6 @@ fn handshake(
         token: options.token.clone(),
     };
     protocol::write_message(channel, &hello, HANDSHAKE_MAX_MESSAGE_SIZE)
-        .and_then(|()| match early {
-            Some(request) => protocol::write_message(channel, request, HANDSHAKE_MAX_MESSAGE_SIZE),
-            None => Ok(()),
-        })
         .and_then(|()| io::Write::flush(channel).map_err(ProtocolError::Io))
         .map_err(|error| unreachable(format!("handshake failed: {error}")))?;
     let reply = protocol::read_message::<HelloReply>(channel, HANDSHAKE_MAX_MESSAGE_SIZE).map_err(

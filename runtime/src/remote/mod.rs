@@ -80,7 +80,8 @@ pub struct Health {
 /// it: no worker process is started for this. Every wait is bounded by the
 /// options' connect and handshake timeouts.
 pub fn check(address: &str, options: &ConnectOptions) -> Result<Health> {
-    let (mut connection, sessions, max_sessions) = Connection::open_and_ping(address, options)?;
+    let mut connection = Connection::open(address, options)?;
+    let (sessions, max_sessions) = connection.ping(options.handshake_timeout)?;
     let tls_fingerprint = connection.peer_fingerprint();
     let triple = connection.triple().to_owned();
     connection.end("checked".to_owned());

@@ -51,15 +51,6 @@ pub(crate) struct SessionTls {
     pub unread_plaintext: Vec<u8>,
 }
 
-/// How busy the server was as it handed the session over: what the worker
-/// answers a `Ping` with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct ServerLoad {
-    /// The server's sessions besides this one.
-    pub sessions: u32,
-    pub max_sessions: u32,
-}
-
 /// A session as the worker receives it.
 pub(crate) struct ReceivedSession {
     pub connection: OwnedFd,
@@ -67,7 +58,6 @@ pub(crate) struct ReceivedSession {
     pub tls: Option<SessionTls>,
     /// What the supervisor measured of the session (`steps.rs`).
     pub steps: Vec<Step>,
-    pub load: ServerLoad,
 }
 
 impl std::fmt::Debug for ReceivedSession {
@@ -87,7 +77,6 @@ struct Outgoing<'a> {
     directory: &'a [u8],
     tls: Option<&'a SessionTls>,
     steps: &'a [Step],
-    load: ServerLoad,
 }
 
 /// The handover message as received.
@@ -96,7 +85,6 @@ struct Incoming {
     directory: Vec<u8>,
     tls: Option<SessionTls>,
     steps: Vec<Step>,
-    load: ServerLoad,
 }
 
 /// Room for the control message of one descriptor, aligned as `cmsghdr`
@@ -133,7 +121,6 @@ pub(crate) fn send_session(
     directory: &Path,
     tls: Option<&SessionTls>,
     steps: &[Step],
-    load: ServerLoad,
 ) -> io::Result<()> {
     let directory = directory.as_os_str().as_bytes();
     let invalid = |what: String| io::Error::new(io::ErrorKind::InvalidInput, what);
@@ -156,7 +143,6 @@ pub(crate) fn send_session(
             directory,
             tls,
             steps,
-            load,
         })
         .map_err(io::Error::other)?,
     );
@@ -240,7 +226,6 @@ pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<Rece
         directory,
         tls,
         steps,
-        load,
     }: Incoming = postcard::from_bytes(&encoded[..received])
         .map_err(|error| malformed(&format!("a malformed session handover: {error}")))?;
     if directory.is_empty() {
@@ -251,7 +236,6 @@ pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<Rece
         directory: PathBuf::from(OsString::from_vec(directory)),
         tls,
         steps,
-        load,
     }))
 }
 
@@ -296,13 +280,8 @@ mod tests {
 
     use super::*;
 
-    const LOAD: ServerLoad = ServerLoad {
-        sessions: 2,
-        max_sessions: 9,
-    };
-
     #[test]
-    fn a_session_arrives_with_its_connection_directory_steps_and_load() {
+    fn a_session_arrives_with_its_connection_directory_and_steps() {
         let (server_end, worker_end) = channel().unwrap();
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
@@ -325,7 +304,6 @@ mod tests {
             Path::new("/tmp/session-x"),
             None,
             &steps,
-            LOAD,
         )
         .unwrap();
         drop(accepted);
@@ -334,7 +312,6 @@ mod tests {
         assert_eq!(received.directory, Path::new("/tmp/session-x"));
         assert!(received.tls.is_none());
         assert_eq!(received.steps, steps);
-        assert_eq!(received.load, LOAD);
         let connection = received.connection;
         // The descriptor received is the connection itself.
         let mut received = TcpStream::from(connection);
@@ -364,7 +341,6 @@ mod tests {
             Path::new(&directory),
             Some(&tls),
             &[],
-            LOAD,
         )
         .unwrap();
         let received = receive_session(worker_end.as_fd()).unwrap().unwrap();

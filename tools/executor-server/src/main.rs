@@ -143,7 +143,7 @@ struct Cli {
     /// holds about 5 MiB of memory of its own (about 63 MiB resident, nearly
     /// all libLLVM's pages, shared with the server and the other workers;
     /// docs/protocol.md, "Warm workers"). 0: each session starts its worker
-    /// as it opens.
+    /// at its first request.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_WARM_WORKERS)]
     warm_workers: usize,
 

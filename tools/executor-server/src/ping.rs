@@ -1,12 +1,8 @@
 //! Pings answered by the server process itself, before a session's worker is
-//! started. A client that only checks the server (`executor-server --check`)
-//! sends its `Ping` right behind its `Hello`, so that it is waiting when the
-//! client is welcomed ([`request_waiting`]); the supervisor then looks at
-//! each request's first bytes without taking them, answers a `Ping` with a
-//! `Pong`, and leaves anything else, still unread, to the worker it then
-//! starts. Such a connection costs no process. A session's client sends
-//! nothing before the welcome: its worker takes the connection at once, and
-//! answers the pings it is sent itself.
+//! started: the supervisor looks at each request's first bytes without taking
+//! them, answers a `Ping` with a `Pong`, and leaves anything else, still
+//! unread, to the worker it then starts. A connection that only pings
+//! (`executor-server --check`) thus costs no process.
 //!
 //! Over TLS the bytes cannot be peeked at (they are records): the supervisor
 //! reads a request's length through the session, and its one byte if it is
@@ -20,8 +16,6 @@ use std::{
 
 use executor_runtime::protocol::{self, LENGTH_PREFIX_SIZE, Response, Stream};
 
-use crate::handover::ServerLoad;
-
 /// A `Ping` request's whole frame: a payload of one byte, its variant.
 const PING_FRAME: [u8; 5] = [0, 0, 0, 1, 6];
 
@@ -32,31 +26,6 @@ pub(crate) enum AfterPings {
     Request,
     /// The client left (or its link died) without asking for more.
     ClientGone,
-}
-
-/// The answer to a `Ping`.
-pub(crate) fn pong(load: ServerLoad) -> Response {
-    Response::Pong {
-        sessions: load.sessions,
-        max_sessions: load.max_sessions,
-    }
-}
-
-/// Whether the client has sent a request behind its `Hello` already (or
-/// closed the connection), without waiting: `buffered`, the plaintext a TLS
-/// session decrypted and nobody read, or bytes on `stream`.
-pub(crate) fn request_waiting(stream: &Stream, buffered: bool) -> bool {
-    if buffered {
-        return true;
-    }
-    let mut ready = libc::pollfd {
-        fd: stream.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one pollfd, live for the call, on a descriptor `stream` keeps
-    // open; a timeout of 0 never waits.
-    unsafe { libc::poll(&mut ready, 1, 0) > 0 }
 }
 
 /// Answers `Ping`s with `pong()` until the client sends something else or

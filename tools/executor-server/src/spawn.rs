@@ -17,7 +17,7 @@ use std::{
 
 use crate::{
     Settings, catalyst_assets,
-    handover::{self, ServerLoad, SessionTls},
+    handover::{self, SessionTls},
     status::StatusTable,
 };
 use executor_protocol::{Step, Stream};
@@ -96,16 +96,9 @@ impl SpawnedWorker {
         directory: &Path,
         tls: Option<&SessionTls>,
         steps: &[Step],
-        load: ServerLoad,
     ) -> io::Result<(Child, StatusTable)> {
-        let sent = handover::send_session(
-            self.control.as_fd(),
-            stream.as_fd(),
-            directory,
-            tls,
-            steps,
-            load,
-        );
+        let sent =
+            handover::send_session(self.control.as_fd(), stream.as_fd(), directory, tls, steps);
         match sent {
             Ok(()) => Ok((self.child, self.status)),
             Err(error) => {

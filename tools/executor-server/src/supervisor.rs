@@ -4,10 +4,8 @@
 //! with this process (`status.rs`).
 //!
 //! The worker (`spawn.rs`) is started before its session, as a warm one
-//! (`warm_pool.rs`), or for it when none is waiting; the session goes to it
-//! once the client is welcomed, or, for a client that pinged with its
-//! `Hello`, at its first request that is not a `Ping` (the supervisor answers
-//! those itself, `ping.rs`). The
+//! (`warm_pool.rs`), or for it when none is waiting; the session goes to it at its first request
+//! that is not a `Ping` (the supervisor answers those itself, `ping.rs`). The
 //! supervisor sleeps in `poll` on a pidfd of the worker (readable when it
 //! exits) and on the connection (for the client hanging up): nothing wakes it
 //! while the session runs.
@@ -32,7 +30,7 @@ use std::{
 
 use crate::{
     Accepting, Settings, catalyst_assets,
-    handover::{ServerLoad, SessionTls},
+    handover::SessionTls,
     linger::close_gracefully,
     link::Link,
     ping::{self, AfterPings},
@@ -75,32 +73,21 @@ pub(crate) fn run(
         &*server.live_sessions,
         &*server.warm_workers,
     );
-    let load = || ServerLoad {
+    let pong = || Response::Pong {
         sessions: u32::try_from(live_sessions.count().saturating_sub(1)).unwrap_or(u32::MAX),
         max_sessions: settings.max_sessions,
     };
-    let pong = || ping::pong(load());
-    // A client that only checks the server (`executor-server --check`)
-    // sends its Ping with its Hello, and its pings are answered here, with
-    // no worker. A session's client waits for the welcome: its worker takes
-    // the connection now, and is ready when the first request comes.
     let tls = match link {
         Link::Plain(_) => {
-            if ping::request_waiting(stream, false)
-                && ping::answer_pings(stream, pong) == AfterPings::ClientGone
-            {
+            if ping::answer_pings(stream, pong) == AfterPings::ClientGone {
                 return;
             }
             None
         }
         Link::Tls(mut session) => {
-            let mut unread_plaintext = Vec::new();
-            if ping::request_waiting(stream, session.has_unread_plaintext()) {
-                let Some(read) = ping::answer_pings_through(&mut *session, pong) else {
-                    return;
-                };
-                unread_plaintext = read;
-            }
+            let Some(mut unread_plaintext) = ping::answer_pings_through(&mut *session, pong) else {
+                return;
+            };
             match session.hand_over() {
                 Ok(handover) => {
                     unread_plaintext.extend_from_slice(&handover.unread_plaintext);
@@ -116,15 +103,7 @@ pub(crate) fn run(
             }
         }
     };
-    let started = start_session(
-        stream,
-        directory,
-        tls.as_ref(),
-        settings,
-        pool,
-        handshake,
-        load(),
-    );
+    let started = start_session(stream, directory, tls.as_ref(), settings, pool, handshake);
     let (mut child, status) = match started {
         Ok(started) => started,
         Err(error) => {
@@ -193,7 +172,6 @@ fn start_session(
     settings: &Settings,
     pool: &WarmPool,
     handshake: Step,
-    load: ServerLoad,
 ) -> io::Result<(Child, StatusTable)> {
     let begun = Instant::now();
     if let Some(warm) = pool.take() {
@@ -201,14 +179,14 @@ fn start_session(
             handshake.clone(),
             steps::since(steps::WARM_HAND_OVER, begun),
         ];
-        match warm.hand_over(stream, directory, tls, &steps, load) {
+        match warm.hand_over(stream, directory, tls, &steps) {
             Ok(started) => return Ok(started),
             Err(error) => tracing::warn!(%error, "a warm worker could not take the session"),
         }
     }
     let worker = SpawnedWorker::spawn(settings)?;
     let steps = [handshake, steps::since(steps::WORKER_START, begun)];
-    worker.hand_over(stream, directory, tls, &steps, load)
+    worker.hand_over(stream, directory, tls, &steps)
 }
 
 /// Waits until the worker exits. A client that disconnects gets its worker

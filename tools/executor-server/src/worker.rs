@@ -21,8 +21,7 @@ use std::{
 use crate::{
     ServerError,
     catalyst_assets::CatalystAssetLink,
-    handover::{self, ServerLoad},
-    ping,
+    handover,
     session_io::{self, ReplyWriter, RequestReader},
     status::{Announcer, Running},
     steps::{self, Steps},
@@ -76,7 +75,6 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     };
     drop(control);
     let steps = Steps::new(session.steps, executor_start, config.trace_dir.as_deref());
-    let load = session.load;
     let session_dir = session.directory;
     let (reader, mut writer) = Stream::from_fd(session.connection)
         .and_then(|stream| session_io::split(stream, session.tls, announcer.record_log()))
@@ -115,7 +113,6 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         frame: Vec::new(),
         steps,
         kind: "",
-        load,
     }
     .serve();
     Ok(())
@@ -212,8 +209,6 @@ struct Worker {
     steps: Steps,
     /// The kind of the request being served, for its step.
     kind: &'static str,
-    /// What a `Ping` is answered with.
-    load: ServerLoad,
 }
 
 /// How a request is answered: with a message, or with the results of a
@@ -328,7 +323,12 @@ impl Worker {
                 arguments,
             } => ("call", message(self.call(&symbol, layout, &arguments))),
             Request::Close => ("close", message(self.close().map(|()| Response::Done))),
-            Request::Ping => ("ping", Ok(Reply::Message(ping::pong(self.load)))),
+            Request::Ping => (
+                "ping",
+                Err(RuntimeError::BadArguments(
+                    "a Ping is answered only before the session's first other request".to_owned(),
+                )),
+            ),
             Request::Trace => ("trace", Ok(Reply::Message(self.steps.ask()))),
         };
         self.kind = kind;

@@ -83,44 +83,37 @@ fn a_worker_killed_from_outside_is_reported_as_killed_not_as_a_crash() {
 }
 
 #[test]
-fn a_ping_sent_with_the_hello_is_answered_without_starting_a_worker() {
+fn a_ping_is_answered_without_starting_a_worker() {
     // No warm workers: every worker counted below serves a session.
     let server = Server::start(&["--max-sessions", "5", "--warm-workers", "0"]);
     let busy = server.connect().unwrap();
     busy.launch_async("k", "o").unwrap_err();
-    let pong = |stream: &mut std::net::TcpStream, max_message_size| {
-        protocol::read_message::<Response>(stream, max_message_size).unwrap()
-    };
-    // As `executor-server --check` pings: in the same write as the Hello.
-    let (mut checking, max_message_size) = server.raw_session_sending(Some(&Request::Ping));
-    let expected = Response::Pong {
-        sessions: 1,
-        max_sessions: 5,
-    };
-    assert_eq!(pong(&mut checking, max_message_size), expected);
-    for _ in 0..2 {
-        protocol::write_message(&mut checking, &Request::Ping, max_message_size).unwrap();
-        assert_eq!(pong(&mut checking, max_message_size), expected);
+    let (mut stream, max_message_size) = server.raw_session();
+    for _ in 0..3 {
+        protocol::write_message(&mut stream, &Request::Ping, max_message_size).unwrap();
+        assert_eq!(
+            protocol::read_message::<Response>(&mut stream, max_message_size).unwrap(),
+            Response::Pong {
+                sessions: 1,
+                max_sessions: 5
+            }
+        );
     }
     assert_eq!(
         children_of(server.process.id()).len(),
         1,
         "only the busy session has a worker"
     );
-
-    // A client that says nothing before the welcome has a worker at once,
-    // which answers its pings (the checking connection is one of the
-    // sessions besides it).
-    let (mut session, max_message_size) = server.raw_session();
-    protocol::write_message(&mut session, &Request::Ping, max_message_size).unwrap();
-    assert_eq!(
-        pong(&mut session, max_message_size),
-        Response::Pong {
-            sessions: 2,
-            max_sessions: 5
-        }
+    // Once the session has a worker, a ping is refused and the session goes on.
+    protocol::write_message(&mut stream, &Request::Await(7), max_message_size).unwrap();
+    let reply: Response = protocol::read_message(&mut stream, max_message_size).unwrap();
+    assert!(matches!(reply, Response::Failed { .. }), "{reply:?}");
+    protocol::write_message(&mut stream, &Request::Ping, max_message_size).unwrap();
+    let reply: Response = protocol::read_message(&mut stream, max_message_size).unwrap();
+    assert!(
+        matches!(&reply, Response::Failed { message } if message.contains("only before")),
+        "{reply:?}"
     );
-    assert_eq!(children_of(server.process.id()).len(), 2);
     busy.close().unwrap();
 }
 
@@ -225,9 +218,8 @@ fn workers_do_not_inherit_a_token_from_the_servers_environment() {
             .any(|variable| variable.starts_with(b"EXECUTOR_TOKEN="))
     };
     assert!(has_token(server.process.id()), "the server has it");
-    // The session's worker, the warm one it took as it opened, and the warm
-    // one started in its place.
-    for worker in server.wait_for_workers(2) {
+    // The warm worker, which the session takes at its first request.
+    for worker in server.wait_for_workers(1) {
         assert!(!has_token(worker), "worker {worker} has it");
     }
     session.close().unwrap();

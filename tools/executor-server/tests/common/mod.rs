@@ -19,7 +19,7 @@ use executor_runtime::{
     memref::{DenseBuffer, OwnedDescriptor},
     packed::{self, CallArguments},
     protocol::{
-        self, Fingerprint, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION, Request,
+        self, Fingerprint, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, PROTOCOL_VERSION,
     },
     remote::{ConnectOptions, RemoteExecutor},
 };
@@ -221,13 +221,6 @@ impl Server {
     }
 
     pub fn raw_session(&self) -> (TcpStream, u32) {
-        self.raw_session_sending(None)
-    }
-
-    /// [`Server::raw_session`] that writes `early` in the same write as the
-    /// `Hello`, before the welcome (as `executor-server --check` sends its
-    /// `Ping`); its reply is the caller's to read.
-    pub fn raw_session_sending(&self, early: Option<&Request>) -> (TcpStream, u32) {
         let mut stream = TcpStream::connect(&self.address).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
@@ -236,11 +229,7 @@ impl Server {
             protocol_version: PROTOCOL_VERSION,
             token: None,
         };
-        let mut frames = protocol::encode_frame(&hello, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
-        if let Some(early) = early {
-            frames.extend(protocol::encode_frame(early, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap());
-        }
-        std::io::Write::write_all(&mut stream, &frames).unwrap();
+        protocol::write_message(&mut stream, &hello, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap();
         match protocol::read_message(&mut stream, HANDSHAKE_MAX_MESSAGE_SIZE).unwrap() {
             HelloReply::WelcomeWithTriple {
                 max_message_size, ..
