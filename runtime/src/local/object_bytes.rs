@@ -41,6 +41,25 @@ impl ObjectBytes {
         }
     }
 
+    /// The identity of the file mapped, as it was when it was mapped.
+    pub fn identity(&self) -> Option<&FileIdentity> {
+        match self {
+            Self::Owned(_) => None,
+            Self::Mapped(file) => Some(&file.identity),
+        }
+    }
+
+    /// Tells the kernel that the bytes will be read here and there, not
+    /// through: each page read is then mapped alone, not with the 15 after
+    /// it.
+    pub fn expect_random_reads(&self) {
+        if let Self::Mapped(file) = self {
+            // SAFETY: advice on the mapping this value owns; it changes how
+            // pages are read in, not what the mapping holds.
+            unsafe { libc::madvise(file.address.as_ptr().cast(), file.length, libc::MADV_RANDOM) };
+        }
+    }
+
     /// The bytes in memory of their own: a mapped file is read (from the
     /// file it was mapped from) and unmapped.
     pub fn into_owned(self) -> io::Result<Vec<u8>> {
@@ -62,6 +81,62 @@ pub struct MappedFile {
     length: usize,
     file: File,
     stamp: Stamp,
+    identity: FileIdentity,
+}
+
+/// Which file, and which version of it: its device and inode, its size,
+/// and the times of its last write (which a program may set) and of its
+/// last change (which it cannot).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileIdentity {
+    device: u64,
+    inode: u64,
+    size: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+}
+
+impl FileIdentity {
+    fn of(metadata: &std::fs::Metadata) -> Self {
+        Self {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            size: metadata.size(),
+            modified: (metadata.mtime(), metadata.mtime_nsec()),
+            changed: (metadata.ctime(), metadata.ctime_nsec()),
+        }
+    }
+
+    /// Its seven numbers, in the order above.
+    pub fn fields(&self) -> [u64; 7] {
+        [
+            self.device,
+            self.inode,
+            self.size,
+            self.modified.0 as u64,
+            self.modified.1 as u64,
+            self.changed.0 as u64,
+            self.changed.1 as u64,
+        ]
+    }
+
+    pub fn device(&self) -> u64 {
+        self.device
+    }
+
+    pub fn inode(&self) -> u64 {
+        self.inode
+    }
+
+    /// The later of its two times.
+    pub fn last_written(&self) -> std::time::SystemTime {
+        let (seconds, nanoseconds) = self.modified.max(self.changed);
+        let since_epoch = std::time::Duration::new(
+            seconds.max(0) as u64,
+            nanoseconds.clamp(0, 999_999_999) as u32,
+        );
+        std::time::UNIX_EPOCH + since_epoch
+    }
 }
 
 // SAFETY: the mapping is read-only and owned by this value; reading it from
@@ -80,11 +155,14 @@ struct Stamp {
 
 impl Stamp {
     fn of(file: &File) -> io::Result<Self> {
-        let metadata = file.metadata()?;
-        Ok(Self {
+        Ok(Self::from(&file.metadata()?))
+    }
+
+    fn from(metadata: &std::fs::Metadata) -> Self {
+        Self {
             length: metadata.len(),
             modified_ns: (metadata.mtime(), metadata.mtime_nsec()),
-        })
+        }
     }
 }
 
@@ -92,8 +170,14 @@ impl MappedFile {
     /// `path` mapped read-only; an empty file is read, not mapped (a mapping
     /// cannot be empty), and gives `ObjectBytes::Owned`.
     pub fn open(path: &Path) -> io::Result<ObjectBytes> {
-        let file = File::open(path)?;
-        let stamp = Stamp::of(&file)?;
+        Self::map(File::open(path)?)
+    }
+
+    /// `file` mapped read-only, as [`MappedFile::open`] maps the file at a
+    /// path.
+    pub fn map(file: File) -> io::Result<ObjectBytes> {
+        let metadata = file.metadata()?;
+        let (stamp, identity) = (Stamp::from(&metadata), FileIdentity::of(&metadata));
         let length = usize::try_from(stamp.length)
             .map_err(|_| io::Error::other("the file does not fit in memory"))?;
         if length == 0 {
@@ -121,6 +205,7 @@ impl MappedFile {
             length,
             file,
             stamp,
+            identity,
         }))
     }
 

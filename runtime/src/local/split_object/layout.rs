@@ -5,14 +5,17 @@
 //! and its unwind entries' framing, each in one pass without building
 //! anything; and, with the last, whether the sections those entries describe
 //! ascend, as compilers write them. What a piece needs (its symbol, the
-//! globals its sections define) is looked up when the piece is written, by
-//! scanning the tables, until a program has written enough pieces to pay
-//! for indexing them; its unwind entries, by binary search (or, when their
+//! globals its sections define) is looked up when the piece is written
+//! (globals.rs); its unwind entries, by binary search (or, when their
 //! sections do not ascend, in a table of them sorted at the first piece).
+//!
+//! An object of many sections sent again, in a later run, is not read: its
+//! layout was saved ([`Layout::save`], saved_layout.rs) with the tables
+//! those lookups need, and [`Layout::from_saved`] reads that instead.
 
-use rustc_hash::{FxHashMap, FxHasher};
-use std::hash::Hasher;
+mod globals;
 
+use self::globals::{Globals, SymbolTable};
 use super::eh_frame_check::{DescribedOrder, check_eh_frame};
 use super::elf::{
     EM_X86_64, ET_REL, RELOCATION_SIZE, Relocation, SECTION_HEADER_SIZE, SHF_ALLOC, SHF_EXECINSTR,
@@ -20,13 +23,10 @@ use super::elf::{
     SHN_UNDEF, SHN_XINDEX, SHT_GROUP, SHT_NOBITS, SHT_PROGBITS, SHT_REL, SHT_RELA, SHT_STRTAB,
     SHT_SYMTAB, SHT_SYMTAB_SHNDX, SHT_X86_64_UNWIND, STB_LOCAL, STT_FILE, STT_GNU_IFUNC,
     STT_SECTION, STT_TLS, SYMBOL_SIZE, Section, Symbol, Table, fixup_width, string_at, u16_at,
-    u16_in, u32_at, u32_in, u64_at, u64_in,
+    u16_in, u32_at, u64_at, u64_in,
 };
-
-/// How many lookups (of a name, or of the globals of a piece's sections)
-/// scan the symbol table before its globals are indexed for them (a scan
-/// costs about a tenth of indexing them all).
-const SCANNED_LOOKUPS: usize = 8;
+use super::saved_layout::{Header, SavedLayout, Tables};
+use crate::local::object_bytes::FileIdentity;
 
 /// The largest section alignment of an object linked a piece at a time: a
 /// compiler writes page alignment at most, and a piece is as large as its
@@ -48,20 +48,10 @@ pub struct Layout {
     allocated: Vec<bool>,
     /// `.eh_frame`, checked to hold only what a piece can carry.
     eh_frame: Option<usize>,
-    global_names: GlobalNames,
-    /// How many pieces looked up the globals their sections define.
-    global_lookups: usize,
-    globals_by_section: Option<GlobalsBySection>,
+    globals: Globals,
     /// Found when the object is read if its entries' sections ascend;
     /// otherwise at the first piece that carries unwind entries.
     fde_order: Option<FdeOrder>,
-}
-
-/// The global symbols each allocated section defines: section `s`'s are
-/// `globals[start[s + 1]..start[s + 2]]`.
-struct GlobalsBySection {
-    globals: Vec<u32>,
-    start: Vec<u32>,
 }
 
 /// How the unwind entries of a section are found among the relocations of
@@ -72,15 +62,6 @@ enum FdeOrder {
     Ascending,
     /// Otherwise: (section, relocation) pairs sorted by section.
     Table(Vec<(u32, u32)>),
-}
-
-#[derive(Default)]
-struct GlobalNames {
-    lookups: usize,
-    /// Defined global symbols by the hash of their name.
-    by_hash: Option<FxHashMap<u64, u32>>,
-    /// Whether two names had the same hash (a lookup then also scans).
-    collisions: bool,
 }
 
 /// An entry of a pool of constants ([`Layout::pooled_constant`]).
@@ -203,9 +184,7 @@ impl Layout {
             relocations_of,
             allocated,
             eh_frame: None,
-            global_names: GlobalNames::default(),
-            global_lookups: 0,
-            globals_by_section: None,
+            globals: Globals::default(),
             fde_order: None,
         };
         let names = layout.section(bytes, usize::from(names_index))?;
@@ -264,6 +243,75 @@ impl Layout {
         }
         layout.eh_frame = eh_frame;
         Some(layout)
+    }
+
+    /// The layout `saved` holds, which an earlier [`Layout::read`] of the
+    /// same object file found; `None` when it does not fit `bytes`.
+    pub fn from_saved(bytes: &[u8], saved: SavedLayout) -> Option<Self> {
+        let header = *saved.header();
+        let table = |(offset, size): (u64, u64)| {
+            let table = Table {
+                offset: usize::try_from(offset).ok()?,
+                size: usize::try_from(size).ok()?,
+            };
+            bytes.get(table.offset..table.offset.checked_add(table.size)?)?;
+            Some(table)
+        };
+        let section_count = usize::try_from(header.section_count).ok()?;
+        let layout = Self {
+            section_table: usize::try_from(header.section_table).ok()?,
+            section_count,
+            section_names: table(header.section_names)?,
+            symbols: table(header.symbols)?,
+            symbol_count: usize::try_from(header.symbol_count).ok()?,
+            first_global: usize::try_from(header.first_global).ok()?,
+            symbol_names: table(header.symbol_names)?,
+            relocations_of: saved.relocations_of(),
+            allocated: saved.allocated(),
+            eh_frame: (header.eh_frame != 0).then_some(usize::try_from(header.eh_frame).ok()?),
+            fde_order: header.fdes_ascending.then_some(FdeOrder::Ascending),
+            globals: Globals::saved(saved),
+        };
+        let fits = u64_at(bytes, 40)? == header.section_table
+            && u64::from(u16_at(bytes, 60)?) == header.section_count
+            && layout.symbol_count * SYMBOL_SIZE <= layout.symbols.size
+            && layout
+                .eh_frame
+                .is_none_or(|section| section < section_count);
+        fits.then_some(layout)
+    }
+
+    /// The saved layout of this object, the file of `identity` and
+    /// `fingerprint`.
+    pub fn save(&self, bytes: &[u8], identity: &FileIdentity, fingerprint: u64) -> Vec<u8> {
+        let part = |table: Table| (table.offset as u64, table.size as u64);
+        let header = Header {
+            section_table: self.section_table as u64,
+            section_count: self.section_count as u64,
+            section_names: part(self.section_names),
+            symbols: part(self.symbols),
+            symbol_count: self.symbol_count as u64,
+            first_global: self.first_global as u64,
+            symbol_names: part(self.symbol_names),
+            eh_frame: self.eh_frame.unwrap_or(0) as u64,
+            fdes_ascending: matches!(self.fde_order, Some(FdeOrder::Ascending)),
+        };
+        let table = self.symbol_table(bytes);
+        let by_section = table.globals_by_section();
+        let fde_start = self.fde_starts(bytes).unwrap_or_default();
+        SavedLayout::write(
+            identity,
+            fingerprint,
+            &header,
+            &Tables {
+                relocations_of: &self.relocations_of,
+                allocated: &self.allocated,
+                globals: table.named_globals(),
+                start: &by_section.start,
+                by_section: &by_section.globals,
+                fde_start,
+            },
+        )
     }
 
     /// `Some` when no global symbol is of a kind a piece cannot carry (see
@@ -366,64 +414,15 @@ impl Layout {
     /// The global symbols each of `sections` (ascending) defines, in the
     /// order of the symbol table.
     pub fn globals_defined_in(&mut self, bytes: &[u8], sections: &[usize]) -> Vec<Vec<u32>> {
-        self.global_lookups += 1;
-        if self.globals_by_section.is_none() && self.global_lookups > SCANNED_LOOKUPS {
-            self.globals_by_section = Some(self.index_globals(bytes));
-        }
-        if let Some(index) = &self.globals_by_section {
-            return sections
-                .iter()
-                .map(|&section| {
-                    let start = index.start[section + 1] as usize;
-                    let end = index.start[section + 2] as usize;
-                    index.globals[start..end].to_vec()
-                })
-                .collect();
-        }
-        let mut found = vec![Vec::new(); sections.len()];
-        let (Some(&lowest), Some(&highest)) = (sections.first(), sections.last()) else {
-            return found;
-        };
-        // Only each symbol's section index is read: the section is one of
-        // `sections`, whose symbols `check_globals` checked.
-        let (entries, _) = self.symbol_entries(bytes).as_chunks::<SYMBOL_SIZE>();
-        for (index, entry) in entries.iter().enumerate().skip(self.first_global) {
-            let section = usize::from(u16_in(entry, 6));
-            if section < lowest || section > highest {
-                continue;
-            }
-            if let Ok(position) = sections.binary_search(&section) {
-                // Symbols are counted in 32 bits (checked by `read`).
-                found[position].push(index as u32);
-            }
-        }
-        found
-    }
-
-    /// The defined globals by section: a counting sort (a list of (section,
-    /// symbol) pairs to sort would be new memory, each of whose pages is a
-    /// page fault, several times the size of the result).
-    fn index_globals(&self, bytes: &[u8]) -> GlobalsBySection {
-        // How many globals each section defines (`start[s + 1]` for section
-        // `s`), then their running totals: the end of each section's globals.
-        let mut start = vec![0u32; self.section_count + 2];
-        let mut count = 0;
-        for (_, symbol) in self.defined_globals(bytes) {
-            start[usize::from(symbol.section) + 1] += 1;
-            count += 1;
-        }
-        for section in 1..start.len() {
-            start[section] += start[section - 1];
-        }
-        // Then each global into its place, last first, so that a section's
-        // end moves back to its start and its symbols stay in table order.
-        let mut globals = vec![0; count];
-        for (index, symbol) in self.defined_globals(bytes).rev() {
-            let slot = &mut start[usize::from(symbol.section) + 1];
-            *slot -= 1;
-            globals[*slot as usize] = index as u32;
-        }
-        GlobalsBySection { globals, start }
+        let table = symbol_table(
+            bytes,
+            self.symbols,
+            self.symbol_count,
+            self.symbol_names,
+            self.first_global,
+            &self.allocated,
+        );
+        self.globals.defined_in(&table, sections)
     }
 
     /// The constant `symbol` labels, when it is an entry of a pool of
@@ -484,8 +483,15 @@ impl Layout {
         }
         let mut fdes = Vec::new();
         for &section in sections {
+            // A saved range past the relocations is damaged: not used.
+            let saved = self
+                .globals
+                .saved_layout()
+                .and_then(|saved| saved.fdes_of(section))
+                .filter(|range| range.end <= count);
             let section = section as u32;
             let described: Vec<usize> = match &self.fde_order {
+                _ if saved.is_some() => saved.into_iter().flatten().collect(),
                 Some(FdeOrder::Table(table)) => {
                     let start = table.partition_point(|(described, _)| *described < section);
                     let end = table.partition_point(|(described, _)| *described <= section);
@@ -507,6 +513,29 @@ impl Layout {
             }
         }
         Ok(fdes)
+    }
+
+    /// Where each section's unwind entries start among the relocations of
+    /// `.eh_frame`, and where the last one's end, when their sections
+    /// ascend.
+    fn fde_starts(&self, bytes: &[u8]) -> Option<Vec<u32>> {
+        if !matches!(self.fde_order, Some(FdeOrder::Ascending)) {
+            return None;
+        }
+        let relocations = self.relocation_entries(bytes, self.eh_frame?).ok()?;
+        let symbols = self.symbol_entries(bytes);
+        let mut starts = vec![0u32; self.section_count + 1];
+        for relocation in 0..relocations.len() / RELOCATION_SIZE {
+            let section = self.fde_key(symbols, relocations, relocation).ok()?;
+            // Entries of no allocated section come last, and belong to none.
+            if let Some(count) = starts.get_mut(section as usize + 1) {
+                *count += 1;
+            }
+        }
+        for section in 1..starts.len() {
+            starts[section] += starts[section - 1];
+        }
+        Some(starts)
     }
 
     /// Whether the relocations of `.eh_frame` (`relocations`) name sections
@@ -616,69 +645,28 @@ impl Layout {
 
     /// The defined global symbol called `name`.
     pub fn global(&mut self, bytes: &[u8], name: &[u8]) -> Option<Symbol> {
-        let names = &mut self.global_names;
-        names.lookups += 1;
-        if names.by_hash.is_none() && names.lookups > SCANNED_LOOKUPS {
-            self.hash_global_names(bytes);
-        }
-        let Some(by_hash) = &self.global_names.by_hash else {
-            return self.scan_globals(bytes, name);
-        };
-        let hashed = by_hash
-            .get(&name_hash(name))
-            .and_then(|&index| self.symbol(bytes, index as usize).ok())
-            .filter(|symbol| self.symbol_name(bytes, symbol) == Some(name));
-        if hashed.is_some() || !self.global_names.collisions {
-            return hashed;
-        }
-        self.scan_globals(bytes, name)
+        let table = symbol_table(
+            bytes,
+            self.symbols,
+            self.symbol_count,
+            self.symbol_names,
+            self.first_global,
+            &self.allocated,
+        );
+        let index = self.globals.named(&table, name)?;
+        self.symbol(bytes, index).ok()
     }
 
-    /// The defined global symbols, with their indexes.
-    fn defined_globals<'a>(
-        &'a self,
-        bytes: &'a [u8],
-    ) -> impl DoubleEndedIterator<Item = (usize, Symbol)> + 'a {
-        self.symbol_entries(bytes)
-            .chunks_exact(SYMBOL_SIZE)
-            .enumerate()
-            .skip(self.first_global)
-            .filter_map(|(index, entry)| Some((index, Symbol::read(entry)?)))
-            .filter(|(_, symbol)| self.defining_section(symbol).is_some())
-    }
-
-    fn scan_globals(&self, bytes: &[u8], name: &[u8]) -> Option<Symbol> {
-        let names = self.symbol_names;
-        let names = bytes.get(names.offset..names.offset.checked_add(names.size)?)?;
-        let (entries, _) = self.symbol_entries(bytes).as_chunks::<SYMBOL_SIZE>();
-        entries
-            .iter()
-            .skip(self.first_global)
-            .filter(|entry| {
-                let start = u32_in(entry, 0) as usize;
-                let Some(end) = start.checked_add(name.len()) else {
-                    return false;
-                };
-                // The terminator first: one byte, which tells the names of
-                // other lengths apart.
-                names.get(end) == Some(&0) && names.get(start..end) == Some(name)
-            })
-            .filter_map(|entry| Symbol::read(entry))
-            .find(|symbol| self.defining_section(symbol).is_some())
-    }
-
-    fn hash_global_names(&mut self, bytes: &[u8]) {
-        let mut by_hash = FxHashMap::default();
-        let mut collisions = false;
-        for (index, symbol) in self.defined_globals(bytes) {
-            let (Some(name), Ok(index)) = (self.symbol_name(bytes, &symbol), u32::try_from(index))
-            else {
-                continue;
-            };
-            collisions |= *by_hash.entry(name_hash(name)).or_insert(index) != index;
-        }
-        self.global_names.by_hash = Some(by_hash);
-        self.global_names.collisions = collisions;
+    /// What a search for the object's globals reads.
+    fn symbol_table<'a>(&'a self, bytes: &'a [u8]) -> SymbolTable<'a> {
+        symbol_table(
+            bytes,
+            self.symbols,
+            self.symbol_count,
+            self.symbol_names,
+            self.first_global,
+            &self.allocated,
+        )
     }
 
     /// The relocations of `section` (none when it has no relocation section),
@@ -757,12 +745,6 @@ fn is_legacy_initializers(name: &[u8]) -> bool {
     })
 }
 
-fn name_hash(name: &[u8]) -> u64 {
-    let mut hasher = FxHasher::default();
-    hasher.write(name);
-    hasher.finish()
-}
-
 /// The first of `0..count` for which `below` is false, `below` being true
 /// for a prefix of it (as `slice::partition_point`, for a sequence that is
 /// computed, not stored).
@@ -777,4 +759,28 @@ fn partition_point(count: usize, below: impl Fn(usize) -> bool) -> usize {
         }
     }
     low
+}
+
+/// What a search for an object's globals reads: a function of the layout's
+/// fields, not of the layout, so that its lookups may update their tables
+/// while it is borrowed.
+fn symbol_table<'a>(
+    bytes: &'a [u8],
+    symbols: Table,
+    symbol_count: usize,
+    names: Table,
+    first_global: usize,
+    allocated: &'a [bool],
+) -> SymbolTable<'a> {
+    let within = |table: Table, size: usize| {
+        bytes
+            .get(table.offset..table.offset + size)
+            .unwrap_or_default()
+    };
+    SymbolTable {
+        entries: within(symbols, symbol_count * SYMBOL_SIZE),
+        names: within(names, names.size),
+        first_global,
+        allocated,
+    }
 }

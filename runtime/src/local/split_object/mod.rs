@@ -29,12 +29,15 @@
 mod eh_frame_check;
 mod elf;
 mod layout;
+mod layout_cache;
 mod piece;
+mod saved_layout;
 #[cfg(test)]
 mod tests;
 
 use rustc_hash::FxHashSet;
 
+use self::layout_cache::LayoutCache;
 use self::{
     layout::Layout,
     piece::{Contents, Piece},
@@ -44,6 +47,11 @@ use super::object_bytes::ObjectBytes;
 /// The name by which pieces linked later reach the local symbols of a
 /// section linked before (followed by the section's index in the object).
 const SECTION_ALIAS_PREFIX: &str = "__executor.section.";
+
+/// How many sections an object has at least for its layout to be saved
+/// between runs (layout_cache.rs): reading the tables of fewer costs less
+/// than looking for a saved layout.
+const SAVED_SECTIONS: usize = 1024;
 
 /// A relocatable object and what of it is linked so far.
 pub struct SplitObject {
@@ -55,15 +63,48 @@ pub struct SplitObject {
 impl SplitObject {
     /// The object, to be linked a piece at a time; or its bytes back when it
     /// is to be linked whole (see [`Layout::read`]).
+    /// A mapped object file of many sections gets the layout an earlier
+    /// run saved, or its layout is saved for later runs.
     pub fn new(bytes: ObjectBytes) -> Result<Self, ObjectBytes> {
-        match Layout::read(bytes.as_slice()) {
-            Some(layout) => Ok(Self {
-                linked: vec![false; layout.section_count()],
-                layout,
-                bytes,
-            }),
-            None => Err(bytes),
-        }
+        let object = bytes.as_slice();
+        let many_sections =
+            elf::u16_at(object, 60).is_some_and(|count| usize::from(count) >= SAVED_SECTIONS);
+        // The cache, and what names the object in it.
+        let cached = bytes
+            .identity()
+            .filter(|_| many_sections)
+            .and_then(|identity| {
+                Some((
+                    LayoutCache::of_user()?,
+                    identity,
+                    saved_layout::fingerprint(object),
+                ))
+            });
+        let saved = cached
+            .as_ref()
+            .and_then(|(cache, identity, fingerprint)| cache.load(identity, *fingerprint))
+            .and_then(|saved| Layout::from_saved(object, saved));
+        let layout = match saved {
+            Some(layout) => {
+                // Only what the pieces need is read now, a page here and there.
+                bytes.expect_random_reads();
+                layout
+            }
+            None => {
+                let Some(layout) = Layout::read(object) else {
+                    return Err(bytes);
+                };
+                if let Some((cache, identity, fingerprint)) = &cached {
+                    cache.store(identity, &layout.save(object, identity, *fingerprint));
+                }
+                layout
+            }
+        };
+        Ok(Self {
+            linked: vec![false; layout.section_count()],
+            layout,
+            bytes,
+        })
     }
 
     /// What linking `name` takes, and marks it linked (the caller adds it

@@ -7,6 +7,7 @@ use super::{
 use crate::local::jit::{Jit, Missing, ObjectIndex};
 use std::{path::Path, process::Command};
 
+mod saved;
 mod whole;
 
 /// Two functions share an internal helper and an internal global; a

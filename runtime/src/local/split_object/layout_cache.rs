@@ -1,0 +1,206 @@
+//! Where saved layouts (saved_layout.rs) are kept: a directory of the
+//! user's own, `$XDG_CACHE_HOME/executor-mlir/layouts` (`~/.cache/...` when
+//! that is unset), one file per object file, named by its device and inode.
+//! A saved layout is used only for the version of the file it names, so one
+//! that is stale is passed over, and replaced when the object is next sent;
+//! the directory may be removed at any time.
+//!
+//! The directory is made private (mode 0700), and is not used unless it is
+//! a directory of this user's that no one else may write, nor is a file in
+//! it that is not this user's: another user could otherwise make a program
+//! link what they chose. Nothing here fails a `send_binary`: a layout that
+//! cannot be read or written is read from the object, as without a cache.
+
+use std::{
+    fs::{self, DirBuilder, File, OpenOptions},
+    io::Write,
+    os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt},
+    path::{Path, PathBuf},
+    time::{Duration, SystemTime},
+};
+
+use executor_protocol::unix_socket::own_uid;
+
+use super::saved_layout::SavedLayout;
+use crate::local::object_bytes::{FileIdentity, MappedFile};
+
+/// How recently an object file may have been written and still get a saved
+/// layout. A file's times advance by the clock's tick (several
+/// milliseconds), so a file rewritten twice within one tick could keep its
+/// identity; one that has not changed for this long cannot be the first of
+/// two such versions.
+const SETTLED: Duration = Duration::from_secs(1);
+
+/// A directory of saved layouts.
+pub struct LayoutCache {
+    directory: PathBuf,
+}
+
+impl LayoutCache {
+    /// The user's: in `$XDG_CACHE_HOME`, or `~/.cache` when that is unset;
+    /// `None` when neither is an absolute path.
+    pub fn of_user() -> Option<Self> {
+        let absolute = |name| std::env::var_os(name).filter(|path| Path::new(path).is_absolute());
+        let base = match absolute("XDG_CACHE_HOME") {
+            Some(path) => PathBuf::from(path),
+            None => PathBuf::from(absolute("HOME")?).join(".cache"),
+        };
+        Some(Self::in_directory(
+            base.join("executor-mlir").join("layouts"),
+        ))
+    }
+
+    pub fn in_directory(directory: PathBuf) -> Self {
+        Self { directory }
+    }
+
+    /// The saved layout of the object file of `identity` and `fingerprint`,
+    /// if the cache holds one.
+    pub fn load(&self, identity: &FileIdentity, fingerprint: u64) -> Option<SavedLayout> {
+        let path = self.private_directory(false)?.join(file_name(identity));
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+            .ok()?;
+        if file.metadata().ok()?.uid() != own_uid() {
+            return None;
+        }
+        let saved = SavedLayout::read(MappedFile::map(file).ok()?, identity, fingerprint);
+        if saved.is_some() {
+            tracing::debug!("the object's layout is read from {}", path.display());
+        }
+        saved
+    }
+
+    /// Keeps `contents`, the saved layout of the object file of `identity`,
+    /// unless the file changed too recently to be told apart from its next
+    /// version. Written under a name of its own and renamed into place, so
+    /// a reader sees the whole file or none.
+    pub fn store(&self, identity: &FileIdentity, contents: &[u8]) {
+        let settled = SystemTime::now()
+            .duration_since(identity.last_written())
+            .is_ok_and(|age| age >= SETTLED);
+        if !settled {
+            tracing::debug!(
+                "the object's layout is not saved: the object changed less than {SETTLED:?} ago"
+            );
+            return;
+        }
+        let Some(directory) = self.private_directory(true) else {
+            tracing::debug!(
+                "the object's layout is not saved: {} is not a private directory",
+                self.directory.display()
+            );
+            return;
+        };
+        let path = directory.join(file_name(identity));
+        let partial = directory.join(format!(
+            "{}.{}.partial",
+            file_name(identity),
+            std::process::id()
+        ));
+        let written = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&partial)
+            .and_then(|mut file: File| file.write_all(contents))
+            .and_then(|()| fs::rename(&partial, &path));
+        match written {
+            Ok(()) => tracing::debug!("the object's layout is saved in {}", path.display()),
+            Err(error) => {
+                tracing::debug!(
+                    "the object's layout is not saved in {}: {error}",
+                    directory.display()
+                );
+                let _ = fs::remove_file(&partial);
+            }
+        }
+    }
+
+    /// The directory, made when `create` is set and it does not exist;
+    /// `None` when it is not this user's alone.
+    fn private_directory(&self, create: bool) -> Option<&Path> {
+        if create {
+            // Each directory made is private; one that exists is checked below.
+            let _ = DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&self.directory);
+        }
+        let metadata = fs::symlink_metadata(&self.directory).ok()?;
+        let private =
+            metadata.is_dir() && metadata.uid() == own_uid() && metadata.mode() & 0o022 == 0;
+        private.then_some(self.directory.as_path())
+    }
+}
+
+fn file_name(identity: &FileIdentity) -> String {
+    format!("{:x}-{:x}.layout", identity.device(), identity.inode())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::local::object_bytes::ObjectBytes;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A file, mapped, whose identity is that of the mapping.
+    fn mapped(path: &Path, contents: &[u8]) -> ObjectBytes {
+        fs::write(path, contents).unwrap();
+        MappedFile::open(path).unwrap()
+    }
+
+    /// What `store` keeps for `bytes`: the saved layout of an object of no
+    /// sections (`load` reads back only whole files of the format).
+    fn entry(bytes: &ObjectBytes) -> (FileIdentity, u64, Vec<u8>) {
+        let identity = bytes.identity().unwrap().clone();
+        let fingerprint = crate::local::split_object::saved_layout::fingerprint(bytes.as_slice());
+        let contents = SavedLayout::write(
+            &identity,
+            fingerprint,
+            &Default::default(),
+            // No sections: the table of where each section's globals start
+            // has its two entries before the first section.
+            &crate::local::split_object::saved_layout::Tables {
+                start: &[0, 0],
+                ..Default::default()
+            },
+        );
+        (identity, fingerprint, contents)
+    }
+
+    #[test]
+    fn a_layout_is_kept_for_a_file_that_has_settled_and_found_again() {
+        let scratch = tempfile::tempdir().unwrap();
+        let cache = LayoutCache::in_directory(scratch.path().join("cache").join("layouts"));
+        let bytes = mapped(&scratch.path().join("kernels.o"), b"kernels");
+        let (identity, fingerprint, contents) = entry(&bytes);
+        cache.store(&identity, &contents);
+        assert!(
+            cache.load(&identity, fingerprint).is_none(),
+            "a file written just now is not kept"
+        );
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        cache.store(&identity, &contents);
+        assert!(cache.load(&identity, fingerprint).is_some());
+        let mode = fs::metadata(scratch.path().join("cache")).unwrap().mode();
+        assert_eq!(mode & 0o777, 0o700, "the directories made are private");
+        // Another file (another inode) finds nothing.
+        let other = mapped(&scratch.path().join("other.o"), b"kernels");
+        let (other_identity, _, _) = entry(&other);
+        assert!(cache.load(&other_identity, fingerprint).is_none());
+        // A directory others may write is not used.
+        let directory = scratch.path().join("cache").join("layouts");
+        fs::set_permissions(&directory, fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(cache.load(&identity, fingerprint).is_none());
+        fs::set_permissions(&directory, fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(cache.load(&identity, fingerprint).is_some());
+        // Nor is a layout reached through a symbolic link.
+        let kept = directory.join(file_name(&identity));
+        fs::rename(&kept, scratch.path().join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(scratch.path().join("elsewhere"), &kept).unwrap();
+        assert!(cache.load(&identity, fingerprint).is_none());
+    }
+}
