@@ -512,12 +512,36 @@ def c_object(kernels: Path, shape: str) -> Path:
     return kernels.with_name(f"{kernels.stem}_c_{shape}.o")
 
 
+# Where the runs' `local` saves the layouts of large objects (run.py sets
+# XDG_CACHE_HOME to it). A regular file in its place leaves `local` no
+# cache: the object's tables are read at each send_binary.
+LAYOUT_CACHE = WORK / "layout_cache"
+NO_LAYOUT_CACHE = WORK / "no_layout_cache"
+# How long an object file must not have changed for `local` to save its
+# layout (runtime/src/local/split_object/layout_cache.rs's SETTLED), with a
+# margin.
+LAYOUT_SETTLED_S = 1.2
+
+
+def save_layouts(programs: dict, objects: list) -> dict:
+    """The object programs of `programs` run once each on an empty layout
+    cache, once `objects` have settled: each saves its object's layout, as
+    a build links a library before it is loaded. The steps of that run."""
+    shutil.rmtree(LAYOUT_CACHE, ignore_errors=True)
+    newest = max(path.stat().st_ctime for path in objects)
+    time.sleep(max(0.0, newest + LAYOUT_SETTLED_S - time.time()))
+    return {kind: first_launch_run([], module) for kind, module in programs.items()
+            if not kind.endswith("_library") and kind not in ("library", "object_whole")}
+
+
 def bench_big_object(config: Config, kernels: Path) -> dict:
     """send_binary + first launch of the object of many kernels on the embedded
     executor (its JIT links the object) and of the same code as a shared
     library (dlopen), alternating; the steps of each run. The MLIR kernels'
     program launches the empty kernel; the C kernels' (`c_SHAPE` and
-    `c_SHAPE_library`) the middle one, which touches their statics."""
+    `c_SHAPE_library`) the middle one, which touches their statics. The
+    objects' layouts are saved first (`saving_us`: the steps of the run
+    that saved each); `object_read_anew` is the object sent with no cache."""
     directory = WORK / "first_launch"
     programs = {"object": first_launch_program("local", kernels, "first", "big_object", directory),
                 "object_whole": first_launch_program("local", whole_object(kernels), "first", "big_object_whole",
@@ -533,11 +557,16 @@ def bench_big_object(config: Config, kernels: Path) -> dict:
     log(f"send_binary of {config.big_object_kernels:,} kernels: object with and without function sections (JIT "
         f"link) vs shared library (dlopen), and C kernels ({', '.join(C_SHAPES)}), "
         f"{config.big_object_runs} runs each, alternating")
-    steps = {kind: [] for kind in programs}
+    saving = save_layouts(programs, [kernels, *(c_object(kernels, shape) for shape in C_SHAPES)])
+    NO_LAYOUT_CACHE.write_text("not a directory: no layout cache\n")
+    no_cache = {**os.environ, "XDG_CACHE_HOME": str(NO_LAYOUT_CACHE)}
+    runs = {kind: (module, None) for kind, module in programs.items()}
+    runs["object_read_anew"] = (programs["object"], no_cache)
+    steps = {kind: [] for kind in runs}
     for _ in range(config.big_object_runs):
-        for kind, module in programs.items():
-            steps[kind].append(first_launch_run([], module))
-    return {"kernels": config.big_object_kernels, "bytes": kernels.stat().st_size,
+        for kind, (module, env) in runs.items():
+            steps[kind].append(first_launch_run([], module, env))
+    return {"kernels": config.big_object_kernels, "bytes": kernels.stat().st_size, "saving_us": saving,
             "whole_bytes": whole_object(kernels).stat().st_size,
             "library_bytes": kernels.with_suffix(".so").stat().st_size, "steps_us": steps}
 

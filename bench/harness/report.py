@@ -933,7 +933,7 @@ def first_launch(context: dict) -> list:
     add(f"`send_binary` of many kernels: [bench/gen_kernels.py](../bench/gen_kernels.py) writes {big['kernels']:,} "
         "kernels (each a loop scaling one `memref<?xf32>` into another, with its C interface) and an empty one, "
         f"compiled as above with `llc --function-sections` to an object of {fmt(big['bytes'] / (1 << 20))} MiB "
-        "(which the executor links a piece at a time: docs/runtime-abi.md), "
+        "(which the executor links a piece at a time, from the layout it saved of it: docs/runtime-abi.md), "
         + (f"without it to an object of {fmt(big['whole_bytes'] / (1 << 20))} MiB (linked whole), "
            if big.get("whole_bytes") else "")
         + f"and linked with `clang -shared` to a library of {fmt(big['library_bytes'] / (1 << 20))} MiB; the same "
@@ -947,6 +947,7 @@ def first_launch(context: dict) -> list:
                for suffix, label in [("", "object file (JIT, linked a piece at a time)"),
                                      ("_library", "shared library (dlopen)")]]
     for kind, label in [("object", "object file with function sections (JIT, linked a piece at a time)"),
+                        ("object_read_anew", "the same, its layout read anew (no saved layout)"),
                         ("object_whole", "object file without (JIT, linked whole)"),
                         ("library", "shared library (dlopen)"), *c_kinds]:
         entry = big["kinds"].get(kind)
@@ -959,6 +960,13 @@ def first_launch(context: dict) -> list:
         "for `send_binary` alone, which reads the object and indexes its sections, symbols and unwind entries; "
         "the first launch links the empty kernel's piece)"
         + (f"; linked whole, {ratio(big['whole_ratio'])}." if big.get("whole_ratio") else "."))
+    saving = big.get("saving_us", {})
+    if saving:
+        add("")
+        add("Before these runs, each object was sent once on an empty cache, once it had not changed for a "
+            "second, and saved its layout: `send_binary` then took "
+            + ", ".join(f"{fmt(steps[1])} us ({saving_label(kind)})" for kind, steps in saving.items())
+            + ", once per version of each file, as a build links a library once.")
     if big.get("c_ratios"):
         add("")
         add(f"The C kernels ([bench/gen_kernels.py](../bench/gen_kernels.py) `--c`, {big['kernels']:,} of them, "
@@ -1161,6 +1169,11 @@ def local_first_launch_notes(context: dict) -> list:
                                    for step in ("open", "send_binary", "launch"))) + ".")
     add("")
     return lines
+
+
+def saving_label(kind: str) -> str:
+    """What object measure.save_layouts's `kind` sends."""
+    return "the MLIR kernels" if kind == "object" else f"C kernels, {C_SHAPE_LABELS[kind[2:]]}"
 
 
 def big_object_notes(context: dict) -> list:
