@@ -957,8 +957,9 @@ def first_launch(context: dict) -> list:
             f"| {fmt(entry['load']['min'])} / **{fmt(entry['load']['median'])}** / {fmt(entry['load']['max'])} |")
     add("")
     add(f"The object takes {ratio(big['ratio'])} the library's time for both steps ({ratio(big['send_ratio'])} "
-        "for `send_binary` alone, which reads the object and indexes its sections, symbols and unwind entries; "
-        "the first launch links the empty kernel's piece)"
+        "for `send_binary` alone, which maps the object and the layout saved of it; read anew, it reads the "
+        "object's section headers, symbols and unwind entries instead; the first launch links the empty kernel's "
+        "piece)"
         + (f"; linked whole, {ratio(big['whole_ratio'])}." if big.get("whole_ratio") else "."))
     saving = big.get("saving_us", {})
     if saving:
