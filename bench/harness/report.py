@@ -1204,8 +1204,8 @@ def big_object_notes(context: dict) -> list:
         add(f"With function sections, the section headers, symbol table and unwind tables are most of the object: of its {fmt(tables['file'] / (1 << 20))} MiB, "
             f"{fmt(tables['section_headers'] / (1 << 20))} MiB of section headers ({tables['sections']:,} sections), "
             f"{fmt(tables['symbol_table'] / (1 << 20))} MiB of symbol table ({tables['symbols']:,} symbols) and "
-            f"{fmt(tables['unwind'] / (1 << 20))} MiB of `.eh_frame` and its relocations: {fmt(read / (1 << 20))} MiB read before "
-            "anything is linked.")
+            f"{fmt(tables['unwind'] / (1 << 20))} MiB of `.eh_frame` and its relocations: {fmt(read / (1 << 20))} MiB that "
+            "an object read anew reads before anything is linked, and one with a saved layout does not.")
         add("")
     if faults.get("object") and faults.get("library"):
         add(f"Each page read or written for the first time is a page fault: {faults['object']:,} in the whole "
