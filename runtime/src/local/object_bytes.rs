@@ -87,13 +87,15 @@ pub struct MappedFile {
 /// Which file, and which version of it: its device and inode, its size,
 /// and the times of its last write (which a program may set) and of its
 /// last change (which it cannot).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct FileIdentity {
     device: u64,
     inode: u64,
     size: u64,
     modified: (i64, i64),
     changed: (i64, i64),
+    /// When these were read.
+    observed: std::time::SystemTime,
 }
 
 impl FileIdentity {
@@ -104,6 +106,7 @@ impl FileIdentity {
             size: metadata.size(),
             modified: (metadata.mtime(), metadata.mtime_nsec()),
             changed: (metadata.ctime(), metadata.ctime_nsec()),
+            observed: std::time::SystemTime::now(),
         }
     }
 
@@ -126,6 +129,11 @@ impl FileIdentity {
 
     pub fn inode(&self) -> u64 {
         self.inode
+    }
+
+    /// When the file's metadata was read.
+    pub fn observed(&self) -> std::time::SystemTime {
+        self.observed
     }
 
     /// The later of its two times.

@@ -14,6 +14,7 @@
 //! those lookups need, and [`Layout::from_saved`] reads that instead.
 
 mod globals;
+mod saved;
 
 use self::globals::{Globals, SymbolTable};
 use super::eh_frame_check::{DescribedOrder, check_eh_frame};
@@ -25,8 +26,6 @@ use super::elf::{
     STT_SECTION, STT_TLS, SYMBOL_SIZE, Section, Symbol, Table, fixup_width, string_at, u16_at,
     u16_in, u32_at, u64_at, u64_in,
 };
-use super::saved_layout::{Header, SavedLayout, Tables};
-use crate::local::object_bytes::FileIdentity;
 
 /// The largest section alignment of an object linked a piece at a time: a
 /// compiler writes page alignment at most, and a piece is as large as its
@@ -38,6 +37,8 @@ pub struct Layout {
     section_count: usize,
     section_names: Table,
     symbols: Table,
+    /// The symbol table's section.
+    symbol_section: usize,
     symbol_count: usize,
     first_global: usize,
     symbol_names: Table,
@@ -178,6 +179,7 @@ impl Layout {
             section_count,
             section_names: Table::default(),
             symbols: Table::default(),
+            symbol_section: 0,
             symbol_count: 0,
             first_global: 0,
             symbol_names: Table::default(),
@@ -215,7 +217,8 @@ impl Layout {
                 return None;
             }
         }
-        let symbol_table = layout.section(bytes, symbol_table?)?;
+        layout.symbol_section = symbol_table?;
+        let symbol_table = layout.section(bytes, layout.symbol_section)?;
         if usize::try_from(symbol_table.entry_size).ok()? != SYMBOL_SIZE {
             return None;
         }
@@ -243,75 +246,6 @@ impl Layout {
         }
         layout.eh_frame = eh_frame;
         Some(layout)
-    }
-
-    /// The layout `saved` holds, which an earlier [`Layout::read`] of the
-    /// same object file found; `None` when it does not fit `bytes`.
-    pub fn from_saved(bytes: &[u8], saved: SavedLayout) -> Option<Self> {
-        let header = *saved.header();
-        let table = |(offset, size): (u64, u64)| {
-            let table = Table {
-                offset: usize::try_from(offset).ok()?,
-                size: usize::try_from(size).ok()?,
-            };
-            bytes.get(table.offset..table.offset.checked_add(table.size)?)?;
-            Some(table)
-        };
-        let section_count = usize::try_from(header.section_count).ok()?;
-        let layout = Self {
-            section_table: usize::try_from(header.section_table).ok()?,
-            section_count,
-            section_names: table(header.section_names)?,
-            symbols: table(header.symbols)?,
-            symbol_count: usize::try_from(header.symbol_count).ok()?,
-            first_global: usize::try_from(header.first_global).ok()?,
-            symbol_names: table(header.symbol_names)?,
-            relocations_of: saved.relocations_of(),
-            allocated: saved.allocated(),
-            eh_frame: (header.eh_frame != 0).then_some(usize::try_from(header.eh_frame).ok()?),
-            fde_order: header.fdes_ascending.then_some(FdeOrder::Ascending),
-            globals: Globals::saved(saved),
-        };
-        let fits = u64_at(bytes, 40)? == header.section_table
-            && u64::from(u16_at(bytes, 60)?) == header.section_count
-            && layout.symbol_count * SYMBOL_SIZE <= layout.symbols.size
-            && layout
-                .eh_frame
-                .is_none_or(|section| section < section_count);
-        fits.then_some(layout)
-    }
-
-    /// The saved layout of this object, the file of `identity` and
-    /// `fingerprint`.
-    pub fn save(&self, bytes: &[u8], identity: &FileIdentity, fingerprint: u64) -> Vec<u8> {
-        let part = |table: Table| (table.offset as u64, table.size as u64);
-        let header = Header {
-            section_table: self.section_table as u64,
-            section_count: self.section_count as u64,
-            section_names: part(self.section_names),
-            symbols: part(self.symbols),
-            symbol_count: self.symbol_count as u64,
-            first_global: self.first_global as u64,
-            symbol_names: part(self.symbol_names),
-            eh_frame: self.eh_frame.unwrap_or(0) as u64,
-            fdes_ascending: matches!(self.fde_order, Some(FdeOrder::Ascending)),
-        };
-        let table = self.symbol_table(bytes);
-        let by_section = table.globals_by_section();
-        let fde_start = self.fde_starts(bytes).unwrap_or_default();
-        SavedLayout::write(
-            identity,
-            fingerprint,
-            &header,
-            &Tables {
-                relocations_of: &self.relocations_of,
-                allocated: &self.allocated,
-                globals: table.named_globals(),
-                start: &by_section.start,
-                by_section: &by_section.globals,
-                fde_start,
-            },
-        )
     }
 
     /// `Some` when no global symbol is of a kind a piece cannot carry (see
@@ -513,29 +447,6 @@ impl Layout {
             }
         }
         Ok(fdes)
-    }
-
-    /// Where each section's unwind entries start among the relocations of
-    /// `.eh_frame`, and where the last one's end, when their sections
-    /// ascend.
-    fn fde_starts(&self, bytes: &[u8]) -> Option<Vec<u32>> {
-        if !matches!(self.fde_order, Some(FdeOrder::Ascending)) {
-            return None;
-        }
-        let relocations = self.relocation_entries(bytes, self.eh_frame?).ok()?;
-        let symbols = self.symbol_entries(bytes);
-        let mut starts = vec![0u32; self.section_count + 1];
-        for relocation in 0..relocations.len() / RELOCATION_SIZE {
-            let section = self.fde_key(symbols, relocations, relocation).ok()?;
-            // Entries of no allocated section come last, and belong to none.
-            if let Some(count) = starts.get_mut(section as usize + 1) {
-                *count += 1;
-            }
-        }
-        for section in 1..starts.len() {
-            starts[section] += starts[section - 1];
-        }
-        Some(starts)
     }
 
     /// Whether the relocations of `.eh_frame` (`relocations`) name sections

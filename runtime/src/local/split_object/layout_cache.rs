@@ -5,11 +5,12 @@
 //! that is stale is passed over, and replaced when the object is next sent;
 //! the directory may be removed at any time.
 //!
-//! The directory is made private (mode 0700), and is not used unless it is
-//! a directory of this user's that no one else may write, nor is a file in
-//! it that is not this user's: another user could otherwise make a program
-//! link what they chose. Nothing here fails a `send_binary`: a layout that
-//! cannot be read or written is read from the object, as without a cache.
+//! The directories it makes are private (mode 0700). The directory is not
+//! used unless it is this user's and no one else may write it, nor is a
+//! file in it that is not this user's or not a regular file: another user
+//! could otherwise choose what a program links. Nothing here fails a
+//! `send_binary`: a layout that cannot be read or written is read from the
+//! object, as without a cache.
 
 use std::{
     fs::{self, DirBuilder, File, OpenOptions},
@@ -30,6 +31,14 @@ use crate::local::object_bytes::{FileIdentity, MappedFile};
 /// identity; one that has not changed for this long cannot be the first of
 /// two such versions.
 const SETTLED: Duration = Duration::from_secs(1);
+
+/// How many saved layouts the directory keeps (each about 100 bytes per
+/// section of its object).
+const KEPT_LAYOUTS: usize = 64;
+
+/// How old a partial file must be to have been left by a process that
+/// stopped while writing it.
+const ABANDONED: Duration = Duration::from_secs(600);
 
 /// A directory of saved layouts.
 pub struct LayoutCache {
@@ -58,12 +67,14 @@ impl LayoutCache {
     /// if the cache holds one.
     pub fn load(&self, identity: &FileIdentity, fingerprint: u64) -> Option<SavedLayout> {
         let path = self.private_directory(false)?.join(file_name(identity));
+        // Not blocking: a FIFO put in its place would wait for a writer.
         let file = OpenOptions::new()
             .read(true)
-            .custom_flags(libc::O_NOFOLLOW)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(&path)
             .ok()?;
-        if file.metadata().ok()?.uid() != own_uid() {
+        let metadata = file.metadata().ok()?;
+        if !metadata.is_file() || metadata.uid() != own_uid() {
             return None;
         }
         let saved = SavedLayout::read(MappedFile::map(file).ok()?, identity, fingerprint);
@@ -74,11 +85,13 @@ impl LayoutCache {
     }
 
     /// Keeps `contents`, the saved layout of the object file of `identity`,
-    /// unless the file changed too recently to be told apart from its next
-    /// version. Written under a name of its own and renamed into place, so
-    /// a reader sees the whole file or none.
+    /// unless the file had changed too recently, when its identity was
+    /// taken, to be told apart from its next version. Written under a name
+    /// of its own and renamed into place, so a reader sees the whole file or
+    /// none; the oldest layouts are removed past [`KEPT_LAYOUTS`].
     pub fn store(&self, identity: &FileIdentity, contents: &[u8]) {
-        let settled = SystemTime::now()
+        let settled = identity
+            .observed()
             .duration_since(identity.last_written())
             .is_ok_and(|age| age >= SETTLED);
         if !settled {
@@ -95,10 +108,12 @@ impl LayoutCache {
             return;
         };
         let path = directory.join(file_name(identity));
+        // Unique to this thread of this process, among those saving now.
         let partial = directory.join(format!(
-            "{}.{}.partial",
+            "{}.{}.{:?}.partial",
             file_name(identity),
-            std::process::id()
+            std::process::id(),
+            std::thread::current().id()
         ));
         let written = OpenOptions::new()
             .write(true)
@@ -109,6 +124,8 @@ impl LayoutCache {
             .and_then(|()| fs::rename(&partial, &path));
         match written {
             Ok(()) => tracing::debug!("the object's layout is saved in {}", path.display()),
+            // Another thread's file, not this one's to remove.
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(error) => {
                 tracing::debug!(
                     "the object's layout is not saved in {}: {error}",
@@ -117,6 +134,7 @@ impl LayoutCache {
                 let _ = fs::remove_file(&partial);
             }
         }
+        remove_oldest(directory);
     }
 
     /// The directory, made when `create` is set and it does not exist;
@@ -133,6 +151,40 @@ impl LayoutCache {
         let private =
             metadata.is_dir() && metadata.uid() == own_uid() && metadata.mode() & 0o022 == 0;
         private.then_some(self.directory.as_path())
+    }
+}
+
+/// Removes the oldest saved layouts past [`KEPT_LAYOUTS`] (a file rebuilt
+/// and renamed over its path is a new inode, whose layout is a new file),
+/// and partial files a process left behind more than [`ABANDONED`] ago.
+fn remove_oldest(directory: &Path) {
+    let Ok(entries) = fs::read_dir(directory) else {
+        return;
+    };
+    let mut layouts = Vec::new();
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let (path, metadata) = (entry.path(), entry.metadata());
+        let Ok(modified) = metadata.and_then(|metadata| metadata.modified()) else {
+            continue;
+        };
+        match path.extension().and_then(|extension| extension.to_str()) {
+            Some("layout") => layouts.push((modified, path)),
+            Some("partial")
+                if now
+                    .duration_since(modified)
+                    .is_ok_and(|age| age > ABANDONED) =>
+            {
+                let _ = fs::remove_file(path);
+            }
+            _ => {}
+        }
+    }
+    if layouts.len() > KEPT_LAYOUTS {
+        layouts.sort();
+        for (_, path) in &layouts[..layouts.len() - KEPT_LAYOUTS] {
+            let _ = fs::remove_file(path);
+        }
     }
 }
 
@@ -184,6 +236,13 @@ mod tests {
         );
         std::thread::sleep(SETTLED + Duration::from_millis(100));
         cache.store(&identity, &contents);
+        assert!(
+            cache.load(&identity, fingerprint).is_none(),
+            "its identity was taken when it was new"
+        );
+        let bytes = MappedFile::open(&scratch.path().join("kernels.o")).unwrap();
+        let (identity, fingerprint, contents) = entry(&bytes);
+        cache.store(&identity, &contents);
         assert!(cache.load(&identity, fingerprint).is_some());
         let mode = fs::metadata(scratch.path().join("cache")).unwrap().mode();
         assert_eq!(mode & 0o777, 0o700, "the directories made are private");
@@ -197,10 +256,43 @@ mod tests {
         assert!(cache.load(&identity, fingerprint).is_none());
         fs::set_permissions(&directory, fs::Permissions::from_mode(0o700)).unwrap();
         assert!(cache.load(&identity, fingerprint).is_some());
-        // Nor is a layout reached through a symbolic link.
+        // Nor is anything but a regular file: a FIFO would block the open.
         let kept = directory.join(file_name(&identity));
+        fs::rename(&kept, scratch.path().join("kept")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&kept)
+            .status()
+            .unwrap();
+        assert!(made.success(), "mkfifo makes a FIFO");
+        assert!(cache.load(&identity, fingerprint).is_none());
+        fs::remove_file(&kept).unwrap();
+        fs::rename(scratch.path().join("kept"), &kept).unwrap();
+        // Nor is a layout reached through a symbolic link.
         fs::rename(&kept, scratch.path().join("elsewhere")).unwrap();
         std::os::unix::fs::symlink(scratch.path().join("elsewhere"), &kept).unwrap();
         assert!(cache.load(&identity, fingerprint).is_none());
+    }
+
+    #[test]
+    fn the_oldest_layouts_and_abandoned_partial_files_are_removed() {
+        let directory = tempfile::tempdir().unwrap();
+        let now = SystemTime::now();
+        let write = |name: &str, age: Duration| {
+            let file = File::create(directory.path().join(name)).unwrap();
+            file.set_modified(now - age).unwrap();
+        };
+        for index in 0..KEPT_LAYOUTS + 3 {
+            write(
+                &format!("{index}.layout"),
+                Duration::from_secs(index as u64 * 10),
+            );
+        }
+        write("old.partial", ABANDONED * 2);
+        write("recent.partial", Duration::from_secs(1));
+        remove_oldest(directory.path());
+        let left = |name: &str| directory.path().join(name).exists();
+        assert!((0..KEPT_LAYOUTS).all(|index| left(&format!("{index}.layout"))));
+        assert!((KEPT_LAYOUTS..KEPT_LAYOUTS + 3).all(|index| !left(&format!("{index}.layout"))));
+        assert!(!left("old.partial") && left("recent.partial"));
     }
 }

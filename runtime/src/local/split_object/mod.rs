@@ -42,7 +42,7 @@ use self::{
     layout::Layout,
     piece::{Contents, Piece},
 };
-use super::object_bytes::ObjectBytes;
+use super::object_bytes::{FileIdentity, ObjectBytes};
 
 /// The name by which pieces linked later reach the local symbols of a
 /// section linked before (followed by the section's index in the object).
@@ -58,31 +58,63 @@ pub struct SplitObject {
     bytes: ObjectBytes,
     layout: Layout,
     linked: Vec<bool>,
+    /// Where the object's layout is saved between runs, if it is.
+    saved_in: Option<SavedIn>,
+}
+
+/// Where an object's layout is saved, and what names the object there.
+struct SavedIn {
+    cache: LayoutCache,
+    identity: FileIdentity,
+    fingerprint: u64,
+}
+
+impl SavedIn {
+    /// Saves `layout`, read from `bytes`, unless the file changed since it
+    /// was mapped (the layout could then be of neither version).
+    fn save(&self, layout: &Layout, bytes: &ObjectBytes) {
+        if bytes.stale().is_some() {
+            return;
+        }
+        if let Some(contents) = layout.save(bytes.as_slice(), &self.identity, self.fingerprint) {
+            self.cache.store(&self.identity, &contents);
+        }
+    }
+}
+
+/// What a lookup made of a split object, with its layout.
+enum Attempt {
+    Linked(Option<Link>),
+    /// What the saved layout gave does not fit the object.
+    Misfit,
 }
 
 impl SplitObject {
     /// The object, to be linked a piece at a time; or its bytes back when it
-    /// is to be linked whole (see [`Layout::read`]).
-    /// A mapped object file of many sections gets the layout an earlier
-    /// run saved, or its layout is saved for later runs.
+    /// is to be linked whole (see [`Layout::read`]). A mapped object file of
+    /// many sections gets the layout an earlier run saved, or its layout is
+    /// saved for later runs.
     pub fn new(bytes: ObjectBytes) -> Result<Self, ObjectBytes> {
         let object = bytes.as_slice();
         let many_sections =
             elf::u16_at(object, 60).is_some_and(|count| usize::from(count) >= SAVED_SECTIONS);
-        // The cache, and what names the object in it.
-        let cached = bytes
+        let saved_in = bytes
             .identity()
             .filter(|_| many_sections)
             .and_then(|identity| {
-                Some((
-                    LayoutCache::of_user()?,
-                    identity,
-                    saved_layout::fingerprint(object),
-                ))
+                Some(SavedIn {
+                    cache: LayoutCache::of_user()?,
+                    identity: identity.clone(),
+                    fingerprint: saved_layout::fingerprint(object),
+                })
             });
-        let saved = cached
+        let saved = saved_in
             .as_ref()
-            .and_then(|(cache, identity, fingerprint)| cache.load(identity, *fingerprint))
+            .and_then(|saved_in| {
+                saved_in
+                    .cache
+                    .load(&saved_in.identity, saved_in.fingerprint)
+            })
             .and_then(|saved| Layout::from_saved(object, saved));
         let layout = match saved {
             Some(layout) => {
@@ -94,8 +126,8 @@ impl SplitObject {
                 let Some(layout) = Layout::read(object) else {
                     return Err(bytes);
                 };
-                if let Some((cache, identity, fingerprint)) = &cached {
-                    cache.store(identity, &layout.save(object, identity, *fingerprint));
+                if let Some(saved_in) = &saved_in {
+                    saved_in.save(&layout, &bytes);
                 }
                 layout
             }
@@ -104,6 +136,7 @@ impl SplitObject {
             linked: vec![false; layout.section_count()],
             layout,
             bytes,
+            saved_in,
         })
     }
 
@@ -116,16 +149,43 @@ impl SplitObject {
         if let Some(reason) = self.bytes.stale() {
             return Err(reason);
         }
+        match self.attempt(name) {
+            Ok(Attempt::Linked(link)) => return Ok(link),
+            Err(reason) if !self.layout.is_saved() => return Err(reason),
+            // A saved layout that does not fit, or that led to an error, is
+            // not trusted: the object is read anew.
+            Ok(Attempt::Misfit) | Err(_) => {}
+        }
+        let object = self.bytes.as_slice();
+        let layout = Layout::read(object).ok_or_else(|| {
+            "the object file changed since its layout was saved, and can no longer be linked a \
+             piece at a time (send it again in a new session)"
+                .to_owned()
+        })?;
+        tracing::debug!("the object's saved layout does not fit it: it is read anew");
+        if let Some(saved_in) = &self.saved_in {
+            saved_in.save(&layout, &self.bytes);
+        }
+        self.layout = layout;
+        match self.attempt(name)? {
+            Attempt::Linked(link) => Ok(link),
+            // Only a saved layout is checked: not this one.
+            Attempt::Misfit => Err("the object's layout does not fit it".to_owned()),
+        }
+    }
+
+    /// [`SplitObject::link_defining`] with the object's layout as it is.
+    fn attempt(&mut self, name: &str) -> Result<Attempt, String> {
         let bytes = self.bytes.as_slice();
         let Some(section) = self
             .layout
             .global(bytes, name.as_bytes())
             .and_then(|symbol| self.layout.defining_section(&symbol))
         else {
-            return Ok(None);
+            return Ok(Attempt::Linked(None));
         };
         if self.linked[section] {
-            return Ok(None);
+            return Ok(Attempt::Linked(None));
         }
         let sections = match self.closure(section)? {
             Closure::Sections(sections) => sections,
@@ -134,7 +194,7 @@ impl SplitObject {
             // it ([`SplitObject::linked_whole`]): until then each lookup
             // tries again, and gets LLVM's reason, not "not defined".
             Closure::Uncarried(_) if !self.linked.contains(&true) => {
-                return Ok(Some(Link::Whole));
+                return Ok(Attempt::Linked(Some(Link::Whole)));
             }
             Closure::Uncarried(reason) => return Err(reason),
         };
@@ -143,11 +203,17 @@ impl SplitObject {
             fdes: self.layout.fdes_describing(bytes, &sections)?,
             sections,
         };
+        let layout = &self.layout;
+        if layout.is_saved()
+            && !layout.fits(bytes, &contents.sections, &contents.globals, &contents.fdes)
+        {
+            return Ok(Attempt::Misfit);
+        }
         let piece = Piece::write(bytes, &self.layout, &self.linked, &contents)?;
         for &section in &contents.sections {
             self.linked[section] = true;
         }
-        Ok(Some(Link::Piece(piece)))
+        Ok(Attempt::Linked(Some(Link::Piece(piece))))
     }
 
     /// Records that the whole object was linked: no lookup links any of it

@@ -14,7 +14,8 @@
 //! | 8 | [`FORMAT`] |
 //! | 56 | the object file's device, inode, size, modification and change times (seconds, nanoseconds) |
 //! | 8 | [`fingerprint`] of the object |
-//! | 112 | [`Header`]'s 14 fields |
+//! | 104 | [`Header`]'s 13 numbers |
+//! | 16 | the name table's slots, the count of globals |
 //! | 2 per section | the section's relocation section, 0 for none |
 //! | 1 per section | 1 when the section is allocated |
 //! | 8 per slot | the globals by name: (hash, symbol) pairs, `u32::MAX` for an empty slot |
@@ -22,18 +23,21 @@
 //! | 4 per global | the defined globals, by section |
 //! | 4 per section, and 4 | where each section's unwind entries start among `.eh_frame`'s relocations (when they ascend) |
 //!
-//! Nothing here trusts the file: every count and index is checked against
-//! the file's size here, and against the object where the layout uses it.
+//! Nothing here trusts the file: its counts are checked against its size
+//! here, and what a layout takes from it against the object
+//! (layout/saved.rs).
 
 use crate::local::object_bytes::{FileIdentity, ObjectBytes};
 
 const MAGIC: &[u8; 8] = b"EXLAYOUT";
 /// Changes with anything a saved layout holds, or how it is hashed.
-const FORMAT: u64 = 1;
+const FORMAT: u64 = 2;
 const IDENTITY_AT: usize = 16;
 const FINGERPRINT_AT: usize = IDENTITY_AT + 56;
 const HEADER_AT: usize = FINGERPRINT_AT + 8;
-const HEADER_FIELDS: usize = 14;
+/// [`Header`]'s fields, then the name table's slots and the count of
+/// globals.
+const HEADER_FIELDS: usize = 15;
 const TABLES_AT: usize = HEADER_AT + HEADER_FIELDS * 8;
 /// A slot of the name table that holds no global.
 const EMPTY: u32 = u32::MAX;
@@ -48,6 +52,7 @@ pub struct Header {
     pub section_count: u64,
     pub section_names: (u64, u64),
     pub symbols: (u64, u64),
+    pub symbol_section: u64,
     pub symbol_count: u64,
     pub first_global: u64,
     pub symbol_names: (u64, u64),
@@ -66,6 +71,7 @@ impl Header {
             self.section_names.1,
             self.symbols.0,
             self.symbols.1,
+            self.symbol_section,
             self.symbol_count,
             self.first_global,
             self.symbol_names.0,
@@ -81,11 +87,12 @@ impl Header {
             section_count: fields[1],
             section_names: (fields[2], fields[3]),
             symbols: (fields[4], fields[5]),
-            symbol_count: fields[6],
-            first_global: fields[7],
-            symbol_names: (fields[8], fields[9]),
-            eh_frame: fields[10],
-            fdes_ascending: match fields[11] {
+            symbol_section: fields[6],
+            symbol_count: fields[7],
+            first_global: fields[8],
+            symbol_names: (fields[9], fields[10]),
+            eh_frame: fields[11],
+            fdes_ascending: match fields[12] {
                 0 => false,
                 1 => true,
                 _ => return None,

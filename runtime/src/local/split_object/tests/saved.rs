@@ -2,7 +2,7 @@
 //! read anew gives, and are used for nothing but the file they were saved
 //! for.
 
-use super::{SHARED_STATICS, compile, many_functions, piece_defining};
+use super::{SHARED_STATICS, compile, many_functions, piece_defining, section_header};
 use crate::local::{
     object_bytes::{FileIdentity, MappedFile},
     split_object::{Layout, ObjectBytes, SplitObject, saved_layout},
@@ -35,7 +35,7 @@ fn identity(bytes: &ObjectBytes) -> FileIdentity {
 fn saved_and_read(bytes: &ObjectBytes) -> Option<Layout> {
     let (object, identity) = (bytes.as_slice(), identity(bytes));
     let fingerprint = saved_layout::fingerprint(object);
-    let contents = Layout::read(object)?.save(object, &identity, fingerprint);
+    let contents = Layout::read(object)?.save(object, &identity, fingerprint)?;
     let saved =
         saved_layout::SavedLayout::read(ObjectBytes::Owned(contents), &identity, fingerprint)?;
     Layout::from_saved(object, saved)
@@ -46,6 +46,7 @@ fn split(bytes: ObjectBytes, layout: Layout) -> SplitObject {
         linked: vec![false; layout.section_count()],
         layout,
         bytes,
+        saved_in: None,
     }
 }
 
@@ -76,7 +77,8 @@ fn a_saved_layout_is_read_only_for_the_file_and_contents_it_was_saved_for() {
     let fingerprint = saved_layout::fingerprint(&object);
     let contents = Layout::read(&object)
         .unwrap()
-        .save(&object, &identity(&bytes), fingerprint);
+        .save(&object, &identity(&bytes), fingerprint)
+        .unwrap();
     let read = |identity: &FileIdentity, fingerprint| {
         saved_layout::SavedLayout::read(ObjectBytes::Owned(contents.clone()), identity, fingerprint)
             .is_some()
@@ -108,7 +110,8 @@ fn a_damaged_saved_layout_is_refused_or_fails_lookups_without_panicking() {
     let (identity, fingerprint) = (identity(&bytes), saved_layout::fingerprint(&object));
     let contents = Layout::read(&object)
         .unwrap()
-        .save(&object, &identity, fingerprint);
+        .save(&object, &identity, fingerprint)
+        .unwrap();
     for length in (0..contents.len()).step_by(8) {
         let cut = ObjectBytes::Owned(contents[..length].to_vec());
         assert!(
@@ -136,4 +139,42 @@ fn a_damaged_saved_layout_is_refused_or_fails_lookups_without_panicking() {
             }
         }
     }
+}
+
+#[test]
+fn a_saved_layout_that_does_not_fit_the_object_is_read_anew() {
+    let directory = tempfile::tempdir().unwrap();
+    let object = statics_and_functions();
+    let bytes = mapped(directory.path(), &object);
+    let (identity, fingerprint) = (identity(&bytes), saved_layout::fingerprint(&object));
+    let contents = Layout::read(&object)
+        .unwrap()
+        .save(&object, &identity, fingerprint)
+        .unwrap();
+    // The same object with two relocation sections' headers swapped: it
+    // means the same, and each section's relocations are elsewhere than the
+    // saved layout says.
+    let mut changed = object.clone();
+    let (first, second) = (
+        section_header(&object, ".rela.text.bump"),
+        section_header(&object, ".rela.text.count"),
+    );
+    changed[first..first + 64].copy_from_slice(&object[second..second + 64]);
+    changed[second..second + 64].copy_from_slice(&object[first..first + 64]);
+    let saved =
+        saved_layout::SavedLayout::read(ObjectBytes::Owned(contents), &identity, fingerprint)
+            .unwrap();
+    let layout = Layout::from_saved(&changed, saved).expect("its tables are where they were");
+    let mut from_saved = split(ObjectBytes::Owned(changed.clone()), layout);
+    let Ok(mut read_anew) = SplitObject::new(ObjectBytes::Owned(changed)) else {
+        panic!("an object with function sections is split");
+    };
+    for name in NAMES {
+        assert_eq!(
+            piece_defining(&mut from_saved, name),
+            piece_defining(&mut read_anew, name),
+            "{name}"
+        );
+    }
+    assert!(!from_saved.layout.is_saved(), "read anew");
 }
