@@ -348,15 +348,11 @@ impl Layout {
     /// The global symbols each of `sections` (ascending) defines, in the
     /// order of the symbol table.
     pub fn globals_defined_in(&mut self, bytes: &[u8], sections: &[usize]) -> Vec<Vec<u32>> {
-        let table = symbol_table(
-            bytes,
-            self.symbols,
-            self.symbol_count,
-            self.symbol_names,
-            self.first_global,
-            &self.allocated,
-        );
-        self.globals.defined_in(&table, sections)
+        // Taken out for the call, which reads the rest of the layout.
+        let mut globals = std::mem::take(&mut self.globals);
+        let found = globals.defined_in(&self.symbol_table(bytes), sections);
+        self.globals = globals;
+        found
     }
 
     /// The constant `symbol` labels, when it is an entry of a pool of
@@ -556,28 +552,26 @@ impl Layout {
 
     /// The defined global symbol called `name`.
     pub fn global(&mut self, bytes: &[u8], name: &[u8]) -> Option<Symbol> {
-        let table = symbol_table(
-            bytes,
-            self.symbols,
-            self.symbol_count,
-            self.symbol_names,
-            self.first_global,
-            &self.allocated,
-        );
-        let index = self.globals.named(&table, name)?;
-        self.symbol(bytes, index).ok()
+        // Taken out for the call, which reads the rest of the layout.
+        let mut globals = std::mem::take(&mut self.globals);
+        let index = globals.named(&self.symbol_table(bytes), name);
+        self.globals = globals;
+        self.symbol(bytes, index?).ok()
     }
 
     /// What a search for the object's globals reads.
     fn symbol_table<'a>(&'a self, bytes: &'a [u8]) -> SymbolTable<'a> {
-        symbol_table(
-            bytes,
-            self.symbols,
-            self.symbol_count,
-            self.symbol_names,
-            self.first_global,
-            &self.allocated,
-        )
+        let within = |table: Table, size: usize| {
+            bytes
+                .get(table.offset..table.offset + size)
+                .unwrap_or_default()
+        };
+        SymbolTable {
+            entries: within(self.symbols, self.symbol_count * SYMBOL_SIZE),
+            names: within(self.symbol_names, self.symbol_names.size),
+            first_global: self.first_global,
+            allocated: &self.allocated,
+        }
     }
 
     /// The relocations of `section` (none when it has no relocation section),
@@ -670,28 +664,4 @@ fn partition_point(count: usize, below: impl Fn(usize) -> bool) -> usize {
         }
     }
     low
-}
-
-/// What a search for an object's globals reads: a function of the layout's
-/// fields, not of the layout, so that its lookups may update their tables
-/// while it is borrowed.
-fn symbol_table<'a>(
-    bytes: &'a [u8],
-    symbols: Table,
-    symbol_count: usize,
-    names: Table,
-    first_global: usize,
-    allocated: &'a [bool],
-) -> SymbolTable<'a> {
-    let within = |table: Table, size: usize| {
-        bytes
-            .get(table.offset..table.offset + size)
-            .unwrap_or_default()
-    };
-    SymbolTable {
-        entries: within(symbols, symbol_count * SYMBOL_SIZE),
-        names: within(names, names.size),
-        first_global,
-        allocated,
-    }
 }

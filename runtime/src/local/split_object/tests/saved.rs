@@ -41,12 +41,41 @@ fn saved_and_read(bytes: &ObjectBytes) -> Option<Layout> {
     Layout::from_saved(object, saved)
 }
 
+/// `object` written to a file, and what its saved layout names it by and
+/// holds.
+fn saved(directory: &Path, object: &[u8]) -> (FileIdentity, u64, Vec<u8>) {
+    let (identity, fingerprint) = (
+        identity(&mapped(directory, object)),
+        saved_layout::fingerprint(object),
+    );
+    let contents = Layout::read(object)
+        .unwrap()
+        .save(object, &identity, fingerprint)
+        .unwrap();
+    (identity, fingerprint, contents)
+}
+
 fn split(bytes: ObjectBytes, layout: Layout) -> SplitObject {
     SplitObject {
         linked: vec![false; layout.section_count()],
         layout,
         bytes,
         saved_in: None,
+    }
+}
+
+/// Checks that `split` links, for each of NAMES, the piece `object` read
+/// anew links.
+fn assert_links_as_read_anew(split: &mut SplitObject, object: Vec<u8>) {
+    let Ok(mut read_anew) = SplitObject::new(ObjectBytes::Owned(object)) else {
+        panic!("an object with function sections is split");
+    };
+    for name in NAMES {
+        assert_eq!(
+            piece_defining(split, name),
+            piece_defining(&mut read_anew, name),
+            "{name}"
+        );
     }
 }
 
@@ -57,16 +86,7 @@ fn a_saved_layout_links_the_pieces_the_object_read_anew_links() {
     let from_saved = mapped(directory.path(), &object);
     let layout = saved_and_read(&from_saved).expect("the saved layout is read back");
     let mut from_saved = split(from_saved, layout);
-    let Ok(mut read_anew) = SplitObject::new(ObjectBytes::Owned(object)) else {
-        panic!("an object with function sections is split");
-    };
-    for name in NAMES {
-        assert_eq!(
-            piece_defining(&mut from_saved, name),
-            piece_defining(&mut read_anew, name),
-            "{name}"
-        );
-    }
+    assert_links_as_read_anew(&mut from_saved, object);
 }
 
 #[test]
@@ -106,12 +126,7 @@ fn a_saved_layout_is_read_only_for_the_file_and_contents_it_was_saved_for() {
 fn a_damaged_saved_layout_is_refused_or_fails_lookups_without_panicking() {
     let directory = tempfile::tempdir().unwrap();
     let object = statics_and_functions();
-    let bytes = mapped(directory.path(), &object);
-    let (identity, fingerprint) = (identity(&bytes), saved_layout::fingerprint(&object));
-    let contents = Layout::read(&object)
-        .unwrap()
-        .save(&object, &identity, fingerprint)
-        .unwrap();
+    let (identity, fingerprint, contents) = saved(directory.path(), &object);
     for length in (0..contents.len()).step_by(8) {
         let cut = ObjectBytes::Owned(contents[..length].to_vec());
         assert!(
@@ -145,12 +160,7 @@ fn a_damaged_saved_layout_is_refused_or_fails_lookups_without_panicking() {
 fn a_saved_layout_that_does_not_fit_the_object_is_read_anew() {
     let directory = tempfile::tempdir().unwrap();
     let object = statics_and_functions();
-    let bytes = mapped(directory.path(), &object);
-    let (identity, fingerprint) = (identity(&bytes), saved_layout::fingerprint(&object));
-    let contents = Layout::read(&object)
-        .unwrap()
-        .save(&object, &identity, fingerprint)
-        .unwrap();
+    let (identity, fingerprint, contents) = saved(directory.path(), &object);
     // The same object with two relocation sections' headers swapped: it
     // means the same, and each section's relocations are elsewhere than the
     // saved layout says.
@@ -166,15 +176,6 @@ fn a_saved_layout_that_does_not_fit_the_object_is_read_anew() {
             .unwrap();
     let layout = Layout::from_saved(&changed, saved).expect("its tables are where they were");
     let mut from_saved = split(ObjectBytes::Owned(changed.clone()), layout);
-    let Ok(mut read_anew) = SplitObject::new(ObjectBytes::Owned(changed)) else {
-        panic!("an object with function sections is split");
-    };
-    for name in NAMES {
-        assert_eq!(
-            piece_defining(&mut from_saved, name),
-            piece_defining(&mut read_anew, name),
-            "{name}"
-        );
-    }
+    assert_links_as_read_anew(&mut from_saved, changed);
     assert!(!from_saved.layout.is_saved(), "read anew");
 }
