@@ -530,8 +530,13 @@ def save_layouts(programs: dict, objects: list) -> dict:
     shutil.rmtree(LAYOUT_CACHE, ignore_errors=True)
     newest = max(path.stat().st_ctime for path in objects)
     time.sleep(max(0.0, newest + LAYOUT_SETTLED_S - time.time()))
-    return {kind: first_launch_run([], module) for kind, module in programs.items()
-            if not kind.endswith("_library") and kind not in ("library", "object_whole")}
+    saving = {kind: first_launch_run([], module) for kind, module in programs.items()
+              if not kind.endswith("_library") and kind not in ("library", "object_whole")}
+    saved = list((LAYOUT_CACHE / "executor-mlir" / "layouts").glob("*.layout"))
+    if len(saved) != len(saving):
+        raise SystemExit(f"bench: {len(saving)} objects were sent to save their layouts, and "
+                         f"{LAYOUT_CACHE} holds {len(saved)}")
+    return saving
 
 
 def bench_big_object(config: Config, kernels: Path) -> dict:

@@ -80,6 +80,17 @@ struct SplitSource {
     object: Mutex<SplitObject>,
 }
 
+impl SplitSource {
+    /// [`SplitObject::read_anew`], the error naming the object.
+    fn read_anew(&self) -> std::result::Result<bool, String> {
+        self.object
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .read_anew()
+            .map_err(|reason| format!("{}: {reason}", self.name))
+    }
+}
+
 /// An object added to a [`Jit`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ObjectIndex(usize);
@@ -317,15 +328,15 @@ impl Jit {
         if let Err(message) = check(error) {
             // ORC's words for a name that no object defines.
             if message == format!("Symbols not found: [ {symbol} ]") {
-                return Err(Missing::Undefined);
+                // Unless a saved layout of a split object missed it.
+                return match self.split_source(object).map(SplitSource::read_anew) {
+                    Some(Ok(true)) => self.lookup(object, symbol),
+                    Some(Err(reason)) => Err(Missing::Unlinkable(reason)),
+                    _ => Err(Missing::Undefined),
+                };
             }
             let reason = self.reason_for(message);
-            let dylib = self.objects[object.0];
-            let reason = match self
-                .split_objects
-                .iter()
-                .find(|source| source.dylib == dylib)
-            {
+            let reason = match self.split_source(object) {
                 Some(source) => source
                     .object
                     .lock()
@@ -337,6 +348,15 @@ impl Jit {
         }
         self.run_initializers();
         usize::try_from(address).map_err(|_| Missing::Unlinkable("address out of range".into()))
+    }
+
+    /// The split object `object` is, if it is one.
+    fn split_source(&self, object: ObjectIndex) -> Option<&SplitSource> {
+        let dylib = self.objects[object.0];
+        self.split_objects
+            .iter()
+            .map(|source| &**source)
+            .find(|source| source.dylib == dylib)
     }
 
     /// Runs the constructors of the objects the last lookup linked, the

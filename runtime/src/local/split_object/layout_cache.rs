@@ -108,12 +108,16 @@ impl LayoutCache {
             return;
         };
         let path = directory.join(file_name(identity));
-        // Unique to this thread of this process, among those saving now.
+        // Unique to this thread of this process, and to this moment: a
+        // partial file a stopped process left keeps its process id.
         let partial = directory.join(format!(
-            "{}.{}.{:?}.partial",
+            "{}.{}.{:?}.{}.partial",
             file_name(identity),
             std::process::id(),
-            std::thread::current().id()
+            std::thread::current().id(),
+            SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map_or(0, |since| since.as_nanos())
         ));
         let written = OpenOptions::new()
             .write(true)
@@ -135,6 +139,14 @@ impl LayoutCache {
             }
         }
         remove_oldest(directory);
+    }
+
+    /// Removes the saved layout of the object file of `identity`, found not
+    /// to fit it.
+    pub fn remove(&self, identity: &FileIdentity) {
+        if let Some(directory) = self.private_directory(false) {
+            let _ = fs::remove_file(directory.join(file_name(identity)));
+        }
     }
 
     /// The directory, made when `create` is set and it does not exist;

@@ -156,8 +156,27 @@ impl SplitObject {
             // not trusted: the object is read anew.
             Ok(Attempt::Misfit) | Err(_) => {}
         }
-        let object = self.bytes.as_slice();
-        let layout = Layout::read(object).ok_or_else(|| {
+        self.read_anew()?;
+        match self.attempt(name)? {
+            Attempt::Linked(link) => Ok(link),
+            // Only a saved layout is checked: not this one.
+            Attempt::Misfit => Err("the object's layout does not fit it".to_owned()),
+        }
+    }
+
+    /// Sets a saved layout aside, and removes it from the cache, for the
+    /// object's own, read anew (and saved in its place); `Ok(false)` when
+    /// the layout was not a saved one. A lookup that found nothing calls
+    /// this before it says so: a saved layout's tables of globals are not
+    /// checked to be whole.
+    pub fn read_anew(&mut self) -> Result<bool, String> {
+        if !self.layout.is_saved() {
+            return Ok(false);
+        }
+        if let Some(saved_in) = &self.saved_in {
+            saved_in.cache.remove(&saved_in.identity);
+        }
+        let layout = Layout::read(self.bytes.as_slice()).ok_or_else(|| {
             "the object file changed since its layout was saved, and can no longer be linked a \
              piece at a time (send it again in a new session)"
                 .to_owned()
@@ -167,11 +186,7 @@ impl SplitObject {
             saved_in.save(&layout, &self.bytes);
         }
         self.layout = layout;
-        match self.attempt(name)? {
-            Attempt::Linked(link) => Ok(link),
-            // Only a saved layout is checked: not this one.
-            Attempt::Misfit => Err("the object's layout does not fit it".to_owned()),
-        }
+        Ok(true)
     }
 
     /// [`SplitObject::link_defining`] with the object's layout as it is.

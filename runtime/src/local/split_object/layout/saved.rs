@@ -69,6 +69,10 @@ impl Layout {
                     .section(bytes, frame)
                     .and_then(|section| self.section_name(bytes, &section))
                     == Some(b".eh_frame")
+                && self
+                    .relocations_of
+                    .get(frame)
+                    .is_some_and(|&index| self.relocates(bytes, usize::from(index), frame))
         });
         u64_at(bytes, 40) == Some(self.section_table as u64)
             && u16_at(bytes, 60).map(usize::from) == Some(self.section_count)
@@ -106,14 +110,10 @@ impl Layout {
                 .section(bytes, section)
                 .is_some_and(|header| header.flags & SHF_ALLOC != 0);
             let relocations = match self.relocations_of[section] {
-                0 => true,
-                index => self
-                    .section(bytes, usize::from(index))
-                    .is_some_and(|header| {
-                        header.kind == SHT_RELA
-                            && header.info as usize == section
-                            && header.link as usize == self.symbol_section
-                    }),
+                // Compilers write a section's relocations next to it: the
+                // section after it holds none of them.
+                0 => !self.relocates(bytes, section + 1, section),
+                index => self.relocates(bytes, usize::from(index), section),
             };
             allocated && relocations
         };
@@ -134,6 +134,16 @@ impl Layout {
                 .is_some_and(|symbol| sections.contains(&usize::from(symbol.section)))
         });
         sections.iter().all(|&section| section_fits(section)) && globals_fit && fdes_fit
+    }
+
+    /// Whether section `index` is a relocation section of `section`'s, by
+    /// the object's own header.
+    fn relocates(&self, bytes: &[u8], index: usize, section: usize) -> bool {
+        self.section(bytes, index).is_some_and(|header| {
+            header.kind == SHT_RELA
+                && header.info as usize == section
+                && header.link as usize == self.symbol_section
+        })
     }
 
     /// The saved layout of this object, the file of `identity` and

@@ -2,7 +2,9 @@
 //! read anew gives, and are used for nothing but the file they were saved
 //! for.
 
-use super::{SHARED_STATICS, compile, many_functions, piece_defining, section_header};
+use super::{
+    SHARED_STATICS, compile, many_functions, piece_defining, section_header, section_names,
+};
 use crate::local::{
     object_bytes::{FileIdentity, MappedFile},
     split_object::{Layout, ObjectBytes, SplitObject, saved_layout},
@@ -178,4 +180,51 @@ fn a_saved_layout_that_does_not_fit_the_object_is_read_anew() {
     let mut from_saved = split(ObjectBytes::Owned(changed.clone()), layout);
     assert_links_as_read_anew(&mut from_saved, changed);
     assert!(!from_saved.layout.is_saved(), "read anew");
+}
+
+/// The saved layout of `saved_from`, as read back for `object` (of the same
+/// file, changed in place with neither its size nor its times).
+fn saved_for(directory: &Path, saved_from: &[u8], object: &[u8]) -> Layout {
+    let (identity, fingerprint, contents) = saved(directory, saved_from);
+    let saved =
+        saved_layout::SavedLayout::read(ObjectBytes::Owned(contents), &identity, fingerprint)
+            .unwrap();
+    Layout::from_saved(object, saved).expect("its tables are where they were")
+}
+
+#[test]
+fn a_section_whose_relocations_a_saved_layout_misses_is_read_anew() {
+    let directory = tempfile::tempdir().unwrap();
+    let object = statics_and_functions();
+    // Saved when `count`'s relocation section named another section.
+    let mut other = object.clone();
+    let header = section_header(&object, ".rela.text.count");
+    let fn_00 = section_names(&object)
+        .iter()
+        .position(|name| name == ".text.fn_00")
+        .unwrap() as u32;
+    other[header + 44..header + 48].copy_from_slice(&fn_00.to_le_bytes());
+    let layout = saved_for(directory.path(), &other, &object);
+    let mut from_saved = split(ObjectBytes::Owned(object.clone()), layout);
+    assert_links_as_read_anew(&mut from_saved, object);
+    assert!(!from_saved.layout.is_saved(), "read anew");
+}
+
+#[test]
+fn a_global_a_saved_layout_does_not_name_is_found_once_the_object_is_read_anew() {
+    let directory = tempfile::tempdir().unwrap();
+    let object = statics_and_functions();
+    // Saved when `count` was called `cXunt` (its name is the end of its
+    // section's in the one string table LLVM writes for both).
+    let mut other = object.clone();
+    let at = (0..object.len() - 12)
+        .find(|&at| &object[at..at + 12] == b".text.count\0")
+        .unwrap();
+    other[at + 7] = b'X';
+    let layout = saved_for(directory.path(), &other, &object);
+    let mut from_saved = split(ObjectBytes::Owned(object), layout);
+    assert_eq!(piece_defining(&mut from_saved, "count"), Ok(None));
+    assert_eq!(from_saved.read_anew(), Ok(true));
+    assert!(piece_defining(&mut from_saved, "count").unwrap().is_some());
+    assert_eq!(from_saved.read_anew(), Ok(false), "read anew already");
 }
