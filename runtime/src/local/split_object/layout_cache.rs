@@ -84,12 +84,13 @@ impl LayoutCache {
         saved
     }
 
-    /// Keeps `contents`, the saved layout of the object file of `identity`,
-    /// unless the file had changed too recently, when its identity was
-    /// taken, to be told apart from its next version. Written under a name
-    /// of its own and renamed into place, so a reader sees the whole file or
-    /// none; the oldest layouts are removed past [`KEPT_LAYOUTS`].
-    pub fn store(&self, identity: &FileIdentity, contents: &[u8]) {
+    /// Keeps what `contents` makes, the saved layout of the object file of
+    /// `identity`, unless the file had changed too recently, when its
+    /// identity was taken, to be told apart from its next version, or the
+    /// directory cannot be used. Written under a name of its own and renamed
+    /// into place, so a reader sees the whole file or none; the oldest
+    /// layouts are removed past [`KEPT_LAYOUTS`].
+    pub fn store(&self, identity: &FileIdentity, contents: impl FnOnce() -> Option<Vec<u8>>) {
         let settled = identity
             .observed()
             .duration_since(identity.last_written())
@@ -105,6 +106,10 @@ impl LayoutCache {
                 "the object's layout is not saved: {} is not a private directory",
                 self.directory.display()
             );
+            return;
+        };
+        // Made only now: a layout that cannot be kept is not worth writing.
+        let Some(contents) = contents() else {
             return;
         };
         let path = directory.join(file_name(identity));
@@ -124,7 +129,7 @@ impl LayoutCache {
             .create_new(true)
             .mode(0o600)
             .open(&partial)
-            .and_then(|mut file: File| file.write_all(contents))
+            .and_then(|mut file: File| file.write_all(&contents))
             .and_then(|()| fs::rename(&partial, &path));
         match written {
             Ok(()) => tracing::debug!("the object's layout is saved in {}", path.display()),
@@ -241,20 +246,22 @@ mod tests {
         let cache = LayoutCache::in_directory(scratch.path().join("cache").join("layouts"));
         let bytes = mapped(&scratch.path().join("kernels.o"), b"kernels");
         let (identity, fingerprint, contents) = entry(&bytes);
-        cache.store(&identity, &contents);
-        assert!(
-            cache.load(&identity, fingerprint).is_none(),
-            "a file written just now is not kept"
-        );
+        let mut made = false;
+        cache.store(&identity, || {
+            made = true;
+            Some(contents.clone())
+        });
+        assert!(!made, "no layout is made for a file written just now");
+        assert!(cache.load(&identity, fingerprint).is_none());
         std::thread::sleep(SETTLED + Duration::from_millis(100));
-        cache.store(&identity, &contents);
+        cache.store(&identity, || Some(contents.clone()));
         assert!(
             cache.load(&identity, fingerprint).is_none(),
             "its identity was taken when it was new"
         );
         let bytes = MappedFile::open(&scratch.path().join("kernels.o")).unwrap();
         let (identity, fingerprint, contents) = entry(&bytes);
-        cache.store(&identity, &contents);
+        cache.store(&identity, || Some(contents.clone()));
         assert!(cache.load(&identity, fingerprint).is_some());
         let mode = fs::metadata(scratch.path().join("cache")).unwrap().mode();
         assert_eq!(mode & 0o777, 0o700, "the directories made are private");
@@ -283,6 +290,20 @@ mod tests {
         fs::rename(&kept, scratch.path().join("elsewhere")).unwrap();
         std::os::unix::fs::symlink(scratch.path().join("elsewhere"), &kept).unwrap();
         assert!(cache.load(&identity, fingerprint).is_none());
+    }
+
+    #[test]
+    fn no_layout_is_made_where_it_cannot_be_kept() {
+        let scratch = tempfile::tempdir().unwrap();
+        let blocker = scratch.path().join("a file");
+        fs::write(&blocker, b"").unwrap();
+        let cache = LayoutCache::in_directory(blocker.join("layouts"));
+        fs::write(scratch.path().join("kernels.o"), b"kernels").unwrap();
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        let (identity, _, _) = entry(&MappedFile::open(&scratch.path().join("kernels.o")).unwrap());
+        cache.store(&identity, || {
+            panic!("a layout is made for a directory that cannot be")
+        });
     }
 
     #[test]

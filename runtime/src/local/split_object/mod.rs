@@ -76,9 +76,9 @@ impl SavedIn {
         if bytes.stale().is_some() {
             return;
         }
-        if let Some(contents) = layout.save(bytes.as_slice(), &self.identity, self.fingerprint) {
-            self.cache.store(&self.identity, &contents);
-        }
+        self.cache.store(&self.identity, || {
+            layout.save(bytes.as_slice(), &self.identity, self.fingerprint)
+        });
     }
 }
 
