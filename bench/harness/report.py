@@ -475,8 +475,9 @@ def run_time(context: dict) -> list:
         "and are woken for every message"
         + (f": that is why, free, the launch takes {ratio(free['rtt_ratio']['echo_1k'])} the echo's time"
            if context["findings"]["remote"]["faster_than_echo_free"] else "")
-        + ". The price is up to 50 us of the server's CPU after every response; pinned, where the poll yields the "
-        "one CPU to the client, the launch pays for the extra system calls of the poll.")
+        + ". The price is up to 50 us of the server's CPU after every response. Pinned, neither side polls a TCP "
+        "connection (a process that may run on one CPU only blocks at once: the other side needs that CPU), so "
+        "each side makes the echo's two system calls per round trip.")
     add("")
     if "bulk_first_s" in free:
         add("Of the 64 MiB launches, the first of each process takes longer than the later ones (medians, "

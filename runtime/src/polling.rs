@@ -5,8 +5,19 @@
 //! So whoever waits for these first polls for [`POLL`], yielding the CPU
 //! between attempts (so that on a single CPU the awaited side still runs),
 //! and blocks only after that.
+//!
+//! A process that may run on one CPU only (`taskset -c 0`, say) does not
+//! poll a TCP socket ([`worth_polling`]): when its peer shares that CPU, each
+//! attempt is a system call and each yield a context switch that blocking
+//! makes anyway. It still polls a Unix socket, whose sleeping reader Linux
+//! wakes (for nothing) when the peer reads what was sent to it.
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::OnceLock,
+    time::{Duration, Instant},
+};
+
+use executor_protocol::Transport;
 
 /// How long a waiter polls before it blocks.
 pub const POLL: Duration = Duration::from_micros(50);
@@ -15,6 +26,33 @@ pub const POLL: Duration = Duration::from_micros(50);
 /// CPU between calls; `None` if it gave nothing in that time.
 pub fn poll_briefly<T>(attempt: impl FnMut() -> Option<T>) -> Option<T> {
     poll_for(POLL, attempt)
+}
+
+/// Whether waiting for the peer of a socket of `transport` is worth a poll
+/// before blocking: always, except on TCP in a process that may run on one
+/// CPU only.
+pub fn worth_polling(transport: Transport) -> bool {
+    transport == Transport::Unix || !on_one_cpu()
+}
+
+/// Whether this process may run on one CPU only, as its CPU affinity said
+/// when it first polled (read once: a system call per wait would cost what
+/// the poll saves).
+fn on_one_cpu() -> bool {
+    static ONE_CPU: OnceLock<bool> = OnceLock::new();
+    *ONE_CPU.get_or_init(|| allowed_cpus() == Some(1))
+}
+
+/// How many CPUs this thread may run on, if the system says.
+fn allowed_cpus() -> Option<u32> {
+    // SAFETY: an all-zero cpu_set_t is a valid empty set, which
+    // sched_getaffinity fills for the calling thread (pid 0) within the size
+    // given; CPU_COUNT only reads it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        (libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set) == 0)
+            .then(|| libc::CPU_COUNT(&set) as u32)
+    }
 }
 
 /// Calls `attempt` until it gives a value or `window` has passed.
@@ -45,6 +83,31 @@ mod tests {
             (calls == 3).then_some(calls)
         });
         assert_eq!(value, Some(3));
+    }
+
+    /// A thread pinned to one CPU counts one; the count is the affinity's,
+    /// not the machine's.
+    #[test]
+    fn counts_the_cpus_a_pinned_thread_may_use() {
+        let allowed = std::thread::spawn(|| {
+            // SAFETY: a zeroed set with CPU 0 added, applied to the calling
+            // thread (pid 0) only; this test's own thread ends right after.
+            let pinned = unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(0, &mut set);
+                libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set) == 0
+            };
+            assert!(pinned, "cannot pin the thread to CPU 0");
+            allowed_cpus()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(allowed, Some(1));
+    }
+
+    #[test]
+    fn a_unix_socket_is_always_worth_polling() {
+        assert!(worth_polling(Transport::Unix));
     }
 
     #[test]

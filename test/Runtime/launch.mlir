@@ -7,6 +7,10 @@
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host | FileCheck %s
 // RUN: %with_server -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@KERNELS@|%t.kernels.o|' %s \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host" | FileCheck %s
+// Both ends on one CPU, where neither polls the TCP connection: each waits in
+// a blocking read.
+// RUN: taskset -c 0 %with_server -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@KERNELS@|%t.kernels.o|' %s \
+// RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' | %run_host" | FileCheck %s
 
 // a = [0, 1, 2, 3], b = a * a: add gives [0, 2, 6, 12].
 // CHECK:      rank = 1 offset = 0 sizes = [4] strides = [1] data =

@@ -17,7 +17,7 @@ use super::{channel::Channel, options::ConnectOptions, tls};
 use crate::{
     error::{Result, RuntimeError},
     memref::{DenseView, Descriptor},
-    polling::poll_briefly,
+    polling::{poll_briefly, worth_polling},
     protocol::{
         self, Fingerprint, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame, OutputShape,
         PROTOCOL_VERSION, PollableStream, ProtocolError, READ_BUFFER_SIZE, Request, Response, Step,
@@ -289,11 +289,14 @@ impl Connection {
     /// Waits for [`crate::polling::POLL`] at most for the reply's first
     /// bytes by reads that do not wait, yielding the CPU between them, before
     /// the read that blocks: a reply that comes within the poll is taken
-    /// without sleeping for it. On one CPU the server runs in the yields; and
-    /// a reader asleep on a Unix socket is woken (for nothing) when the server
-    /// takes the request, which costs two more context switches.
+    /// without sleeping for it. A reader asleep on a Unix socket is woken
+    /// (for nothing) when the server takes the request, which costs two more
+    /// context switches; on one CPU the server runs in the yields. Not on TCP
+    /// in a process that runs on one CPU ([`worth_polling`]).
     fn poll_for_reply(&mut self) -> io::Result<()> {
-        if !self.reader.buffer().is_empty() {
+        if !self.reader.buffer().is_empty()
+            || !worth_polling(self.reader.get_ref().socket().transport())
+        {
             return Ok(());
         }
         self.reader.get_mut().set_dont_wait(true);

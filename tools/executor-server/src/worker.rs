@@ -34,7 +34,7 @@ use executor_runtime::{
     executor::{BinaryFormat, Executor},
     local::{LocalExecutor, ObjectBytes, static_memory},
     memref::{DenseBuffer, Descriptor, OwnedDescriptor},
-    polling::poll_briefly,
+    polling::{poll_briefly, worth_polling},
     protocol::{self, OutputShape, ProtocolError, Request, Response, Stream},
     trace::kernel_name,
 };
@@ -76,8 +76,12 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     drop(control);
     let steps = Steps::new(session.steps, executor_start, config.trace_dir.as_deref());
     let session_dir = session.directory;
+    let mut poll_between_requests = true;
     let (reader, mut writer) = Stream::from_fd(session.connection)
-        .and_then(|stream| session_io::split(stream, session.tls, announcer.record_log()))
+        .and_then(|stream| {
+            poll_between_requests = worth_polling(stream.transport());
+            session_io::split(stream, session.tls, announcer.record_log())
+        })
         .map_err(|error| {
             ServerError::Worker(format!("cannot serve the session's socket: {error}"))
         })?;
@@ -100,6 +104,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     Worker {
         writer,
         reader,
+        poll_between_requests,
         announcer,
         executor,
         directory: session_dir,
@@ -179,6 +184,9 @@ struct Worker {
     /// Requests are read through a buffer: a small frame then takes one
     /// system call, not one for its length and more for its payload.
     reader: BufReader<RequestReader>,
+    /// Whether the worker polls for the next request before it blocks
+    /// (`executor_runtime::polling::worth_polling`).
+    poll_between_requests: bool,
     announcer: Announcer,
     executor: LocalExecutor,
     /// The session's private directory, where shared libraries are stored.
@@ -221,7 +229,7 @@ enum Reply {
 impl Worker {
     fn serve(mut self) {
         loop {
-            if self.reader.buffer().is_empty() {
+            if self.poll_between_requests && self.reader.buffer().is_empty() {
                 // A client launching in a loop sends its next request within
                 // the poll, and the worker is still on its CPU to take it:
                 // the poll reads it into the buffer.
