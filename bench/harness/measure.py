@@ -512,11 +512,16 @@ def c_object(kernels: Path, shape: str) -> Path:
     return kernels.with_name(f"{kernels.stem}_c_{shape}.o")
 
 
-# Where the runs' `local` saves the layouts of large objects (run.py sets
-# XDG_CACHE_HOME to it). A regular file in its place leaves `local` no
-# cache: the object's tables are read at each send_binary.
+# Where the runs' `local` saves the layouts of large objects and the
+# libraries it links them into (run.py sets XDG_CACHE_HOME to it). A regular
+# file in its place leaves `local` no cache: the object's tables are read at
+# each send_binary. A copy of its layouts alone has `local` link the object
+# from its saved layout.
 LAYOUT_CACHE = WORK / "layout_cache"
 NO_LAYOUT_CACHE = WORK / "no_layout_cache"
+LAYOUTS_ONLY_CACHE = WORK / "layouts_only_cache"
+# How long the libraries may take to be linked in the background.
+LIBRARY_LINK_TIMEOUT_S = 120
 # How long an object file must not have changed for `local` to save its
 # layout (runtime/src/local/split_object/layout_cache.rs's SETTLED), with a
 # margin.
@@ -532,11 +537,25 @@ def save_layouts(programs: dict, objects: list) -> dict:
     time.sleep(max(0.0, newest + LAYOUT_SETTLED_S - time.time()))
     saving = {kind: first_launch_run([], module) for kind, module in programs.items()
               if not kind.endswith("_library") and kind not in ("library", "object_whole")}
+    started = time.time()
     saved = list((LAYOUT_CACHE / "executor-mlir" / "layouts").glob("*.layout"))
     if len(saved) != len(saving):
         raise SystemExit(f"bench: {len(saving)} objects were sent to save their layouts, and "
                          f"{LAYOUT_CACHE} holds {len(saved)}")
-    return saving
+    # Each saving run also started linking its object into a library.
+    libraries = LAYOUT_CACHE / "executor-mlir" / "libraries"
+    while len(list(libraries.glob("*.so"))) < len(saving):
+        if time.time() - started > LIBRARY_LINK_TIMEOUT_S:
+            raise SystemExit(f"bench: {len(saving)} objects were sent, and {libraries} holds "
+                             f"{len(list(libraries.glob('*.so')))} libraries after {LIBRARY_LINK_TIMEOUT_S} s "
+                             "(is `cc` on PATH?)")
+        time.sleep(0.05)
+    linked_s = time.time() - started
+    shutil.rmtree(LAYOUTS_ONLY_CACHE, ignore_errors=True)
+    shutil.copytree(LAYOUT_CACHE / "executor-mlir" / "layouts", LAYOUTS_ONLY_CACHE / "executor-mlir" / "layouts")
+    os.chmod(LAYOUTS_ONLY_CACHE / "executor-mlir", 0o700)
+    os.chmod(LAYOUTS_ONLY_CACHE, 0o700)
+    return {"steps_us": saving, "libraries_linked_s": linked_s}
 
 
 def bench_big_object(config: Config, kernels: Path) -> dict:
@@ -546,7 +565,8 @@ def bench_big_object(config: Config, kernels: Path) -> dict:
     program launches the empty kernel; the C kernels' (`c_SHAPE` and
     `c_SHAPE_library`) the middle one, which touches their statics. The
     objects' layouts are saved first (`saving_us`: the steps of the run
-    that saved each); `object_read_anew` is the object sent with no cache."""
+    that saved each, and started linking it into a library); `object_saved_layout` is the object sent
+    with its saved layout and no library, `object_read_anew` with no cache."""
     directory = WORK / "first_launch"
     programs = {"object": first_launch_program("local", kernels, "first", "big_object", directory),
                 "object_whole": first_launch_program("local", whole_object(kernels), "first", "big_object_whole",
@@ -562,16 +582,18 @@ def bench_big_object(config: Config, kernels: Path) -> dict:
     log(f"send_binary of {config.big_object_kernels:,} kernels: object with and without function sections (JIT "
         f"link) vs shared library (dlopen), and C kernels ({', '.join(C_SHAPES)}), "
         f"{config.big_object_runs} runs each, alternating")
-    saving = save_layouts(programs, [kernels, *(c_object(kernels, shape) for shape in C_SHAPES)])
+    saved = save_layouts(programs, [kernels, *(c_object(kernels, shape) for shape in C_SHAPES)])
     NO_LAYOUT_CACHE.write_text("not a directory: no layout cache\n")
     no_cache = {**os.environ, "XDG_CACHE_HOME": str(NO_LAYOUT_CACHE)}
     runs = {kind: (module, None) for kind, module in programs.items()}
+    runs["object_saved_layout"] = (programs["object"], {**os.environ, "XDG_CACHE_HOME": str(LAYOUTS_ONLY_CACHE)})
     runs["object_read_anew"] = (programs["object"], no_cache)
     steps = {kind: [] for kind in runs}
     for _ in range(config.big_object_runs):
         for kind, (module, env) in runs.items():
             steps[kind].append(first_launch_run([], module, env))
-    return {"kernels": config.big_object_kernels, "bytes": kernels.stat().st_size, "saving_us": saving,
+    return {"kernels": config.big_object_kernels, "bytes": kernels.stat().st_size, "saving_us": saved["steps_us"],
+            "libraries_linked_s": saved["libraries_linked_s"],
             "whole_bytes": whole_object(kernels).stat().st_size,
             "library_bytes": kernels.with_suffix(".so").stat().st_size, "steps_us": steps}
 

@@ -934,7 +934,8 @@ def first_launch(context: dict) -> list:
     add(f"`send_binary` of many kernels: [bench/gen_kernels.py](../bench/gen_kernels.py) writes {big['kernels']:,} "
         "kernels (each a loop scaling one `memref<?xf32>` into another, with its C interface) and an empty one, "
         f"compiled as above with `llc --function-sections` to an object of {fmt(big['bytes'] / (1 << 20))} MiB "
-        "(which the executor links a piece at a time, from the layout it saved of it: docs/runtime-abi.md), "
+        "(which the executor opens as the shared library it linked it into at its first `send_binary`, or else "
+        "links a piece at a time, from the layout it saved of it: docs/runtime-abi.md), "
         + (f"without it to an object of {fmt(big['whole_bytes'] / (1 << 20))} MiB (linked whole), "
            if big.get("whole_bytes") else "")
         + f"and linked with `clang -shared` to a library of {fmt(big['library_bytes'] / (1 << 20))} MiB; the same "
@@ -945,10 +946,12 @@ def first_launch(context: dict) -> list:
     add("|---|---|---|---|")
     c_kinds = [(f"c_{shape}{suffix}", f"C kernels, {C_SHAPE_LABELS[shape]}: {label}")
                for shape in big.get("c_ratios", {})
-               for suffix, label in [("", "object file (JIT, linked a piece at a time)"),
+               for suffix, label in [("", "object file (opened as the library linked from it)"),
                                      ("_library", "shared library (dlopen)")]]
-    for kind, label in [("object", "object file with function sections (JIT, linked a piece at a time)"),
-                        ("object_read_anew", "the same, its layout read anew (no saved layout)"),
+    for kind, label in [("object", "object file with function sections (opened as the library linked from it)"),
+                        ("object_saved_layout", "the same without that library (JIT, linked a piece at a time "
+                                                "from its saved layout)"),
+                        ("object_read_anew", "the same, its layout read anew (no cache)"),
                         ("object_whole", "object file without (JIT, linked whole)"),
                         ("library", "shared library (dlopen)"), *c_kinds]:
         entry = big["kinds"].get(kind)
@@ -957,10 +960,13 @@ def first_launch(context: dict) -> list:
         add(f"| {label} | {fmt(entry['send_binary']['median'])} | {fmt(entry['launch']['median'])} "
             f"| {fmt(entry['load']['min'])} / **{fmt(entry['load']['median'])}** / {fmt(entry['load']['max'])} |")
     add("")
+    layout_only = big["kinds"].get("object_saved_layout")
     add(f"The object takes {ratio(big['ratio'])} the library's time for both steps ({ratio(big['send_ratio'])} "
-        "for `send_binary` alone, which maps the object and the layout saved of it; read anew, it reads the "
-        "object's section headers, symbols and unwind entries instead; the first launch links the empty kernel's "
-        "piece)"
+        "for `send_binary` alone, which maps the object, finds the library linked from it and opens it)"
+        + (f"; without that library, {ratio(layout_only['load']['median'] / big['kinds']['library']['load']['median'])} "
+           "(`send_binary` maps the object and the layout saved of it, the first launch links the empty kernel's "
+           "piece; read anew, it reads the object's section headers, symbols and unwind entries instead)"
+           if layout_only else "")
         + (f"; linked whole, {ratio(big['whole_ratio'])}." if big.get("whole_ratio") else "."))
     saving = big.get("saving_us", {})
     if saving:
@@ -968,7 +974,9 @@ def first_launch(context: dict) -> list:
         add("Before these runs, each object was sent once on an empty cache, once it had not changed for a "
             "second, and saved its layout: `send_binary` then took "
             + ", ".join(f"{fmt(steps[1])} us ({saving_label(kind)})" for kind, steps in saving.items())
-            + ", once per version of each file, as a build links a library once.")
+            + ", once per version of each file, as a build links a library once"
+            + (f"; the libraries each run started linking in the background were there "
+               f"{fmt(big['libraries_linked_s'])} s later." if big.get("libraries_linked_s") is not None else "."))
     if big.get("c_ratios"):
         add("")
         add(f"The C kernels ([bench/gen_kernels.py](../bench/gen_kernels.py) `--c`, {big['kernels']:,} of them, "
@@ -976,8 +984,9 @@ def first_launch(context: dict) -> list:
             "are launched in the middle, a kernel that touches what it shares: "
             + "; ".join(f"{C_SHAPE_LABELS[shape]}, {ratio(value)} the library's time for both steps"
                         for shape, value in big["c_ratios"].items())
-            + ". A static shared by all kernels is linked once, with the first piece that uses it, and adds one "
-            "name per section to the object's JITDylib, however many labels the section has.")
+            + ". Linked a piece at a time (without the library), a static shared by all kernels is linked once, "
+            "with the first piece that uses it, and adds one name per section to the object's JITDylib, however "
+            "many labels the section has.")
     add("")
     return lines
 

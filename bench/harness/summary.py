@@ -174,6 +174,7 @@ def summarize_first_launch(raw: dict) -> dict:
     summary["big_object"] = {
         "kernels": big["kernels"], "bytes": big["bytes"], "library_bytes": big["library_bytes"], "kinds": kinds,
         "whole_bytes": big.get("whole_bytes"), "saving_us": big.get("saving_us", {}),
+        "libraries_linked_s": big.get("libraries_linked_s"),
         "ratio": kinds["object"]["load"]["median"] / kinds["library"]["load"]["median"],
         "whole_ratio": (kinds["object_whole"]["load"]["median"] / kinds["library"]["load"]["median"]
                         if "object_whole" in kinds else None),

@@ -13,6 +13,7 @@
 
 #include "llvm-c/Error.h"
 #include "llvm-c/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/EHFrameRegistrationPlugin.h"
 #include "llvm/ExecutionEngine/Orc/IRCompileLayer.h"
@@ -40,8 +41,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <dlfcn.h>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 using llvm::orc::JITDylib;
@@ -125,6 +128,32 @@ Reservations &reservations() {
   static Reservations *all = new Reservations();
   return *all;
 }
+
+/// Defines the symbols a shared library (a `dlopen` handle) has, as
+/// absolute addresses, when a lookup asks for them.
+class LibrarySymbols : public llvm::orc::DefinitionGenerator {
+public:
+  explicit LibrarySymbols(void *handle) : handle(handle) {}
+
+  llvm::Error tryToGenerate(llvm::orc::LookupState &, llvm::orc::LookupKind,
+                            JITDylib &dylib, JITDylibLookupFlags,
+                            const llvm::orc::SymbolLookupSet &names) override {
+    llvm::orc::SymbolMap found;
+    for (const auto &[name, flags] : names) {
+      // Names in the pool are not NUL-terminated.
+      std::string text = (*name).str();
+      if (void *address = dlsym(handle, text.c_str()))
+        found[name] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                       llvm::JITSymbolFlags::Exported};
+    }
+    if (found.empty())
+      return llvm::Error::success();
+    return dylib.define(llvm::orc::absoluteSymbols(std::move(found)));
+  }
+
+private:
+  void *handle;
+};
 
 /// LLVM's in-process memory mapper, recording what it reserves in
 /// reservations().
@@ -288,6 +317,20 @@ LLVMErrorRef executorWarmUpLinking(LLVMOrcLLJITRef jitRef) {
     linked = jit.lookup(dylib, "executor_warm_up").takeError();
   return llvm::wrap(
       llvm::joinErrors(std::move(linked), session.removeJITDylib(dylib)));
+}
+
+/// Creates the JITDylib `name` (unique in the JIT) of an object the session
+/// opened as a shared library instead of linking it (`handle`, from
+/// `dlopen`): it defines, as they are looked up, the symbols `dlsym` finds in
+/// that library, so that objects sent later resolve their references to it as
+/// to an object linked here. Nothing of it runs at close: `dlclose` runs its
+/// destructors.
+LLVMOrcJITDylibRef executorCreateLibraryDylib(LLVMOrcLLJITRef jit,
+                                              const char *name, void *handle) {
+  JITDylib &dylib =
+      unwrapJit(jit).getExecutionSession().createBareJITDylib(name);
+  dylib.addGenerator(std::make_unique<LibrarySymbols>(handle));
+  return reinterpret_cast<LLVMOrcJITDylibRef>(&dylib);
 }
 
 /// Creates the JITDylib `name` (unique in the JIT), whose objects resolve

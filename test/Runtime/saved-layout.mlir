@@ -19,6 +19,10 @@
 // tests of layout_cache.rs check that a newer one is not saved).
 // RUN: sleep 1.2
 // RUN: env XDG_CACHE_HOME=%t.cache EXECUTOR_LOG=debug %run_host %t.host.mlir 2>&1 | FileCheck %s --check-prefixes=CHECK,SAVES
+// Without the library the first run linked the object into
+// (test/Runtime/object-library.mlir), the next run reads the saved layout.
+// RUN: sh -c 'for i in $(seq 1200); do ls %t.cache/executor-mlir/libraries/*.so > /dev/null 2>&1 && exit 0; sleep 0.1; done; exit 1'
+// RUN: rm %t.cache/executor-mlir/libraries/*.so
 // RUN: env XDG_CACHE_HOME=%t.cache EXECUTOR_LOG=debug %run_host %t.host.mlir 2>&1 | FileCheck %s --check-prefixes=CHECK,SAVED
 // RUN: cp %t.other.o %t.o
 // RUN: env XDG_CACHE_HOME=%t.cache EXECUTOR_LOG=debug %run_host %t.host.mlir 2>&1 | FileCheck %s --check-prefix=REWRITTEN

@@ -105,6 +105,11 @@ unsafe extern "C" {
         earlier: *const LLVMOrcJITDylibRef,
         count: usize,
     ) -> LLVMOrcJITDylibRef;
+    fn executorCreateLibraryDylib(
+        jit: LLVMOrcLLJITRef,
+        name: *const c_char,
+        handle: *mut c_void,
+    ) -> LLVMOrcJITDylibRef;
     fn executorLookupInDylib(
         jit: LLVMOrcLLJITRef,
         dylib: LLVMOrcJITDylibRef,
@@ -306,6 +311,22 @@ impl Jit {
             self.run_initializers();
         }
         Ok(ObjectIndex(index))
+    }
+
+    /// Adds the object called `name` that the session opened as a shared
+    /// library (`handle`, from `dlopen`) instead of linking it: the objects
+    /// added after it resolve their references against its symbols as they
+    /// would against an object linked here. Nothing of it runs at close.
+    pub fn add_library(&mut self, name: &str, handle: *mut c_void) {
+        // Unique in the JIT whatever the names: the index comes first.
+        let dylib_name = CString::new(format!("object {}: {name}", self.objects.len()))
+            .unwrap_or_else(|_| c"an object opened as a library".to_owned());
+        // SAFETY: the JIT is live; the name is copied by ORC; the handle
+        // stays open as long as the session's objects (`close` closes the
+        // library after the JIT's objects are gone).
+        let dylib = unsafe { executorCreateLibraryDylib(self.raw, dylib_name.as_ptr(), handle) };
+        self.objects.push(dylib);
+        self.object_names.push(name.to_owned());
     }
 
     /// The address of `symbol` as `object` defines it, linking whatever it

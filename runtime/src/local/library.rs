@@ -1,4 +1,5 @@
-//! Shared libraries opened with `dlopen` (format 1 and `--preload`).
+//! Shared libraries opened with `dlopen` (format 2, `--preload`, and the
+//! libraries object files were linked into: object_library.rs).
 
 use std::{error::Error, path::Path};
 
@@ -17,7 +18,15 @@ pub struct SharedLibrary {
     /// the bytes were stored.
     name: String,
     library: Library,
+    /// `dlopen`'s handle of it.
+    handle: *mut std::ffi::c_void,
 }
+
+// SAFETY: a dlopen handle may be used from any thread; the library is only
+// closed by dropping this value.
+unsafe impl Send for SharedLibrary {}
+// SAFETY: as above; lookups (dlsym) are thread-safe.
+unsafe impl Sync for SharedLibrary {}
 
 impl SharedLibrary {
     /// Opens the library at `file` under the name `name`, its symbols
@@ -32,6 +41,37 @@ impl SharedLibrary {
         Self::open_with(file, &file.display().to_string(), RTLD_NOW | RTLD_GLOBAL)
     }
 
+    /// Opens the library at `file`, linked from the object file the program
+    /// calls `name`, as that object would be linked: every reference
+    /// resolved now (an error instead of a failure when a kernel runs), its
+    /// symbols visible to it alone.
+    pub fn open_linked_object(file: &Path, name: &str) -> Result<Self> {
+        Self::open_with(file, name, RTLD_NOW | RTLD_LOCAL)
+    }
+
+    /// Whether the library at `file` is open in this process already.
+    pub fn is_open(file: &Path) -> bool {
+        let Ok(path) = std::ffi::CString::new(file.as_os_str().as_encoded_bytes()) else {
+            return false;
+        };
+        // SAFETY: with RTLD_NOLOAD, dlopen loads nothing and runs no code: it
+        // returns the library if it is loaded, with one more reference, which
+        // is dropped at once.
+        unsafe {
+            let handle = libc::dlopen(path.as_ptr(), libc::RTLD_LAZY | libc::RTLD_NOLOAD);
+            if handle.is_null() {
+                return false;
+            }
+            libc::dlclose(handle);
+        }
+        true
+    }
+
+    /// `dlopen`'s handle of the library, valid as long as this value.
+    pub fn handle(&self) -> *mut std::ffi::c_void {
+        self.handle
+    }
+
     fn open_with(file: &Path, name: &str, flags: i32) -> Result<Self> {
         // SAFETY: opening a library runs its initializers; loading code the
         // user shipped to the executor is what send_binary is for.
@@ -42,9 +82,13 @@ impl SharedLibrary {
                 reason: dlopen_reason(&error, file),
             }
         })?;
+        let handle = library.into_raw();
         Ok(Self {
             name: name.to_owned(),
-            library: library.into(),
+            // SAFETY: the handle dlopen just returned, owned by this value
+            // from now on.
+            library: unsafe { UnixLibrary::from_raw(handle) }.into(),
+            handle,
         })
     }
 

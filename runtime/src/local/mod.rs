@@ -3,12 +3,14 @@
 //! on the caller's thread and async entries on threads of their own.
 
 mod background;
+mod cache_directory;
 pub(crate) mod crash;
 pub(crate) mod direct_call;
 mod invoke;
 mod jit;
 mod library;
 mod object_bytes;
+mod object_library;
 mod split_object;
 pub mod static_memory;
 
@@ -66,6 +68,9 @@ struct Loaded {
     objects: FxHashMap<String, Binary>,
     /// Shared libraries (format 2 and preloaded), in load order.
     libraries: Vec<SharedLibrary>,
+    /// The shared library linked from the session's first object, opened
+    /// instead of linking it (object_library.rs).
+    object_library: Option<SharedLibrary>,
     /// Resolved entries: object name, then symbol.
     entries: FxHashMap<String, FxHashMap<String, usize>>,
 }
@@ -75,7 +80,12 @@ impl Loaded {
     /// object file never pays for one.
     fn jit(&mut self) -> Result<&mut Jit> {
         if self.jit.is_none() {
-            self.jit = Some(Jit::new()?);
+            let mut jit = Jit::new()?;
+            // The objects linked after it resolve against it.
+            if let Some(library) = &self.object_library {
+                jit.add_library(library.name(), library.handle());
+            }
+            self.jit = Some(jit);
         }
         Ok(self.jit.as_mut().expect("created above"))
     }
@@ -84,6 +94,8 @@ impl Loaded {
 #[derive(Clone, Copy)]
 enum Binary {
     Object(ObjectIndex),
+    /// An object opened as the library linked from it.
+    LinkedObject,
     Library(usize),
     Asset,
 }
@@ -107,8 +119,33 @@ impl LocalExecutor {
                     path: name.to_owned(),
                     cause: error,
                 })?;
-                drop(loaded);
-                return self.load_object(name, bytes);
+                machine::check(bytes.as_slice(), format, host_triple())?;
+                // Later objects resolve against the objects before them,
+                // which a library cannot: only the first may be one.
+                let first = !loaded
+                    .objects
+                    .values()
+                    .any(|binary| matches!(binary, Binary::Object(_) | Binary::LinkedObject));
+                let linked = first
+                    .then(|| split_object::saved_fingerprint(&bytes))
+                    .flatten()
+                    .and_then(|fingerprint| {
+                        let identity = bytes.identity()?;
+                        object_library::open_cached(name, identity, fingerprint)
+                    });
+                match linked {
+                    Some(library) => {
+                        if let Some(jit) = &mut loaded.jit {
+                            jit.add_library(library.name(), library.handle());
+                        }
+                        loaded.object_library = Some(library);
+                        Binary::LinkedObject
+                    }
+                    None => {
+                        drop(loaded);
+                        return self.load_object(name, bytes);
+                    }
+                }
             }
             BinaryFormat::SharedLibrary => {
                 machine::check(&machine::read_header(file), format, host_triple())?;
@@ -235,8 +272,14 @@ impl LocalExecutor {
                     }
                 })?
             }
-            Binary::Library(index) => {
-                let library = &loaded.libraries[index];
+            Binary::Library(_) | Binary::LinkedObject => {
+                let library = match binary {
+                    Binary::Library(index) => &loaded.libraries[index],
+                    _ => loaded
+                        .object_library
+                        .as_ref()
+                        .expect("the object's library is open"),
+                };
                 library.lookup(entry).ok_or_else(|| {
                     missing_entry(entry, &format!("'{object}'"), |kernel| {
                         library.lookup(kernel).is_some()
@@ -389,6 +432,11 @@ impl LocalExecutor {
             };
             if let Some(jit) = &loaded.jit {
                 jit.run_destructors(&mut announce);
+            }
+            // The session's first object, if it was opened as a library.
+            if let Some(library) = loaded.object_library.take() {
+                announce(library.name());
+                drop(library);
             }
             // The libraries after the objects, which may use them; the last
             // loaded first, as the objects. Closing one runs its destructors.

@@ -9,14 +9,14 @@ use std::{
     fs::File,
     io::{self, Read},
     os::unix::fs::MetadataExt,
-    path::Path,
+    path::{Path, PathBuf},
     ptr::NonNull,
 };
 
 /// An object file's bytes.
 pub enum ObjectBytes {
     Owned(Vec<u8>),
-    Mapped(MappedFile),
+    Mapped(Box<MappedFile>),
 }
 
 impl ObjectBytes {
@@ -38,6 +38,14 @@ impl ObjectBytes {
                  first launched: replace it by renaming a new file over it, or send it to a new session)"
                     .to_owned()
             }),
+        }
+    }
+
+    /// The path the file mapped was opened at.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Self::Owned(_) => None,
+            Self::Mapped(file) => file.path.as_deref(),
         }
     }
 
@@ -82,6 +90,8 @@ pub struct MappedFile {
     file: File,
     stamp: Stamp,
     identity: FileIdentity,
+    /// Where it was opened, if by path.
+    path: Option<PathBuf>,
 }
 
 /// Which file, and which version of it: its device and inode, its size,
@@ -178,7 +188,11 @@ impl MappedFile {
     /// `path` mapped read-only; an empty file is read, not mapped (a mapping
     /// cannot be empty), and gives `ObjectBytes::Owned`.
     pub fn open(path: &Path) -> io::Result<ObjectBytes> {
-        Self::map(File::open(path)?)
+        let mut bytes = Self::map(File::open(path)?)?;
+        if let ObjectBytes::Mapped(file) = &mut bytes {
+            file.path = Some(path.to_owned());
+        }
+        Ok(bytes)
     }
 
     /// `file` mapped read-only, as [`MappedFile::open`] maps the file at a
@@ -208,13 +222,14 @@ impl MappedFile {
         }
         let address =
             NonNull::new(address.cast()).ok_or_else(|| io::Error::other("mmap gave null"))?;
-        Ok(ObjectBytes::Mapped(Self {
+        Ok(ObjectBytes::Mapped(Box::new(Self {
             address,
             length,
             file,
             stamp,
             identity,
-        }))
+            path: None,
+        })))
     }
 
     fn bytes(&self) -> &[u8] {

@@ -42,6 +42,7 @@ pub const STT_FILE: u8 = 4;
 pub const STT_TLS: u8 = 6;
 pub const STT_GNU_IFUNC: u8 = 10;
 pub const STV_HIDDEN: u8 = 2;
+pub const STV_PROTECTED: u8 = 3;
 
 /// A byte range of the object.
 #[derive(Clone, Copy, Default)]

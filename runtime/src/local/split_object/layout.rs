@@ -559,6 +559,12 @@ impl Layout {
         self.symbol(bytes, index?).ok()
     }
 
+    /// Whether every global the object defines is visible outside it (so
+    /// that a shared library linked from it defines each one as well).
+    pub fn every_global_visible(&self, bytes: &[u8]) -> bool {
+        self.symbol_table(bytes).every_global_visible()
+    }
+
     /// What a search for the object's globals reads.
     fn symbol_table<'a>(&'a self, bytes: &'a [u8]) -> SymbolTable<'a> {
         let within = |table: Table, size: usize| {

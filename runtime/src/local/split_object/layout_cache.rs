@@ -1,82 +1,56 @@
-//! Where saved layouts (saved_layout.rs) are kept: a directory of the
-//! user's own, `$XDG_CACHE_HOME/executor-mlir/layouts` (`~/.cache/...` when
-//! that is unset), one file per object file, named by its device and inode.
-//! A saved layout is used only for the version of the file it names, so one
-//! that is stale is passed over, and replaced when the object is next sent;
-//! the directory may be removed at any time.
-//!
-//! The directories it makes are private (mode 0700). The directory is not
-//! used unless it is this user's and no one else may write it, nor is a
-//! file in it that is not this user's or not a regular file: another user
-//! could otherwise choose what a program links. Nothing here fails a
-//! `send_binary`: a layout that cannot be read or written is read from the
-//! object, as without a cache.
+//! Where saved layouts (saved_layout.rs) are kept: the user's cache
+//! directory `layouts` (cache_directory.rs), one file per object file, named
+//! by its device and inode. A saved layout is used only for the version of
+//! the file it names, so one that is stale is passed over, and replaced when
+//! the object is next sent. Nothing here fails a `send_binary`: a layout that
+//! cannot be read or written is read from the object, as without a cache.
 
 use std::{
-    fs::{self, DirBuilder, File, OpenOptions},
+    fs::{self, File, OpenOptions},
     io::Write,
-    os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt},
-    path::{Path, PathBuf},
-    time::{Duration, SystemTime},
+    os::unix::fs::OpenOptionsExt,
+    time::Duration,
 };
 
-use executor_protocol::unix_socket::own_uid;
-
 use super::saved_layout::SavedLayout;
-use crate::local::object_bytes::{FileIdentity, MappedFile};
+use crate::local::{
+    cache_directory::{self, CacheDirectory},
+    object_bytes::{FileIdentity, MappedFile},
+};
 
 /// How recently an object file may have been written and still get a saved
 /// layout. A file's times advance by the clock's tick (several
 /// milliseconds), so a file rewritten twice within one tick could keep its
 /// identity; one that has not changed for this long cannot be the first of
 /// two such versions.
-const SETTLED: Duration = Duration::from_secs(1);
+pub const SETTLED: Duration = Duration::from_secs(1);
 
 /// How many saved layouts the directory keeps (each about 100 bytes per
 /// section of its object).
 const KEPT_LAYOUTS: usize = 64;
 
-/// How old a partial file must be to have been left by a process that
-/// stopped while writing it.
-const ABANDONED: Duration = Duration::from_secs(600);
-
 /// A directory of saved layouts.
 pub struct LayoutCache {
-    directory: PathBuf,
+    directory: CacheDirectory,
 }
 
 impl LayoutCache {
-    /// The user's: in `$XDG_CACHE_HOME`, or `~/.cache` when that is unset;
-    /// `None` when neither is an absolute path.
+    /// The user's.
     pub fn of_user() -> Option<Self> {
-        let absolute = |name| std::env::var_os(name).filter(|path| Path::new(path).is_absolute());
-        let base = match absolute("XDG_CACHE_HOME") {
-            Some(path) => PathBuf::from(path),
-            None => PathBuf::from(absolute("HOME")?).join(".cache"),
-        };
-        Some(Self::in_directory(
-            base.join("executor-mlir").join("layouts"),
-        ))
+        CacheDirectory::of_user("layouts").map(|directory| Self { directory })
     }
 
-    pub fn in_directory(directory: PathBuf) -> Self {
-        Self { directory }
+    #[cfg(test)]
+    pub fn in_directory(directory: std::path::PathBuf) -> Self {
+        Self {
+            directory: CacheDirectory::at(directory),
+        }
     }
 
     /// The saved layout of the object file of `identity` and `fingerprint`,
     /// if the cache holds one.
     pub fn load(&self, identity: &FileIdentity, fingerprint: u64) -> Option<SavedLayout> {
-        let path = self.private_directory(false)?.join(file_name(identity));
-        // Not blocking: a FIFO put in its place would wait for a writer.
-        let file = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(&path)
-            .ok()?;
-        let metadata = file.metadata().ok()?;
-        if !metadata.is_file() || metadata.uid() != own_uid() {
-            return None;
-        }
+        let (file, path) = self.directory.open_own(&file_name(identity))?;
         let saved = SavedLayout::read(MappedFile::map(file).ok()?, identity, fingerprint);
         if saved.is_some() {
             tracing::debug!("the object's layout is read from {}", path.display());
@@ -87,43 +61,30 @@ impl LayoutCache {
     /// Keeps what `contents` makes, the saved layout of the object file of
     /// `identity`, unless the file had changed too recently, when its
     /// identity was taken, to be told apart from its next version, or the
-    /// directory cannot be used. Written under a name of its own and renamed
-    /// into place, so a reader sees the whole file or none; the oldest
-    /// layouts are removed past [`KEPT_LAYOUTS`].
-    pub fn store(&self, identity: &FileIdentity, contents: impl FnOnce() -> Option<Vec<u8>>) {
-        let settled = identity
-            .observed()
-            .duration_since(identity.last_written())
-            .is_ok_and(|age| age >= SETTLED);
-        if !settled {
+    /// directory cannot be used; whether it was kept. Written under a name of
+    /// its own and renamed into place, so a reader sees the whole file or
+    /// none; the oldest layouts are removed past [`KEPT_LAYOUTS`].
+    pub fn store(
+        &self,
+        identity: &FileIdentity,
+        contents: impl FnOnce() -> Option<Vec<u8>>,
+    ) -> bool {
+        if !settled(identity) {
             tracing::debug!(
                 "the object's layout is not saved: the object changed less than {SETTLED:?} ago"
             );
-            return;
+            return false;
         }
-        let Some(directory) = self.private_directory(true) else {
-            tracing::debug!(
-                "the object's layout is not saved: {} is not a private directory",
-                self.directory.display()
-            );
-            return;
+        let Some(directory) = self.directory.private(true) else {
+            tracing::debug!("the object's layout is not saved: no private cache directory");
+            return false;
         };
         // Made only now: a layout that cannot be kept is not worth writing.
         let Some(contents) = contents() else {
-            return;
+            return false;
         };
         let path = directory.join(file_name(identity));
-        // Unique to this thread of this process, and to this moment: a
-        // partial file a stopped process left keeps its process id.
-        let partial = directory.join(format!(
-            "{}.{}.{:?}.{}.partial",
-            file_name(identity),
-            std::process::id(),
-            std::thread::current().id(),
-            SystemTime::now()
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .map_or(0, |since| since.as_nanos())
-        ));
+        let partial = cache_directory::partial_path(directory, &file_name(identity));
         let written = OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -131,78 +92,40 @@ impl LayoutCache {
             .open(&partial)
             .and_then(|mut file: File| file.write_all(&contents))
             .and_then(|()| fs::rename(&partial, &path));
-        match written {
-            Ok(()) => tracing::debug!("the object's layout is saved in {}", path.display()),
+        let kept = match written {
+            Ok(()) => {
+                tracing::debug!("the object's layout is saved in {}", path.display());
+                true
+            }
             // Another thread's file, not this one's to remove.
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => false,
             Err(error) => {
                 tracing::debug!(
                     "the object's layout is not saved in {}: {error}",
                     directory.display()
                 );
                 let _ = fs::remove_file(&partial);
+                false
             }
-        }
-        remove_oldest(directory);
+        };
+        cache_directory::remove_oldest(directory, "layout", KEPT_LAYOUTS);
+        kept
     }
 
     /// Removes the saved layout of the object file of `identity`, found not
     /// to fit it.
     pub fn remove(&self, identity: &FileIdentity) {
-        if let Some(directory) = self.private_directory(false) {
-            let _ = fs::remove_file(directory.join(file_name(identity)));
-        }
-    }
-
-    /// The directory, made when `create` is set and it does not exist;
-    /// `None` when it is not this user's alone.
-    fn private_directory(&self, create: bool) -> Option<&Path> {
-        if create {
-            // Each directory made is private; one that exists is checked below.
-            let _ = DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(&self.directory);
-        }
-        let metadata = fs::symlink_metadata(&self.directory).ok()?;
-        let private =
-            metadata.is_dir() && metadata.uid() == own_uid() && metadata.mode() & 0o022 == 0;
-        private.then_some(self.directory.as_path())
+        self.directory.remove(&file_name(identity));
     }
 }
 
-/// Removes the oldest saved layouts past [`KEPT_LAYOUTS`] (a file rebuilt
-/// and renamed over its path is a new inode, whose layout is a new file),
-/// and partial files a process left behind more than [`ABANDONED`] ago.
-fn remove_oldest(directory: &Path) {
-    let Ok(entries) = fs::read_dir(directory) else {
-        return;
-    };
-    let mut layouts = Vec::new();
-    let now = SystemTime::now();
-    for entry in entries.flatten() {
-        let (path, metadata) = (entry.path(), entry.metadata());
-        let Ok(modified) = metadata.and_then(|metadata| metadata.modified()) else {
-            continue;
-        };
-        match path.extension().and_then(|extension| extension.to_str()) {
-            Some("layout") => layouts.push((modified, path)),
-            Some("partial")
-                if now
-                    .duration_since(modified)
-                    .is_ok_and(|age| age > ABANDONED) =>
-            {
-                let _ = fs::remove_file(path);
-            }
-            _ => {}
-        }
-    }
-    if layouts.len() > KEPT_LAYOUTS {
-        layouts.sort();
-        for (_, path) in &layouts[..layouts.len() - KEPT_LAYOUTS] {
-            let _ = fs::remove_file(path);
-        }
-    }
+/// Whether the file of `identity` had not changed for [`SETTLED`] when its
+/// identity was taken.
+pub fn settled(identity: &FileIdentity) -> bool {
+    identity
+        .observed()
+        .duration_since(identity.last_written())
+        .is_ok_and(|age| age >= SETTLED)
 }
 
 fn file_name(identity: &FileIdentity) -> String {
@@ -213,7 +136,9 @@ fn file_name(identity: &FileIdentity) -> String {
 mod tests {
     use super::*;
     use crate::local::object_bytes::ObjectBytes;
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::path::Path;
+    use std::time::SystemTime;
 
     /// A file, mapped, whose identity is that of the mapping.
     fn mapped(path: &Path, contents: &[u8]) -> ObjectBytes {
@@ -320,9 +245,9 @@ mod tests {
                 Duration::from_secs(index as u64 * 10),
             );
         }
-        write("old.partial", ABANDONED * 2);
+        write("old.partial", Duration::from_secs(3600));
         write("recent.partial", Duration::from_secs(1));
-        remove_oldest(directory.path());
+        cache_directory::remove_oldest(directory.path(), "layout", KEPT_LAYOUTS);
         let left = |name: &str| directory.path().join(name).exists();
         assert!((0..KEPT_LAYOUTS).all(|index| left(&format!("{index}.layout"))));
         assert!((KEPT_LAYOUTS..KEPT_LAYOUTS + 3).all(|index| !left(&format!("{index}.layout"))));

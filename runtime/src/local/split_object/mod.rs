@@ -42,7 +42,10 @@ use self::{
     layout::Layout,
     piece::{Contents, Piece},
 };
-use super::object_bytes::{FileIdentity, ObjectBytes};
+use super::{
+    object_bytes::{FileIdentity, ObjectBytes},
+    object_library::LibraryCache,
+};
 
 /// The name by which pieces linked later reach the local symbols of a
 /// section linked before (followed by the section's index in the object).
@@ -71,15 +74,34 @@ struct SavedIn {
 
 impl SavedIn {
     /// Saves `layout`, read from `bytes`, unless the file changed since it
-    /// was mapped (the layout could then be of neither version).
+    /// was mapped (the layout could then be of neither version). Once saved,
+    /// the file is also linked into a shared library for later runs
+    /// (object_library.rs), if each of its globals would be found there.
     fn save(&self, layout: &Layout, bytes: &ObjectBytes) {
         if bytes.stale().is_some() {
             return;
         }
-        self.cache.store(&self.identity, || {
+        let saved = self.cache.store(&self.identity, || {
             layout.save(bytes.as_slice(), &self.identity, self.fingerprint)
         });
+        if let Some(path) = bytes.path()
+            && saved
+            && layout.every_global_visible(bytes.as_slice())
+            && let Some(libraries) = LibraryCache::of_user()
+        {
+            libraries.link_later(path, &self.identity, self.fingerprint);
+        }
     }
+}
+
+/// The fingerprint of a mapped object file of at least [`SAVED_SECTIONS`]
+/// sections, whose layout is saved between runs (and which a library is
+/// linked from: object_library.rs); `None` for any other.
+pub fn saved_fingerprint(bytes: &ObjectBytes) -> Option<u64> {
+    let object = bytes.as_slice();
+    let many_sections =
+        elf::u16_at(object, 60).is_some_and(|count| usize::from(count) >= SAVED_SECTIONS);
+    (many_sections && bytes.identity().is_some()).then(|| saved_layout::fingerprint(object))
 }
 
 /// What a lookup made of a split object, with its layout.
@@ -96,18 +118,13 @@ impl SplitObject {
     /// saved for later runs.
     pub fn new(bytes: ObjectBytes) -> Result<Self, ObjectBytes> {
         let object = bytes.as_slice();
-        let many_sections =
-            elf::u16_at(object, 60).is_some_and(|count| usize::from(count) >= SAVED_SECTIONS);
-        let saved_in = bytes
-            .identity()
-            .filter(|_| many_sections)
-            .and_then(|identity| {
-                Some(SavedIn {
-                    cache: LayoutCache::of_user()?,
-                    identity: identity.clone(),
-                    fingerprint: saved_layout::fingerprint(object),
-                })
-            });
+        let saved_in = saved_fingerprint(&bytes).and_then(|fingerprint| {
+            Some(SavedIn {
+                cache: LayoutCache::of_user()?,
+                identity: bytes.identity()?.clone(),
+                fingerprint,
+            })
+        });
         let saved = saved_in
             .as_ref()
             .and_then(|saved_in| {

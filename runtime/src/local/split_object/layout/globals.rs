@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::Hasher;
 
 use crate::local::split_object::{
-    elf::{SHN_LORESERVE, SHN_UNDEF, SYMBOL_SIZE, Table, string_at, u16_in, u32_in},
+    elf::{SHN_LORESERVE, SHN_UNDEF, STV_PROTECTED, SYMBOL_SIZE, Table, string_at, u16_in, u32_in},
     saved_layout::SavedLayout,
 };
 
@@ -76,6 +76,14 @@ impl<'a> SymbolTable<'a> {
                 && self.defining_section(entry).is_some()
                 && self.has_name(entry, name)
         })
+    }
+
+    /// Whether every defined global is visible outside its object (default
+    /// or protected visibility): each could then be looked up in a shared
+    /// library linked from it, as in the object.
+    pub fn every_global_visible(&self) -> bool {
+        self.defined_globals()
+            .all(|(_, _, entry)| matches!(entry[5] & 3, 0 | STV_PROTECTED))
     }
 
     /// Each defined global's name and index.
