@@ -24,6 +24,7 @@ use std::{
     hash::Hasher,
     path::{Path, PathBuf},
     process::{Command, Stdio},
+    sync::{Mutex, PoisonError},
 };
 
 use rustc_hash::FxHasher;
@@ -108,6 +109,10 @@ impl LibraryCache {
 /// (a reference it cannot resolve, say): the object is then linked instead.
 pub fn open_cached(name: &str, identity: &FileIdentity, fingerprint: u64) -> Option<SharedLibrary> {
     let path = LibraryCache::of_user()?.find(identity, fingerprint)?;
+    // Two sessions sending the object at once must not both find the
+    // library closed and open it.
+    static OPENING: Mutex<()> = Mutex::new(());
+    let _opening = OPENING.lock().unwrap_or_else(PoisonError::into_inner);
     if SharedLibrary::is_open(&path) {
         tracing::debug!("'{name}' is linked: {} is open already", path.display());
         return None;
