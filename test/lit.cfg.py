@@ -114,6 +114,12 @@ def netns_missing(tools, package):
     return None
 
 
+# The runtime links a large object into a shared library with `cc`
+# (runtime/src/local/object_library.rs).
+if shutil.which("cc"):
+    config.available_features.add("cc")
+else:
+    lit_config.note("test/Runtime/object-library.mlir and saved-layout.mlir are unsupported here: no cc")
 if shutil.which("systemd-analyze"):
     config.available_features.add("systemd-analyze")
 else:

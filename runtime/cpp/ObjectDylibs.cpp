@@ -42,6 +42,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <dlfcn.h>
+#include <link.h>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -133,7 +134,10 @@ Reservations &reservations() {
 /// absolute addresses, when a lookup asks for them.
 class LibrarySymbols : public llvm::orc::DefinitionGenerator {
 public:
-  explicit LibrarySymbols(void *handle) : handle(handle) {}
+  explicit LibrarySymbols(void *handle) : handle(handle) {
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &library) != 0)
+      library = nullptr;
+  }
 
   llvm::Error tryToGenerate(llvm::orc::LookupState &, llvm::orc::LookupKind,
                             JITDylib &dylib, JITDylibLookupFlags,
@@ -142,7 +146,16 @@ public:
     for (const auto &[name, flags] : names) {
       // Names in the pool are not NUL-terminated.
       std::string text = (*name).str();
-      if (void *address = dlsym(handle, text.c_str()))
+      // dlsym searches the library's dependencies too (the C library):
+      // only what the library itself defines stands for the object, as an
+      // object's JITDylib defines only the object's symbols.
+      void *address = dlsym(handle, text.c_str());
+      Dl_info info;
+      struct link_map *owner = nullptr;
+      if (address && library &&
+          dladdr1(address, &info, reinterpret_cast<void **>(&owner),
+                  RTLD_DL_LINKMAP) != 0 &&
+          owner == library)
         found[name] = {llvm::orc::ExecutorAddr::fromPtr(address),
                        llvm::JITSymbolFlags::Exported};
     }
@@ -153,6 +166,7 @@ public:
 
 private:
   void *handle;
+  struct link_map *library = nullptr;
 };
 
 /// LLVM's in-process memory mapper, recording what it reserves in

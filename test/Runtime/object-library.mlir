@@ -3,7 +3,11 @@
 // (runtime/src/local/object_library.rs); a later run opens that library
 // instead of linking the object. Only a session's first object is opened so,
 // and only by one session of the process: a second session links its own
-// copy, with statics of its own; an object sent after it resolves against it.
+// copy, with statics of its own; an object sent after it resolves against it
+// (against what the library defines, not the C library it uses: the second
+// object's exit handler still runs when the session closes).
+
+// REQUIRES: cc
 
 // RUN: rm -rf %t.cache
 // RUN: mlir-opt %S/Inputs/split-kernels.mlir --pass-pipeline=%kernel_pipeline | mlir-translate --mlir-to-llvmir > %t.ll
@@ -11,7 +15,8 @@
 // RUN: llc -filetype=obj -relocation-model=pic --function-sections %t.ll -o %t.o
 // RUN: mlir-opt %S/Inputs/filler-caller.mlir --pass-pipeline=%kernel_pipeline | mlir-translate --mlir-to-llvmir \
 // RUN:   | llc -filetype=obj -relocation-model=pic -o %t.caller.o
-// RUN: sed -e 's|@KERNELS@|%t.o|' -e 's|@CALLER@|%t.caller.o|' %s \
+// RUN: clang -c -fPIC %S/Inputs/goodbye.c -o %t.goodbye.o
+// RUN: sed -e 's|@KERNELS@|%t.o|' -e 's|@CALLER@|%t.caller.o|' -e 's|@GOODBYE@|%t.goodbye.o|' %s \
 // RUN:   | executor-opt --pass-pipeline='builtin.module(executor-llvm-lowering-stage)' > %t.host.mlir
 
 // The object must not have changed for a second to have its layout saved.
@@ -21,7 +26,7 @@
 // RUN: env XDG_CACHE_HOME=%t.cache EXECUTOR_LOG=debug %run_host %t.host.mlir 2>&1 | FileCheck %s --check-prefixes=CHECK,OPENS
 
 // LINKS-NOT: is opened as
-// LINKS: linking {{.*}}.o into {{.*}}.cache/executor-mlir/libraries/{{[0-9a-f]+}}-{{[0-9a-f]+}}-{{[0-9a-f]+}}.so in the background
+// LINKS: linking the object into {{.*}}.cache/executor-mlir/libraries/{{[0-9a-f]+}}-{{[0-9a-f]+}}-{{[0-9a-f]+}}.so in the background
 // OPENS-NOT: in the background
 // OPENS: '{{.*}}.o' is opened as {{.*}}.cache/executor-mlir/libraries/{{.*}}.so
 // OPENS: '{{.*}}.o' is linked: {{.*}}.so is open already
@@ -29,6 +34,8 @@
 // CHECK: [10]
 // CHECK: [200]
 // CHECK: [7]
+// CHECK: the second object's exit handler ran
+// CHECK: [42]
 
 func.func private @printMemrefF32(memref<*xf32>) attributes {llvm.emit_c_interface}
 
@@ -42,6 +49,7 @@ func.func @main() {
   %a = executor.open("local:a") : !executor.session
   executor.send_binary %a("@KERNELS@") : !executor.session
   executor.send_binary %a("@CALLER@") : !executor.session
+  executor.send_binary %a("@GOODBYE@") : !executor.session
   %b = executor.open("local:b") : !executor.session
   executor.send_binary %b("@KERNELS@") : !executor.session
   // Each session counts its own calls.
@@ -55,5 +63,11 @@ func.func @main() {
   call @print(%via) : (memref<1xf32>) -> ()
   executor.close %b : !executor.session
   executor.close %a : !executor.session
+  // After the session's exit handlers.
+  %c0 = arith.constant 0 : index
+  %marker = arith.constant 42.0 : f32
+  %after = memref.alloc() : memref<1xf32>
+  memref.store %marker, %after[%c0] : memref<1xf32>
+  call @print(%after) : (memref<1xf32>) -> ()
   return
 }

@@ -4,6 +4,8 @@
 // object's tables. It is used only for the version of the file it was saved
 // for: an object rewritten in place is read anew.
 
+// REQUIRES: cc
+
 // RUN: rm -rf %t.cache
 // RUN: mlir-opt %S/Inputs/split-kernels.mlir --pass-pipeline=%kernel_pipeline | mlir-translate --mlir-to-llvmir > %t.ll
 // RUN: sh -c 'i=0; while [ $i -lt 1100 ]; do printf "define i64 @filler_%%d() {\n  ret i64 %%d\n}\n" $i $i; i=$((i+1)); done' >> %t.ll

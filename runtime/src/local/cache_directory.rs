@@ -5,14 +5,16 @@
 //! (object_library.rs). The directory may be removed at any time.
 //!
 //! The directories it makes are private (mode 0700). The directory is not
-//! used unless it is this user's and no one else may write it, nor is a
-//! file in it that is not this user's or not a regular file: another user
-//! could otherwise choose what a program links.
+//! used unless it is this user's and no one else may write it or a
+//! directory above it (but a sticky one, as `/tmp`), nor is a file in it
+//! that is not this user's or not a regular file: another user could
+//! otherwise choose what a program links.
 
 use std::{
     fs::{self, DirBuilder, File, OpenOptions},
     os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt},
     path::{Path, PathBuf},
+    sync::{Mutex, PoisonError},
     time::{Duration, SystemTime},
 };
 
@@ -55,7 +57,7 @@ impl CacheDirectory {
         let metadata = fs::symlink_metadata(&self.directory).ok()?;
         let private =
             metadata.is_dir() && metadata.uid() == own_uid() && metadata.mode() & 0o022 == 0;
-        private.then_some(self.directory.as_path())
+        (private && ancestors_trusted(&self.directory)).then_some(self.directory.as_path())
     }
 
     /// The file `file_name` in the directory, open for reading, if it is
@@ -78,6 +80,34 @@ impl CacheDirectory {
             let _ = fs::remove_file(directory.join(file_name));
         }
     }
+}
+
+/// Whether no one but this user and root can move what is under
+/// `directory`: every directory above it, by the path given and by its real
+/// path, is theirs and others may not write it, or it is sticky (as `/tmp`).
+/// Else another user could swap the cache for one of theirs between a check
+/// and its use. Asked once per directory and process: only these two users
+/// can change the answer.
+fn ancestors_trusted(directory: &Path) -> bool {
+    static TRUSTED: Mutex<Vec<(PathBuf, bool)>> = Mutex::new(Vec::new());
+    let mut known = TRUSTED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, trusted)) = known.iter().find(|(path, _)| path == directory) {
+        return *trusted;
+    }
+    let trusted_directory = |path: &Path| {
+        fs::metadata(path).is_ok_and(|metadata| {
+            let owner = metadata.uid() == own_uid() || metadata.uid() == 0;
+            let others_write = metadata.mode() & 0o022 != 0;
+            let sticky = metadata.mode() & 0o1000 != 0;
+            metadata.is_dir() && owner && (!others_write || sticky)
+        })
+    };
+    let trusted = fs::canonicalize(directory).is_ok_and(|real| {
+        directory.ancestors().skip(1).all(trusted_directory)
+            && real.ancestors().skip(1).all(trusted_directory)
+    });
+    known.push((directory.to_owned(), trusted));
+    trusted
 }
 
 /// Where a file to be renamed to `directory/file_name` is written first:

@@ -49,6 +49,15 @@ impl ObjectBytes {
         }
     }
 
+    /// The open file that is mapped (the very version whose identity this
+    /// records, whatever its path names now).
+    pub fn file(&self) -> Option<&File> {
+        match self {
+            Self::Owned(_) => None,
+            Self::Mapped(file) => Some(&file.file),
+        }
+    }
+
     /// The identity of the file mapped, as it was when it was mapped.
     pub fn identity(&self) -> Option<&FileIdentity> {
         match self {

@@ -21,8 +21,10 @@
 //! the next one. Nothing here fails a `send_binary`.
 
 use std::{
+    fs::File,
     hash::Hasher,
-    path::{Path, PathBuf},
+    os::unix::{io::AsRawFd, process::CommandExt},
+    path::PathBuf,
     process::{Command, Stdio},
     sync::{Mutex, PoisonError},
 };
@@ -40,10 +42,15 @@ use super::{
 /// and data of its object).
 const KEPT_LIBRARIES: usize = 16;
 
-/// What the linker's shell runs: `$1` the partial file, `$2` the object,
-/// `$3` the library. Private (0600 or 0700), as the directory.
+/// How much lower the linker's priority is than the program's.
+const LINKER_NICENESS: libc::c_int = 10;
+
+/// What the linker's shell runs: `$1` the partial file, `$2` the library;
+/// the object is the file open as descriptor 3 (the version whose identity
+/// names the library, whatever its path names by the time the linker reads
+/// it). Private (0600 or 0700), as the directory.
 const LINK: &str =
-    r#"umask 077; cc -shared -Wl,-Bsymbolic -o "$1" "$2" && mv -f "$1" "$3" || rm -f "$1""#;
+    r#"umask 077; cc -shared -Wl,-Bsymbolic -o "$1" /dev/fd/3 && mv -f "$1" "$2" || rm -f "$1""#;
 
 /// A directory of libraries linked from object files.
 pub struct LibraryCache {
@@ -60,23 +67,32 @@ impl LibraryCache {
     /// `fingerprint` (split_object's `saved_layout::fingerprint`), if the
     /// cache holds one.
     pub fn find(&self, identity: &FileIdentity, fingerprint: u64) -> Option<PathBuf> {
-        let (_, path) = self.directory.open_own(&file_name(identity, fingerprint))?;
-        Some(path)
+        Some(self.open(identity, fingerprint)?.1)
+    }
+
+    /// [`LibraryCache::find`], with the file open.
+    pub fn open(&self, identity: &FileIdentity, fingerprint: u64) -> Option<(File, PathBuf)> {
+        self.directory.open_own(&file_name(identity, fingerprint))
     }
 
     /// Starts linking the object file at `object`, of `identity` and
     /// `fingerprint`, into a library in the background.
-    pub fn link_later(&self, object: &Path, identity: &FileIdentity, fingerprint: u64) {
+    pub fn link_later(&self, object: &File, identity: &FileIdentity, fingerprint: u64) {
+        // A layout saved again (one that did not fit, a lookup that found
+        // nothing) does not link the library anew.
+        if self.find(identity, fingerprint).is_some() {
+            return;
+        }
         let Some(directory) = self.directory.private(true) else {
             return;
         };
         let name = file_name(identity, fingerprint);
+        let object_fd = object.as_raw_fd();
         let library = directory.join(&name);
         let mut linker = Command::new("sh");
         linker
             .args(["-c", LINK, "sh"])
             .arg(cache_directory::partial_path(directory, &name))
-            .arg(object)
             .arg(&library)
             .env_clear()
             .stdin(Stdio::null())
@@ -85,11 +101,37 @@ impl LibraryCache {
         if let Some(search) = std::env::var_os("PATH") {
             linker.env("PATH", search);
         }
+        // SAFETY: between fork and exec only async-signal-safe system calls:
+        // the object becomes descriptor 3 without close-on-exec (dup2 clears
+        // it, fcntl when it is 3 already); every other descriptor the program
+        // left inheritable is closed at exec (the linker outlives the
+        // program: it must not hold its pipes, sockets or locks); and the
+        // linker runs at a lower priority than the program.
+        unsafe {
+            linker.pre_exec(move || {
+                let inherited = if object_fd == 3 {
+                    libc::fcntl(3, libc::F_SETFD, 0)
+                } else {
+                    libc::dup2(object_fd, 3)
+                };
+                if inherited < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // Best effort: a kernel before Linux 5.11 has no close_range.
+                libc::syscall(
+                    libc::SYS_close_range,
+                    4u32,
+                    u32::MAX,
+                    libc::CLOSE_RANGE_CLOEXEC,
+                );
+                libc::setpriority(libc::PRIO_PROCESS, 0, LINKER_NICENESS);
+                Ok(())
+            });
+        }
         match linker.spawn() {
             Ok(mut child) => {
                 tracing::debug!(
-                    "linking {} into {} in the background",
-                    object.display(),
+                    "linking the object into {} in the background",
                     library.display()
                 );
                 // Reaped when it ends, if this process is still there.
@@ -108,16 +150,16 @@ impl LibraryCache {
 /// session of this process has it open; `None` also when it does not open
 /// (a reference it cannot resolve, say): the object is then linked instead.
 pub fn open_cached(name: &str, identity: &FileIdentity, fingerprint: u64) -> Option<SharedLibrary> {
-    let path = LibraryCache::of_user()?.find(identity, fingerprint)?;
+    let (file, path) = LibraryCache::of_user()?.open(identity, fingerprint)?;
     // Two sessions sending the object at once must not both find the
     // library closed and open it.
     static OPENING: Mutex<()> = Mutex::new(());
     let _opening = OPENING.lock().unwrap_or_else(PoisonError::into_inner);
-    if SharedLibrary::is_open(&path) {
+    if SharedLibrary::is_open(&file) {
         tracing::debug!("'{name}' is linked: {} is open already", path.display());
         return None;
     }
-    match crash::guard_load(name, || SharedLibrary::open_linked_object(&path, name)) {
+    match crash::guard_load(name, || SharedLibrary::open_linked_object(file, name)) {
         Ok(library) => {
             tracing::debug!("'{name}' is opened as {}", path.display());
             Some(library)

@@ -559,10 +559,23 @@ impl Layout {
         self.symbol(bytes, index?).ok()
     }
 
-    /// Whether every global the object defines is visible outside it (so
-    /// that a shared library linked from it defines each one as well).
-    pub fn every_global_visible(&self, bytes: &[u8]) -> bool {
-        self.symbol_table(bytes).every_global_visible()
+    /// Whether a shared library linked from the object behaves as the object
+    /// linked here: every global the object defines is visible outside it
+    /// (the library exports each one), and it registers nothing to run at
+    /// exit (a library's registrations go to the C library, which runs them
+    /// at `exit` before the runtime has closed its sessions; an object's run
+    /// at `close`).
+    pub fn links_as_library(&self, bytes: &[u8]) -> bool {
+        const AT_EXIT: [&[u8]; 6] = [
+            b"atexit",
+            b"on_exit",
+            b"at_quick_exit",
+            b"__cxa_atexit",
+            b"__cxa_thread_atexit",
+            b"__cxa_thread_atexit_impl",
+        ];
+        let table = self.symbol_table(bytes);
+        table.every_global_visible() && !table.refers_to_any(&AT_EXIT)
     }
 
     /// What a search for the object's globals reads.

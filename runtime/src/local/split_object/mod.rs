@@ -76,7 +76,7 @@ impl SavedIn {
     /// Saves `layout`, read from `bytes`, unless the file changed since it
     /// was mapped (the layout could then be of neither version). Once saved,
     /// the file is also linked into a shared library for later runs
-    /// (object_library.rs), if each of its globals would be found there.
+    /// (object_library.rs), if that library would behave as the object.
     fn save(&self, layout: &Layout, bytes: &ObjectBytes) {
         if bytes.stale().is_some() {
             return;
@@ -84,12 +84,12 @@ impl SavedIn {
         let saved = self.cache.store(&self.identity, || {
             layout.save(bytes.as_slice(), &self.identity, self.fingerprint)
         });
-        if let Some(path) = bytes.path()
+        if let Some(file) = bytes.file()
             && saved
-            && layout.every_global_visible(bytes.as_slice())
+            && layout.links_as_library(bytes.as_slice())
             && let Some(libraries) = LibraryCache::of_user()
         {
-            libraries.link_later(path, &self.identity, self.fingerprint);
+            libraries.link_later(file, &self.identity, self.fingerprint);
         }
     }
 }

@@ -86,6 +86,16 @@ impl<'a> SymbolTable<'a> {
             .all(|(_, _, entry)| matches!(entry[5] & 3, 0 | STV_PROTECTED))
     }
 
+    /// Whether the object refers to a symbol of one of `names` that it does
+    /// not define.
+    pub fn refers_to_any(&self, names: &[&[u8]]) -> bool {
+        let (entries, _) = self.entries.as_chunks::<SYMBOL_SIZE>();
+        entries.iter().skip(self.first_global).any(|entry| {
+            u16_in(entry, 6) == SHN_UNDEF
+                && self.name(entry).is_some_and(|name| names.contains(&name))
+        })
+    }
+
     /// Each defined global's name and index.
     pub fn named_globals(&self) -> Vec<(&'a [u8], u32)> {
         self.defined_globals()
