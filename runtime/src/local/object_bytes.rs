@@ -9,14 +9,14 @@ use std::{
     fs::File,
     io::{self, Read},
     os::unix::fs::MetadataExt,
-    path::{Path, PathBuf},
+    path::Path,
     ptr::NonNull,
 };
 
 /// An object file's bytes.
 pub enum ObjectBytes {
     Owned(Vec<u8>),
-    Mapped(Box<MappedFile>),
+    Mapped(MappedFile),
 }
 
 impl ObjectBytes {
@@ -38,14 +38,6 @@ impl ObjectBytes {
                  first launched: replace it by renaming a new file over it, or send it to a new session)"
                     .to_owned()
             }),
-        }
-    }
-
-    /// The path the file mapped was opened at.
-    pub fn path(&self) -> Option<&Path> {
-        match self {
-            Self::Owned(_) => None,
-            Self::Mapped(file) => file.path.as_deref(),
         }
     }
 
@@ -99,8 +91,6 @@ pub struct MappedFile {
     file: File,
     stamp: Stamp,
     identity: FileIdentity,
-    /// Where it was opened, if by path.
-    path: Option<PathBuf>,
 }
 
 /// Which file, and which version of it: its device and inode, its size,
@@ -197,11 +187,7 @@ impl MappedFile {
     /// `path` mapped read-only; an empty file is read, not mapped (a mapping
     /// cannot be empty), and gives `ObjectBytes::Owned`.
     pub fn open(path: &Path) -> io::Result<ObjectBytes> {
-        let mut bytes = Self::map(File::open(path)?)?;
-        if let ObjectBytes::Mapped(file) = &mut bytes {
-            file.path = Some(path.to_owned());
-        }
-        Ok(bytes)
+        Self::map(File::open(path)?)
     }
 
     /// `file` mapped read-only, as [`MappedFile::open`] maps the file at a
@@ -231,14 +217,13 @@ impl MappedFile {
         }
         let address =
             NonNull::new(address.cast()).ok_or_else(|| io::Error::other("mmap gave null"))?;
-        Ok(ObjectBytes::Mapped(Box::new(Self {
+        Ok(ObjectBytes::Mapped(Self {
             address,
             length,
             file,
             stamp,
             identity,
-            path: None,
-        })))
+        }))
     }
 
     fn bytes(&self) -> &[u8] {
