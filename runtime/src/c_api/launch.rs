@@ -13,6 +13,7 @@ use super::{
 };
 use crate::{
     error::{Result, RuntimeError},
+    local::direct_call,
     memref::Descriptor,
     sessions::{self, Session},
     trace,
@@ -91,41 +92,134 @@ pub unsafe extern "C" fn __executor__launch_at_site(
     input_descs: *const *mut c_void,
     output_descs: *const *mut c_void,
 ) {
-    // The hit path; everything else is the general path's.
-    // SAFETY: `site` is null or a launch site (the contract).
-    if let Some(site) = unsafe { LaunchSite::from_ptr(site) }
-        && let Some(resolved) = site.lookup(session)
-        // SAFETY: the entry resolved for this session and this site's entry
-        // and object in the current generation, the entry read as UTF-8, for
-        // a description that qualified then (the general path fills a site
-        // only then) and is the same now; the description and arrays are
-        // what `__catalyst__executor__launch`'s contract says (the contract).
-        && unsafe {
-            fast_path::run_qualified(
-                resolved.address,
-                resolved.entry_len,
-                &site.description,
-                input_descs,
-                output_descs,
-            )
-        }
-    {
-        return;
+    if fast_path::debug_lines_possible() {
+        // SAFETY: the contract.
+        return unsafe { launch_at_site_if_not_logged(site, session, input_descs, output_descs) };
     }
-    // SAFETY: the contract.
-    unsafe { launch_at_site_general(site, session, input_descs, output_descs) }
+    // SAFETY: the contract; nothing is logged.
+    unsafe { launch_at_site_unlogged(site, session, input_descs, output_descs) }
 }
 
-/// The general path of `__executor__launch_at_site`: a function of its own,
-/// so that the hit path before it saves few registers and keeps a small
-/// frame.
+/// `__executor__launch_at_site` once some dispatcher enables debug lines:
+/// the general path logs the launch if this thread's dispatcher logs calls.
+/// Out of line, so that the hit path keeps no frame.
 ///
 /// # Safety
 ///
 /// As `__executor__launch_at_site`'s contract.
 #[cold]
 #[inline(never)]
-unsafe fn launch_at_site_general(
+unsafe extern "C" fn launch_at_site_if_not_logged(
+    site: *mut LaunchSite,
+    session: i64,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+) {
+    if fast_path::logging() {
+        // SAFETY: the contract.
+        return unsafe { launch_at_site_general(site, session, input_descs, output_descs) };
+    }
+    // SAFETY: the contract; nothing is logged.
+    unsafe { launch_at_site_unlogged(site, session, input_descs, output_descs) }
+}
+
+/// The hit path of a launch that is not logged, which keeps no frame: it
+/// ends in a jump to the entry's call, or to the general path for
+/// everything else.
+///
+/// # Safety
+///
+/// As `__executor__launch_at_site`'s contract, and the launch is not to be
+/// logged.
+#[inline(always)]
+unsafe fn launch_at_site_unlogged(
+    site: *mut LaunchSite,
+    session: i64,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+) {
+    // SAFETY: `site` is null or a launch site (the contract).
+    if let Some(filled) = unsafe { LaunchSite::from_ptr(site) }
+        && let Some(resolved) = filled.lookup(session)
+    {
+        let description = &filled.description;
+        // The site was filled with an entry resolved for this session and
+        // this site's entry and object in the current generation, its
+        // symbol read as UTF-8, for a description that qualified then (the
+        // general path fills a site only then) and is the same now; the
+        // description and arrays are what `__catalyst__executor__launch`'s
+        // contract says (the contract).
+        if description.num_inputs | description.num_outputs != 0 {
+            // SAFETY: as said above.
+            return unsafe {
+                launch_with_arguments_at_site(
+                    site,
+                    session,
+                    input_descs,
+                    output_descs,
+                    resolved.address,
+                    resolved.entry_len,
+                )
+            };
+        }
+        // SAFETY: as said above; the entry takes no pointer.
+        return unsafe {
+            direct_call::call_entry(
+                resolved.address,
+                description.entry_symbol.cast(),
+                resolved.entry_len,
+                std::ptr::NonNull::dangling().as_ptr(),
+                0,
+            )
+        };
+    }
+    // SAFETY: the contract.
+    unsafe { launch_at_site_general(site, session, input_descs, output_descs) }
+}
+
+/// The hit path of `__executor__launch_at_site` for a launch with inputs or
+/// a result, or the general path if an array or descriptor is null: a
+/// function of its own, so that the launches without either keep no frame
+/// (and `extern "C"`, which cannot unwind, so that the call of it is a
+/// jump).
+///
+/// # Safety
+///
+/// As `__executor__launch_at_site`'s contract, for a launch not to be
+/// logged, of a site that holds the entry at `address`, whose symbol is
+/// `entry_len` bytes long, for `session`.
+#[inline(never)]
+unsafe extern "C" fn launch_with_arguments_at_site(
+    site: *mut LaunchSite,
+    session: i64,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+    address: usize,
+    entry_len: usize,
+) {
+    // SAFETY: `site` is a launch site (the contract).
+    let description = unsafe { &(*site).description };
+    // SAFETY: the entry resolved for this launch, of a description that
+    // qualified (the contract).
+    let ran = unsafe {
+        fast_path::run_unlogged(address, entry_len, description, input_descs, output_descs)
+    };
+    if !ran {
+        // SAFETY: the contract.
+        unsafe { launch_at_site_general(site, session, input_descs, output_descs) }
+    }
+}
+
+/// The general path of `__executor__launch_at_site`: a function of its own,
+/// so that the hit path before it keeps no frame (and `extern "C"`, which
+/// cannot unwind, so that the call of it is a jump).
+///
+/// # Safety
+///
+/// As `__executor__launch_at_site`'s contract.
+#[cold]
+#[inline(never)]
+unsafe extern "C" fn launch_at_site_general(
     site: *mut LaunchSite,
     session: i64,
     input_descs: *const *mut c_void,
