@@ -398,11 +398,16 @@ unsafe fn check_received_results(
 
 #[cfg(test)]
 mod tests {
-    use std::{ffi::CString, process::Command, ptr::null};
+    use std::{
+        ffi::CString,
+        process::Command,
+        ptr::null,
+        sync::atomic::{AtomicUsize, Ordering},
+    };
 
     use super::*;
     use crate::{
-        c_api::__catalyst__executor__open, memref::DenseBuffer, protocol::Response,
+        c_api::__catalyst__executor__open, local::crash, memref::DenseBuffer, protocol::Response,
         remote::fake_server::serve,
     };
 
@@ -472,6 +477,175 @@ mod tests {
         // SAFETY: the site describes one rank-1 result of 4-byte elements
         // and static size 4; `outputs` points at a slot for its descriptor.
         unsafe { __executor__launch_at_site(&mut site, session, null(), outputs.as_ptr()) };
+        eprintln!("the launch returned");
+    }
+
+    /// The session of the sites filled by hand below: never opened, so that
+    /// a launch that takes the general path ends the process saying so.
+    const SESSION: i64 = 77;
+
+    /// How many times the entries below ran.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    extern "C" fn count_call() {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+    }
+
+    extern "C" fn count_input_call(_input: *mut u8) {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A site of `num_inputs` inputs and no result, filled as the general
+    /// path fills one: with the entry at `address` for [`SESSION`], in the
+    /// current generation.
+    fn filled_site(address: usize, num_inputs: usize) -> LaunchSite {
+        let entry = c"_mlir_ciface_k";
+        let site = LaunchSite::unfilled(Description::without_results(
+            entry.as_ptr(),
+            c"k.o".as_ptr(),
+            num_inputs,
+        ));
+        site.fill(&Fill {
+            generation: sessions::generation(),
+            session: SESSION,
+            resolved: Resolved {
+                address,
+                entry_len: entry.count_bytes(),
+            },
+        });
+        site
+    }
+
+    /// Launches through `site` on `session` with the input descriptors
+    /// `inputs`; returns how many times an entry ran.
+    fn launch(site: &mut LaunchSite, session: i64, inputs: *const *mut c_void) -> usize {
+        let before = CALLS.load(Ordering::SeqCst);
+        // SAFETY: a site of entries that read no descriptor; no result.
+        unsafe { __executor__launch_at_site(site, session, inputs, null()) };
+        CALLS.load(Ordering::SeqCst) - before
+    }
+
+    /// Runs the test `name` in a child, where it launches through a filled
+    /// site after something made the entry the site holds not to be called
+    /// directly; the launch must take the general path, which ends the
+    /// process (the session was never opened).
+    fn assert_general_path_in_child(name: &str) {
+        let (code, stderr) = run_in_child(name);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(
+            stderr.contains(
+                "executor runtime: __catalyst__executor__launch(): no open session with handle 77"
+            ),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("the launch returned"), "{stderr}");
+    }
+
+    #[test]
+    fn a_filled_site_calls_its_entry_directly_with_crashes_reported() {
+        crash::report_in_this_process();
+        let mut site = filled_site(count_call as *const () as usize, 0);
+        assert_eq!(launch(&mut site, SESSION, null()), 1);
+        assert_eq!(launch(&mut site, SESSION, null()), 1, "the thread set up");
+        let mut descriptor = [0u64; 5];
+        let inputs = [descriptor.as_mut_ptr().cast::<c_void>()];
+        let mut with_input = filled_site(count_input_call as *const () as usize, 1);
+        assert_eq!(launch(&mut with_input, SESSION, inputs.as_ptr()), 1);
+    }
+
+    #[test]
+    fn a_launch_after_a_session_closed_takes_the_general_path() {
+        if std::env::var_os(CHILD).is_none() {
+            return assert_general_path_in_child(
+                "c_api::launch::tests::a_launch_after_a_session_closed_takes_the_general_path",
+            );
+        }
+        let mut site = filled_site(count_call as *const () as usize, 0);
+        assert_eq!(launch(&mut site, SESSION, null()), 1, "the hit path ran it");
+        sessions::invalidate_cached_sites();
+        launch(&mut site, SESSION, null());
+        eprintln!("the launch returned");
+    }
+
+    #[test]
+    fn a_launch_on_another_session_takes_the_general_path() {
+        if std::env::var_os(CHILD).is_none() {
+            return assert_general_path_in_child(
+                "c_api::launch::tests::a_launch_on_another_session_takes_the_general_path",
+            );
+        }
+        let mut site = filled_site(count_call as *const () as usize, 0);
+        assert_eq!(launch(&mut site, SESSION, null()), 1, "the hit path ran it");
+        // Filled for the next session; launched on this one.
+        let mut other = LaunchSite::unfilled(site.description);
+        other.fill(&Fill {
+            generation: sessions::generation(),
+            session: SESSION + 1,
+            resolved: Resolved {
+                address: count_call as *const () as usize,
+                entry_len: c"_mlir_ciface_k".count_bytes(),
+            },
+        });
+        launch(&mut other, SESSION, null());
+        eprintln!("the launch returned");
+    }
+
+    #[test]
+    fn a_launch_while_calls_are_logged_takes_the_general_path() {
+        if std::env::var_os(CHILD).is_none() {
+            return assert_general_path_in_child(
+                "c_api::launch::tests::a_launch_while_calls_are_logged_takes_the_general_path",
+            );
+        }
+        let mut site = filled_site(count_call as *const () as usize, 0);
+        assert_eq!(launch(&mut site, SESSION, null()), 1, "the hit path ran it");
+        // Debug lines of another target: launches are not logged, and still
+        // hit.
+        let elsewhere = tracing_subscriber::fmt()
+            .with_env_filter("executor_runtime::remote=debug")
+            .with_writer(std::io::stderr)
+            .finish();
+        tracing::subscriber::with_default(elsewhere, || {
+            assert!(fast_path::debug_lines_possible());
+            assert_eq!(launch(&mut site, SESSION, null()), 1, "not logged");
+        });
+        let calls = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::DEBUG)
+            .with_writer(std::io::stderr)
+            .finish();
+        tracing::subscriber::with_default(calls, || launch(&mut site, SESSION, null()));
+        eprintln!("the launch returned");
+    }
+
+    #[test]
+    fn a_launch_with_a_null_input_descriptor_takes_the_general_path() {
+        if std::env::var_os(CHILD).is_none() {
+            return assert_general_path_in_child(
+                "c_api::launch::tests::a_launch_with_a_null_input_descriptor_takes_the_general_path",
+            );
+        }
+        let mut site = filled_site(count_input_call as *const () as usize, 1);
+        let mut descriptor = [0u64; 5];
+        let live = [descriptor.as_mut_ptr().cast::<c_void>()];
+        assert_eq!(
+            launch(&mut site, SESSION, live.as_ptr()),
+            1,
+            "the hit path ran it"
+        );
+        let null_descriptor = [std::ptr::null_mut::<c_void>()];
+        launch(&mut site, SESSION, null_descriptor.as_ptr());
+        eprintln!("the launch returned");
+    }
+
+    #[test]
+    fn a_launch_with_a_null_input_array_takes_the_general_path() {
+        if std::env::var_os(CHILD).is_none() {
+            return assert_general_path_in_child(
+                "c_api::launch::tests::a_launch_with_a_null_input_array_takes_the_general_path",
+            );
+        }
+        let mut site = filled_site(count_input_call as *const () as usize, 1);
+        launch(&mut site, SESSION, null());
         eprintln!("the launch returned");
     }
 }
