@@ -104,12 +104,11 @@ pub fn guard<T>(symbol: &str, kernel: impl FnOnce() -> T) -> T {
 /// the thread's record is found by its thread pointer ([`record::recent`]:
 /// one register read and two loads); None otherwise, when [`guard`] runs
 /// the kernel (setting the thread up if it must). The launch fast path pays
-/// this on every launch.
+/// this on every launch. A record is found only once crashes are reported:
+/// a thread's is published ([`this_threads_record`]) only when
+/// [`REPORTING`] is set, which it stays.
 #[inline(always)]
 pub fn recent_record() -> Option<&'static Record> {
-    if !REPORTING.load(Ordering::Acquire) {
-        return None;
-    }
     record::recent()
 }
 

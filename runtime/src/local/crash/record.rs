@@ -105,7 +105,15 @@ impl Record {
 /// The records of threads that launched lately, by a hash of their thread
 /// pointers.
 static RECENT: [AtomicPtr<Record>; 1 << SLOT_BITS] =
-    [const { AtomicPtr::new(std::ptr::null_mut()) }; 1 << SLOT_BITS];
+    [const { AtomicPtr::new((&raw const NOBODY).cast_mut()) }; 1 << SLOT_BITS];
+
+/// What an empty slot of [`RECENT`] holds: a record no thread owns, so that
+/// finding a thread's record takes no test for null.
+static NOBODY: Record = Record {
+    owner: AtomicUsize::new(0),
+    text: AtomicPtr::new(std::ptr::null_mut()),
+    len_and_activity: AtomicUsize::new(0),
+};
 
 /// [`RECENT`] has 2 to this power slots.
 const SLOT_BITS: u32 = 6;
@@ -126,8 +134,9 @@ fn recent_slot(thread: usize) -> &'static AtomicPtr<Record> {
 pub fn recent() -> Option<&'static Record> {
     let this = thread_pointer()?;
     let record = recent_slot(this).load(Ordering::Acquire);
-    // SAFETY: the table holds null or records, which are never freed.
-    let record = unsafe { record.as_ref() }?;
+    // SAFETY: the table holds records ([`NOBODY`] or threads'), which are
+    // never freed.
+    let record = unsafe { &*record };
     (record.owner.load(Ordering::Relaxed) == this).then_some(record)
 }
 
@@ -167,7 +176,7 @@ pub fn give_back(record: &'static Record) {
         // Failing means the slot holds another thread's: nothing to remove.
         let _ = recent_slot(this).compare_exchange(
             own,
-            std::ptr::null_mut(),
+            (&raw const NOBODY).cast_mut(),
             Ordering::AcqRel,
             Ordering::Relaxed,
         );
