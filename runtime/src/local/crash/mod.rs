@@ -104,11 +104,14 @@ pub fn guard<T>(symbol: &str, kernel: impl FnOnce() -> T) -> T {
 /// the thread's record is found by its thread pointer ([`record::recent`]:
 /// one register read and two loads); None otherwise, when [`guard`] runs
 /// the kernel (setting the thread up if it must). The launch fast path pays
-/// this on every launch. A record is found only once crashes are reported:
-/// a thread's is published ([`this_threads_record`]) only when
-/// [`REPORTING`] is set, which it stays.
+/// this on every launch. (A record is found only once crashes are
+/// reported, but reading [`REPORTING`] first measured faster than not: 5.7
+/// against 6.0 ns per launch of the empty kernel.)
 #[inline(always)]
 pub fn recent_record() -> Option<&'static Record> {
+    if !REPORTING.load(Ordering::Acquire) {
+        return None;
+    }
     record::recent()
 }
 
