@@ -543,6 +543,9 @@ mod tests {
 
     #[test]
     fn a_filled_site_calls_its_entry_directly_with_crashes_reported() {
+        // A launch that missed would end this process: no other test's
+        // close may make the sites stale meanwhile.
+        let _generation = sessions::generation_test_lock();
         crash::report_in_this_process();
         let mut site = filled_site(count_call as *const () as usize, 0);
         assert_eq!(launch(&mut site, SESSION, null()), 1);
