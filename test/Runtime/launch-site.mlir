@@ -32,6 +32,14 @@
 // RUN: not %run_host %t/crash-when-cached.ll.mlir 2>&1 | FileCheck %s --check-prefix=CRASH
 // CRASH: executor runtime: kernel '_mlir_ciface_crash_if_set' crashed with signal 11 (SIGSEGV){{$}}
 
+// A session with a launch deadline never fills the site: the launch after
+// two that ran in time, of a kernel that then hangs, is still stopped at the
+// deadline. (`timeout 60` only keeps a regression from hanging the suite.)
+// RUN: sed -e 's|@KERNELS@|%t.kernels.o|' %t/deadline-after-cached.mlir | %{lower} > %t/deadline-after-cached.ll.mlir
+// RUN: env EXECUTOR_LAUNCH_TIMEOUT_MS=300 not timeout 60 %run_host %t/deadline-after-cached.ll.mlir 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DEADLINE
+// DEADLINE: executor runtime: __catalyst__executor__launch(address local, symbol _mlir_ciface_hang_if_set): the kernel did not finish within 300 ms (EXECUTOR_LAUNCH_TIMEOUT_MS){{$}}
+
 // A thread whose first launch is one from the cache (a site filled on
 // another thread) is set up as on any first launch: a kernel that overflows
 // its stack there is named, and the overflow said.
@@ -110,6 +118,25 @@ func.func @main() {
 //--- crash-when-cached.mlir
 func.func @launch(%s: !executor.session, %flag: memref<i32>) {
   executor.launch %s("crash_if_set", "@KERNELS@")(%flag) : !executor.session, (memref<i32>) -> ()
+  return
+}
+func.func @main() {
+  %s = executor.open("local") : !executor.session
+  executor.send_binary %s("@KERNELS@") : !executor.session
+  %flag = memref.alloc() : memref<i32>
+  %clear = arith.constant 0 : i32
+  %set = arith.constant 1 : i32
+  memref.store %clear, %flag[] : memref<i32>
+  func.call @launch(%s, %flag) : (!executor.session, memref<i32>) -> ()
+  func.call @launch(%s, %flag) : (!executor.session, memref<i32>) -> ()
+  memref.store %set, %flag[] : memref<i32>
+  func.call @launch(%s, %flag) : (!executor.session, memref<i32>) -> ()
+  return
+}
+
+//--- deadline-after-cached.mlir
+func.func @launch(%s: !executor.session, %flag: memref<i32>) {
+  executor.launch %s("hang_if_set", "@KERNELS@")(%flag) : !executor.session, (memref<i32>) -> ()
   return
 }
 func.func @main() {

@@ -24,7 +24,7 @@ use crate::local::direct_call::{self, MAX_ARGUMENTS};
 pub fn qualifies(entry: &str, num_inputs: usize, num_outputs: usize) -> bool {
     has_fast_shape(num_inputs, num_outputs)
         && EntryConvention::of_entry_symbol(entry) != Some(EntryConvention::CatalystPyface)
-        && !tracing::enabled!(target: CALL_LOG_TARGET, tracing::Level::DEBUG)
+        && !logging()
         // Traced launches are recorded by the general path: no cache is
         // filled while tracing is on (it is from the first call on), so no
         // launch takes this path then.
@@ -66,54 +66,144 @@ pub unsafe fn run_resolved(
 }
 
 /// [`run_resolved`] for a launch whose shape [`qualifies`] said yes to when
-/// its entry was resolved: a launch site's, whose description never changes.
-/// Inlined into the launch site's hit path, which is then one function up to
-/// the kernel's call, reading each word of the description where it needs it.
+/// its entry was resolved (a cached one, whose description is the same).
 ///
 /// # Safety
 ///
 /// As [`run_resolved`], and at most one result and `MAX_ARGUMENTS` pointers
 /// in all.
 #[inline(always)]
-pub unsafe fn run_qualified(
+unsafe fn run_qualified(
     address: usize,
     entry_len: usize,
     description: &Description,
     input_descs: *const *mut c_void,
     output_descs: *const *mut c_void,
 ) -> bool {
-    if tracing::enabled!(target: CALL_LOG_TARGET, tracing::Level::DEBUG) {
-        return false;
+    // SAFETY: the contract.
+    !logging()
+        && unsafe { run_unlogged(address, entry_len, description, input_descs, output_descs) }
+}
+
+/// [`run_qualified`] of a launch that is not logged.
+///
+/// # Safety
+///
+/// As [`run_qualified`].
+#[inline(always)]
+pub unsafe fn run_unlogged(
+    address: usize,
+    entry_len: usize,
+    description: &Description,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+) -> bool {
+    if description.num_outputs != 0 {
+        // SAFETY: the contract.
+        return unsafe {
+            run_with_result(address, entry_len, description, input_descs, output_descs)
+        };
     }
-    let num_inputs = description.num_inputs;
-    // The C-interface wrapper takes one pointer per input descriptor: the
-    // caller's array as it is, nothing to copy. A null array or descriptor
-    // is the general path's to report.
+    // SAFETY: the contract.
+    let Some(inputs) = (unsafe { input_pointers(description.num_inputs, input_descs) }) else {
+        return false;
+    };
+    // SAFETY: the resolved entry takes exactly these pointers, at most
+    // MAX_ARGUMENTS; its symbol is UTF-8 and stays for the call (the
+    // contract).
+    unsafe {
+        direct_call::call_entry(
+            address,
+            description.entry_symbol.cast(),
+            entry_len,
+            inputs.as_ptr(),
+            inputs.len(),
+        )
+    };
+    true
+}
+
+/// Whether launches are logged now ([`CALL_LOG_TARGET`]'s debug lines are
+/// on): they take the general path, which logs them. Checked on every
+/// launch, not only when a cache is filled: a thread may set a dispatcher of
+/// its own later.
+#[inline(always)]
+pub fn logging() -> bool {
+    debug_lines_possible() && logging_here()
+}
+
+/// Whether some dispatcher may enable debug lines: otherwise no launch is
+/// logged ([`logging`]), which one load and a compare tell.
+#[inline(always)]
+pub fn debug_lines_possible() -> bool {
+    tracing::level_filters::LevelFilter::current() >= tracing::Level::DEBUG
+}
+
+/// [`logging`] once some dispatcher may enable debug lines: whether this
+/// thread's enables those of [`CALL_LOG_TARGET`].
+#[cold]
+#[inline(never)]
+fn logging_here() -> bool {
+    tracing::enabled!(target: CALL_LOG_TARGET, tracing::Level::DEBUG)
+}
+
+/// The pointers a C-interface entry takes for the inputs: the caller's array
+/// as it is, nothing to copy; None (the general path reports it) for a null
+/// array or descriptor.
+///
+/// # Safety
+///
+/// `input_descs` is null or holds `num_inputs` pointers, which stay for
+/// `'a`.
+#[inline(always)]
+unsafe fn input_pointers<'a>(
+    num_inputs: usize,
+    input_descs: *const *mut c_void,
+) -> Option<&'a [*mut u8]> {
     let inputs: &[*mut u8] = if num_inputs == 0 {
         &[]
     } else if input_descs.is_null() {
-        return false;
+        return None;
     } else {
         // SAFETY: a non-null array of `num_inputs` input descriptors (the
         // contract).
         unsafe { std::slice::from_raw_parts(input_descs.cast(), num_inputs) }
     };
-    if inputs.iter().any(|input| input.is_null()) {
-        return false;
-    }
-    // SAFETY: UTF-8 bytes that stay for the call (the contract).
-    let symbol = unsafe {
+    (!inputs.iter().any(|input| input.is_null())).then_some(inputs)
+}
+
+/// The entry's symbol, the first `entry_len` bytes of the description's.
+///
+/// # Safety
+///
+/// Those bytes are UTF-8 and stay for `'a`.
+#[inline(always)]
+unsafe fn symbol<'a>(description: &Description, entry_len: usize) -> &'a str {
+    // SAFETY: the contract.
+    unsafe {
         std::str::from_utf8_unchecked(std::slice::from_raw_parts(
             description.entry_symbol.cast(),
             entry_len,
         ))
-    };
-    if description.num_outputs == 0 {
-        // SAFETY: the resolved entry takes exactly these pointers, at most
-        // MAX_ARGUMENTS (the contract).
-        unsafe { direct_call::call_entry(address, symbol, inputs) };
-        return true;
     }
+}
+
+/// [`run_qualified`] of a launch with one result (and nothing logged).
+///
+/// # Safety
+///
+/// As [`run_qualified`], for a description of one result.
+unsafe fn run_with_result(
+    address: usize,
+    entry_len: usize,
+    description: &Description,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+) -> bool {
+    // SAFETY: the contract.
+    let Some(inputs) = (unsafe { input_pointers(description.num_inputs, input_descs) }) else {
+        return false;
+    };
     let (ranks, elem_sizes) = (description.output_ranks, description.output_elem_sizes);
     if output_descs.is_null() || ranks.is_null() || elem_sizes.is_null() {
         return false;
@@ -124,9 +214,17 @@ pub unsafe fn run_qualified(
         return false;
     }
     // SAFETY: a live output descriptor of that rank and element size, and at
-    // most MAX_ARGUMENTS - 1 live input descriptors (the contract).
+    // most MAX_ARGUMENTS - 1 live input descriptors; the symbol is UTF-8
+    // and stays for the call (the contract).
     unsafe {
-        direct_call::call_entry_with_result(address, symbol, inputs, output, rank, elem_size)
+        direct_call::call_entry_with_result(
+            address,
+            symbol(description, entry_len),
+            inputs,
+            output,
+            rank,
+            elem_size,
+        )
     };
     true
 }

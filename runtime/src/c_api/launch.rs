@@ -13,6 +13,7 @@ use super::{
 };
 use crate::{
     error::{Result, RuntimeError},
+    local::direct_call,
     memref::Descriptor,
     sessions::{self, Session},
     trace,
@@ -91,41 +92,134 @@ pub unsafe extern "C" fn __executor__launch_at_site(
     input_descs: *const *mut c_void,
     output_descs: *const *mut c_void,
 ) {
-    // The hit path; everything else is the general path's.
-    // SAFETY: `site` is null or a launch site (the contract).
-    if let Some(site) = unsafe { LaunchSite::from_ptr(site) }
-        && let Some(resolved) = site.lookup(session)
-        // SAFETY: the entry resolved for this session and this site's entry
-        // and object in the current generation, the entry read as UTF-8, for
-        // a description that qualified then (the general path fills a site
-        // only then) and is the same now; the description and arrays are
-        // what `__catalyst__executor__launch`'s contract says (the contract).
-        && unsafe {
-            fast_path::run_qualified(
-                resolved.address,
-                resolved.entry_len,
-                &site.description,
-                input_descs,
-                output_descs,
-            )
-        }
-    {
-        return;
+    if fast_path::debug_lines_possible() {
+        // SAFETY: the contract.
+        return unsafe { launch_at_site_if_not_logged(site, session, input_descs, output_descs) };
     }
-    // SAFETY: the contract.
-    unsafe { launch_at_site_general(site, session, input_descs, output_descs) }
+    // SAFETY: the contract; nothing is logged.
+    unsafe { launch_at_site_unlogged(site, session, input_descs, output_descs) }
 }
 
-/// The general path of `__executor__launch_at_site`: a function of its own,
-/// so that the hit path before it saves few registers and keeps a small
-/// frame.
+/// `__executor__launch_at_site` once some dispatcher enables debug lines:
+/// the general path logs the launch if this thread's dispatcher logs calls.
+/// Out of line, so that the hit path keeps no frame.
 ///
 /// # Safety
 ///
 /// As `__executor__launch_at_site`'s contract.
 #[cold]
 #[inline(never)]
-unsafe fn launch_at_site_general(
+unsafe extern "C" fn launch_at_site_if_not_logged(
+    site: *mut LaunchSite,
+    session: i64,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+) {
+    if fast_path::logging() {
+        // SAFETY: the contract.
+        return unsafe { launch_at_site_general(site, session, input_descs, output_descs) };
+    }
+    // SAFETY: the contract; nothing is logged.
+    unsafe { launch_at_site_unlogged(site, session, input_descs, output_descs) }
+}
+
+/// The hit path of a launch that is not logged, which keeps no frame: it
+/// ends in a jump to the entry's call, or to the general path for
+/// everything else.
+///
+/// # Safety
+///
+/// As `__executor__launch_at_site`'s contract, and the launch is not to be
+/// logged.
+#[inline(always)]
+unsafe fn launch_at_site_unlogged(
+    site: *mut LaunchSite,
+    session: i64,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+) {
+    // SAFETY: `site` is null or a launch site (the contract).
+    if let Some(filled) = unsafe { LaunchSite::from_ptr(site) }
+        && let Some(resolved) = filled.lookup(session)
+    {
+        let description = &filled.description;
+        // The site was filled with an entry resolved for this session and
+        // this site's entry and object in the current generation, its
+        // symbol read as UTF-8, for a description that qualified then (the
+        // general path fills a site only then) and is the same now; the
+        // description and arrays are what `__catalyst__executor__launch`'s
+        // contract says (the contract).
+        if description.num_inputs | description.num_outputs != 0 {
+            // SAFETY: as said above.
+            return unsafe {
+                launch_with_arguments_at_site(
+                    site,
+                    session,
+                    input_descs,
+                    output_descs,
+                    resolved.address,
+                    resolved.entry_len,
+                )
+            };
+        }
+        // SAFETY: as said above; the entry takes no pointer.
+        return unsafe {
+            direct_call::call_entry(
+                resolved.address,
+                description.entry_symbol.cast(),
+                resolved.entry_len,
+                std::ptr::NonNull::dangling().as_ptr(),
+                0,
+            )
+        };
+    }
+    // SAFETY: the contract.
+    unsafe { launch_at_site_general(site, session, input_descs, output_descs) }
+}
+
+/// The hit path of `__executor__launch_at_site` for a launch with inputs or
+/// a result, or the general path if an array or descriptor is null: a
+/// function of its own, so that the launches without either keep no frame
+/// (and `extern "C"`, which cannot unwind, so that the call of it is a
+/// jump).
+///
+/// # Safety
+///
+/// As `__executor__launch_at_site`'s contract, for a launch not to be
+/// logged, of a site that holds the entry at `address`, whose symbol is
+/// `entry_len` bytes long, for `session`.
+#[inline(never)]
+unsafe extern "C" fn launch_with_arguments_at_site(
+    site: *mut LaunchSite,
+    session: i64,
+    input_descs: *const *mut c_void,
+    output_descs: *const *mut c_void,
+    address: usize,
+    entry_len: usize,
+) {
+    // SAFETY: `site` is a launch site (the contract).
+    let description = unsafe { &(*site).description };
+    // SAFETY: the entry resolved for this launch, of a description that
+    // qualified (the contract).
+    let ran = unsafe {
+        fast_path::run_unlogged(address, entry_len, description, input_descs, output_descs)
+    };
+    if !ran {
+        // SAFETY: the contract.
+        unsafe { launch_at_site_general(site, session, input_descs, output_descs) }
+    }
+}
+
+/// The general path of `__executor__launch_at_site`: a function of its own,
+/// so that the hit path before it keeps no frame (and `extern "C"`, which
+/// cannot unwind, so that the call of it is a jump).
+///
+/// # Safety
+///
+/// As `__executor__launch_at_site`'s contract.
+#[cold]
+#[inline(never)]
+unsafe extern "C" fn launch_at_site_general(
     site: *mut LaunchSite,
     session: i64,
     input_descs: *const *mut c_void,
@@ -304,11 +398,16 @@ unsafe fn check_received_results(
 
 #[cfg(test)]
 mod tests {
-    use std::{ffi::CString, process::Command, ptr::null};
+    use std::{
+        ffi::CString,
+        process::Command,
+        ptr::null,
+        sync::atomic::{AtomicUsize, Ordering},
+    };
 
     use super::*;
     use crate::{
-        c_api::__catalyst__executor__open, memref::DenseBuffer, protocol::Response,
+        c_api::__catalyst__executor__open, local::crash, memref::DenseBuffer, protocol::Response,
         remote::fake_server::serve,
     };
 
@@ -378,6 +477,178 @@ mod tests {
         // SAFETY: the site describes one rank-1 result of 4-byte elements
         // and static size 4; `outputs` points at a slot for its descriptor.
         unsafe { __executor__launch_at_site(&mut site, session, null(), outputs.as_ptr()) };
+        eprintln!("the launch returned");
+    }
+
+    /// The session of the sites filled by hand below: never opened, so that
+    /// a launch that takes the general path ends the process saying so.
+    const SESSION: i64 = 77;
+
+    /// How many times the entries below ran.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    extern "C" fn count_call() {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+    }
+
+    extern "C" fn count_input_call(_input: *mut u8) {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A site of `num_inputs` inputs and no result, filled as the general
+    /// path fills one: with the entry at `address` for [`SESSION`], in the
+    /// current generation.
+    fn filled_site(address: usize, num_inputs: usize) -> LaunchSite {
+        let entry = c"_mlir_ciface_k";
+        let site = LaunchSite::unfilled(Description::without_results(
+            entry.as_ptr(),
+            c"k.o".as_ptr(),
+            num_inputs,
+        ));
+        site.fill(&Fill {
+            generation: sessions::generation(),
+            session: SESSION,
+            resolved: Resolved {
+                address,
+                entry_len: entry.count_bytes(),
+            },
+        });
+        site
+    }
+
+    /// Launches through `site` on `session` with the input descriptors
+    /// `inputs`; returns how many times an entry ran.
+    fn launch(site: &mut LaunchSite, session: i64, inputs: *const *mut c_void) -> usize {
+        let before = CALLS.load(Ordering::SeqCst);
+        // SAFETY: a site of entries that read no descriptor; no result.
+        unsafe { __executor__launch_at_site(site, session, inputs, null()) };
+        CALLS.load(Ordering::SeqCst) - before
+    }
+
+    /// Runs the test `name` in a child, where it launches through a filled
+    /// site after something made the entry the site holds not to be called
+    /// directly; the launch must take the general path, which ends the
+    /// process (the session was never opened).
+    fn assert_general_path_in_child(name: &str) {
+        let (code, stderr) = run_in_child(name);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(
+            stderr.contains(
+                "executor runtime: __catalyst__executor__launch(): no open session with handle 77"
+            ),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("the launch returned"), "{stderr}");
+    }
+
+    #[test]
+    fn a_filled_site_calls_its_entry_directly_with_crashes_reported() {
+        // A launch that missed would end this process: no other test's
+        // close may make the sites stale meanwhile.
+        let _generation = sessions::generation_test_lock();
+        crash::report_in_this_process();
+        let mut site = filled_site(count_call as *const () as usize, 0);
+        assert_eq!(launch(&mut site, SESSION, null()), 1);
+        assert_eq!(launch(&mut site, SESSION, null()), 1, "the thread set up");
+        let mut descriptor = [0u64; 5];
+        let inputs = [descriptor.as_mut_ptr().cast::<c_void>()];
+        let mut with_input = filled_site(count_input_call as *const () as usize, 1);
+        assert_eq!(launch(&mut with_input, SESSION, inputs.as_ptr()), 1);
+    }
+
+    #[test]
+    fn a_launch_after_a_session_closed_takes_the_general_path() {
+        if std::env::var_os(CHILD).is_none() {
+            return assert_general_path_in_child(
+                "c_api::launch::tests::a_launch_after_a_session_closed_takes_the_general_path",
+            );
+        }
+        let mut site = filled_site(count_call as *const () as usize, 0);
+        assert_eq!(launch(&mut site, SESSION, null()), 1, "the hit path ran it");
+        sessions::invalidate_cached_sites();
+        launch(&mut site, SESSION, null());
+        eprintln!("the launch returned");
+    }
+
+    #[test]
+    fn a_launch_on_another_session_takes_the_general_path() {
+        if std::env::var_os(CHILD).is_none() {
+            return assert_general_path_in_child(
+                "c_api::launch::tests::a_launch_on_another_session_takes_the_general_path",
+            );
+        }
+        let mut site = filled_site(count_call as *const () as usize, 0);
+        assert_eq!(launch(&mut site, SESSION, null()), 1, "the hit path ran it");
+        // Filled for the next session; launched on this one.
+        let mut other = LaunchSite::unfilled(site.description);
+        other.fill(&Fill {
+            generation: sessions::generation(),
+            session: SESSION + 1,
+            resolved: Resolved {
+                address: count_call as *const () as usize,
+                entry_len: c"_mlir_ciface_k".count_bytes(),
+            },
+        });
+        launch(&mut other, SESSION, null());
+        eprintln!("the launch returned");
+    }
+
+    #[test]
+    fn a_launch_while_calls_are_logged_takes_the_general_path() {
+        if std::env::var_os(CHILD).is_none() {
+            return assert_general_path_in_child(
+                "c_api::launch::tests::a_launch_while_calls_are_logged_takes_the_general_path",
+            );
+        }
+        let mut site = filled_site(count_call as *const () as usize, 0);
+        assert_eq!(launch(&mut site, SESSION, null()), 1, "the hit path ran it");
+        // Debug lines of another target: launches are not logged, and still
+        // hit.
+        let elsewhere = tracing_subscriber::fmt()
+            .with_env_filter("executor_runtime::remote=debug")
+            .with_writer(std::io::stderr)
+            .finish();
+        tracing::subscriber::with_default(elsewhere, || {
+            assert!(fast_path::debug_lines_possible());
+            assert_eq!(launch(&mut site, SESSION, null()), 1, "not logged");
+        });
+        let calls = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::DEBUG)
+            .with_writer(std::io::stderr)
+            .finish();
+        tracing::subscriber::with_default(calls, || launch(&mut site, SESSION, null()));
+        eprintln!("the launch returned");
+    }
+
+    #[test]
+    fn a_launch_with_a_null_input_descriptor_takes_the_general_path() {
+        if std::env::var_os(CHILD).is_none() {
+            return assert_general_path_in_child(
+                "c_api::launch::tests::a_launch_with_a_null_input_descriptor_takes_the_general_path",
+            );
+        }
+        let mut site = filled_site(count_input_call as *const () as usize, 1);
+        let mut descriptor = [0u64; 5];
+        let live = [descriptor.as_mut_ptr().cast::<c_void>()];
+        assert_eq!(
+            launch(&mut site, SESSION, live.as_ptr()),
+            1,
+            "the hit path ran it"
+        );
+        let null_descriptor = [std::ptr::null_mut::<c_void>()];
+        launch(&mut site, SESSION, null_descriptor.as_ptr());
+        eprintln!("the launch returned");
+    }
+
+    #[test]
+    fn a_launch_with_a_null_input_array_takes_the_general_path() {
+        if std::env::var_os(CHILD).is_none() {
+            return assert_general_path_in_child(
+                "c_api::launch::tests::a_launch_with_a_null_input_array_takes_the_general_path",
+            );
+        }
+        let mut site = filled_site(count_input_call as *const () as usize, 1);
+        launch(&mut site, SESSION, null());
         eprintln!("the launch returned");
     }
 }

@@ -10,15 +10,55 @@ use crate::memref::Descriptor;
 
 pub use super::invoke::MAX_ARGUMENTS;
 
-/// Calls the C-interface entry `symbol` at `address` with one pointer per
-/// input descriptor, under the crash guard.
+/// Calls the C-interface entry at `address`, whose symbol is the
+/// `symbol_len` bytes at `symbol`, with the `num_inputs` pointers at
+/// `inputs` (one per input descriptor), under the crash guard. Not inlined,
+/// and `extern "C"` (it cannot unwind), so that a launch site's hit path
+/// ends in a jump here: only this function keeps a frame across the kernel
+/// (the crash record to restore after it).
 ///
 /// # Safety
 ///
 /// `address` must be an entry of the embedded executor that takes exactly
-/// these pointers, at most [`MAX_ARGUMENTS`], each a live descriptor.
-#[inline(always)]
-pub unsafe fn call_entry(address: usize, symbol: &str, inputs: &[*mut u8]) {
+/// these pointers, at most [`MAX_ARGUMENTS`], each a live descriptor; the
+/// symbol's bytes must be UTF-8; all of it must stay for the call.
+#[inline(never)]
+pub unsafe extern "C" fn call_entry(
+    address: usize,
+    symbol: *const u8,
+    symbol_len: usize,
+    inputs: *const *mut u8,
+    num_inputs: usize,
+) {
+    // SAFETY: UTF-8 bytes and `num_inputs` pointers that stay for the call
+    // (the contract); a dangling `inputs` is fine for none.
+    let (symbol, inputs) = unsafe {
+        (
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(symbol, symbol_len)),
+            std::slice::from_raw_parts(inputs, num_inputs),
+        )
+    };
+    let Some(record) = crash::recent_record() else {
+        // SAFETY: the contract.
+        return unsafe { call_entry_set_up(address, symbol, inputs) };
+    };
+    // SAFETY: the kernel takes exactly these pointers, at most MAX_ARGUMENTS
+    // (the contract).
+    crash::guard_with(record, symbol, || unsafe {
+        call_with_few_pointers(address, inputs)
+    });
+}
+
+/// [`call_entry`] when this thread's crash record is not found by its thread
+/// pointer (its first kernel, or crashes not reported): out of line, so
+/// that the launches of a thread set up save few registers.
+///
+/// # Safety
+///
+/// As [`call_entry`].
+#[cold]
+#[inline(never)]
+unsafe fn call_entry_set_up(address: usize, symbol: &str, inputs: &[*mut u8]) {
     // SAFETY: the kernel takes exactly these pointers, at most MAX_ARGUMENTS
     // (the contract).
     crash::guard(symbol, || unsafe {

@@ -32,14 +32,38 @@ pub unsafe fn call_with_pointers(address: usize, arguments: &[P]) -> Result<()> 
 }
 
 /// [`call_with_pointers`] for a caller that has checked the count (the
-/// launch fast path, which has no error to report).
+/// launch fast path, which has no error to report). Inlined: a launch of
+/// an entry of none or one pointer calls it straight from there.
 ///
 /// # Safety
 ///
 /// As [`call_with_pointers`], and `arguments` holds at most
 /// [`MAX_ARGUMENTS`] pointers.
-#[inline]
+#[inline(always)]
 pub unsafe fn call_with_few_pointers(address: usize, arguments: &[P]) {
+    match *arguments {
+        [] => {
+            // SAFETY: the caller guarantees the signature.
+            let function: extern "C" fn() = unsafe { std::mem::transmute(address) };
+            function()
+        }
+        [only] => {
+            // SAFETY: the caller guarantees the signature.
+            let function: extern "C" fn(P) = unsafe { std::mem::transmute(address) };
+            function(only)
+        }
+        // SAFETY: the caller's contract.
+        _ => unsafe { call_with_several_pointers(address, arguments) },
+    }
+}
+
+/// [`call_with_few_pointers`] of an entry taking two pointers or more.
+///
+/// # Safety
+///
+/// As [`call_with_few_pointers`].
+#[inline(never)]
+unsafe fn call_with_several_pointers(address: usize, arguments: &[P]) {
     macro_rules! call {
         ($($index:literal)*) => {{
             // SAFETY: the caller guarantees the signature; all pointers are
@@ -50,8 +74,6 @@ pub unsafe fn call_with_few_pointers(address: usize, arguments: &[P]) {
         (@ty $index:literal) => { P };
     }
     match arguments.len() {
-        0 => call!(),
-        1 => call!(0),
         2 => call!(0 1),
         3 => call!(0 1 2),
         4 => call!(0 1 2 3),
@@ -67,7 +89,7 @@ pub unsafe fn call_with_few_pointers(address: usize, arguments: &[P]) {
         14 => call!(0 1 2 3 4 5 6 7 8 9 10 11 12 13),
         15 => call!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14),
         16 => call!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15),
-        count => unreachable!("{count} pointers, more than MAX_ARGUMENTS (the contract)"),
+        count => unreachable!("{count} pointers, not 2 to MAX_ARGUMENTS (the contract)"),
     }
 }
 

@@ -134,3 +134,15 @@ func.func @hang() attributes {llvm.emit_c_interface} {
   }
   return
 }
+
+// Never returns (as @hang) when its flag is not 0: a kernel that runs fine
+// once, then hangs.
+func.func @hang_if_set(%flag: memref<i32>) attributes {llvm.emit_c_interface} {
+  %set = memref.load %flag[] : memref<i32>
+  %zero = arith.constant 0 : i32
+  %hang = arith.cmpi ne, %set, %zero : i32
+  scf.if %hang {
+    func.call @hang() : () -> ()
+  }
+  return
+}

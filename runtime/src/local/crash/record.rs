@@ -14,7 +14,7 @@
 
 use std::sync::{
     Mutex, PoisonError,
-    atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering},
+    atomic::{AtomicPtr, AtomicUsize, Ordering},
 };
 
 /// What kind of code a record's text names.
@@ -44,24 +44,36 @@ pub struct Record {
     /// The thread pointer of the thread whose record this is; 0 while no
     /// thread has it.
     owner: AtomicUsize,
-    /// What runs ([`Activity`]): address and length; a null address when
-    /// nothing does.
+    /// What runs ([`Activity`]): address; null when nothing does.
     text: AtomicPtr<u8>,
-    len: AtomicUsize,
-    /// What kind of code `text` names, as an [`Activity`].
-    activity: AtomicU8,
+    /// The text's length, with the [`Activity`] in the top bits
+    /// ([`ACTIVITY_SHIFT`]): one word, so that a guard saves, writes and
+    /// restores two words per launch; a kernel's (0) is its length alone.
+    len_and_activity: AtomicUsize,
 }
+
+/// Where a record's word holds the [`Activity`]: no text is that long.
+const ACTIVITY_SHIFT: u32 = usize::BITS - 2;
 
 /// What a record says runs: (text, length, activity); a null text for none.
 pub type Running = (*const u8, usize, Activity);
 
+/// What a record said before a guard wrote it, as its words, for the guard
+/// to put back ([`Record::restore`]).
+#[derive(Clone, Copy)]
+pub struct Saved {
+    text: *mut u8,
+    len_and_activity: usize,
+}
+
 impl Record {
     /// What runs on the record's thread. Async-signal-safe.
     pub fn running(&self) -> Running {
+        let word = self.len_and_activity.load(Ordering::Relaxed);
         (
             self.text.load(Ordering::Relaxed),
-            self.len.load(Ordering::Relaxed),
-            Activity::from_u8(self.activity.load(Ordering::Relaxed)),
+            word & ((1 << ACTIVITY_SHIFT) - 1),
+            Activity::from_u8((word >> ACTIVITY_SHIFT) as u8),
         )
     }
 
@@ -69,30 +81,52 @@ impl Record {
     /// by the record's thread only; the handler that reads it runs on that
     /// thread, so the order of the words does not matter.
     #[inline(always)]
-    pub fn replace(&self, running: Running) -> Running {
-        let before = self.running();
-        self.set(running);
+    pub fn replace(&self, (text, len, activity): Running) -> Saved {
+        let before = Saved {
+            text: self.text.load(Ordering::Relaxed),
+            len_and_activity: self.len_and_activity.load(Ordering::Relaxed),
+        };
+        self.restore(Saved {
+            text: text.cast_mut(),
+            len_and_activity: len | (activity as usize) << ACTIVITY_SHIFT,
+        });
         before
     }
 
+    /// Puts back what [`Record::replace`] found.
     #[inline(always)]
-    pub fn set(&self, (text, len, activity): Running) {
-        self.text.store(text.cast_mut(), Ordering::Relaxed);
-        self.len.store(len, Ordering::Relaxed);
-        self.activity.store(activity as u8, Ordering::Relaxed);
+    pub fn restore(&self, saved: Saved) {
+        self.text.store(saved.text, Ordering::Relaxed);
+        self.len_and_activity
+            .store(saved.len_and_activity, Ordering::Relaxed);
     }
 }
 
 /// The records of threads that launched lately, by a hash of their thread
 /// pointers.
-static RECENT: [AtomicPtr<Record>; 64] = [const { AtomicPtr::new(std::ptr::null_mut()) }; 64];
+static RECENT: [AtomicPtr<Record>; 1 << SLOT_BITS] =
+    [const { AtomicPtr::new((&raw const NOBODY).cast_mut()) }; 1 << SLOT_BITS];
+
+/// What an empty slot of [`RECENT`] holds: a record no thread owns, so that
+/// finding a thread's record takes no test for null.
+static NOBODY: Record = Record {
+    owner: AtomicUsize::new(0),
+    text: AtomicPtr::new(std::ptr::null_mut()),
+    len_and_activity: AtomicUsize::new(0),
+};
+
+/// [`RECENT`] has 2 to this power slots.
+const SLOT_BITS: u32 = 6;
 
 /// The records of threads that exited, for threads started later.
 static FREE: Mutex<Vec<&'static Record>> = Mutex::new(Vec::new());
 
 fn recent_slot(thread: usize) -> &'static AtomicPtr<Record> {
-    // Threads' control blocks are pages apart, often megabytes.
-    &RECENT[((thread >> 12) ^ (thread >> 21)) % RECENT.len()]
+    // Threads' control blocks are pages apart, often megabytes: a
+    // multiplicative hash takes the slot from the top bits of the product,
+    // which all of the pointer's bits reach (two instructions on the launch
+    // path).
+    &RECENT[thread.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (usize::BITS - SLOT_BITS)]
 }
 
 /// This thread's record, if the table has it.
@@ -100,8 +134,9 @@ fn recent_slot(thread: usize) -> &'static AtomicPtr<Record> {
 pub fn recent() -> Option<&'static Record> {
     let this = thread_pointer()?;
     let record = recent_slot(this).load(Ordering::Acquire);
-    // SAFETY: the table holds null or records, which are never freed.
-    let record = unsafe { record.as_ref() }?;
+    // SAFETY: the table holds records ([`NOBODY`] or threads'), which are
+    // never freed.
+    let record = unsafe { &*record };
     (record.owner.load(Ordering::Relaxed) == this).then_some(record)
 }
 
@@ -113,11 +148,10 @@ pub fn take() -> &'static Record {
         Box::leak(Box::new(Record {
             owner: AtomicUsize::new(0),
             text: AtomicPtr::new(std::ptr::null_mut()),
-            len: AtomicUsize::new(0),
-            activity: AtomicU8::new(Activity::Kernel as u8),
+            len_and_activity: AtomicUsize::new(0),
         }))
     });
-    record.set((std::ptr::null(), 0, Activity::Kernel));
+    record.replace((std::ptr::null(), 0, Activity::Kernel));
     // A thread without a thread pointer reaches its record through its
     // thread-local only; 1 is no thread pointer.
     record
@@ -142,7 +176,7 @@ pub fn give_back(record: &'static Record) {
         // Failing means the slot holds another thread's: nothing to remove.
         let _ = recent_slot(this).compare_exchange(
             own,
-            std::ptr::null_mut(),
+            (&raw const NOBODY).cast_mut(),
             Ordering::AcqRel,
             Ordering::Relaxed,
         );
