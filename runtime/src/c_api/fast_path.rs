@@ -60,36 +60,21 @@ pub unsafe fn run_resolved(
     input_descs: *const *mut c_void,
     output_descs: *const *mut c_void,
 ) -> bool {
-    // SAFETY: the shape was just checked; the rest is the contract.
+    // SAFETY: the shape was just checked, nothing is logged; the rest is
+    // the contract.
     has_fast_shape(description.num_inputs, description.num_outputs)
-        && unsafe { run_qualified(address, entry_len, description, input_descs, output_descs) }
+        && !logging()
+        && unsafe { run_unlogged(address, entry_len, description, input_descs, output_descs) }
 }
 
-/// [`run_resolved`] for a launch whose shape [`qualifies`] said yes to when
-/// its entry was resolved (a cached one, whose description is the same).
+/// [`run_resolved`] of a launch that is not logged, whose shape
+/// [`qualifies`] said yes to when its entry was resolved (a cached one,
+/// whose description is the same).
 ///
 /// # Safety
 ///
 /// As [`run_resolved`], and at most one result and `MAX_ARGUMENTS` pointers
 /// in all.
-#[inline(always)]
-unsafe fn run_qualified(
-    address: usize,
-    entry_len: usize,
-    description: &Description,
-    input_descs: *const *mut c_void,
-    output_descs: *const *mut c_void,
-) -> bool {
-    // SAFETY: the contract.
-    !logging()
-        && unsafe { run_unlogged(address, entry_len, description, input_descs, output_descs) }
-}
-
-/// [`run_qualified`] of a launch that is not logged.
-///
-/// # Safety
-///
-/// As [`run_qualified`].
 #[inline(always)]
 pub unsafe fn run_unlogged(
     address: usize,
@@ -188,11 +173,11 @@ unsafe fn symbol<'a>(description: &Description, entry_len: usize) -> &'a str {
     }
 }
 
-/// [`run_qualified`] of a launch with one result (and nothing logged).
+/// [`run_unlogged`] of a launch with one result.
 ///
 /// # Safety
 ///
-/// As [`run_qualified`], for a description of one result.
+/// As [`run_unlogged`], for a description of one result.
 unsafe fn run_with_result(
     address: usize,
     entry_len: usize,
