@@ -11,10 +11,14 @@
 
 use std::{
     io::{self, Read, Write},
-    os::fd::AsRawFd,
+    os::fd::{AsFd, AsRawFd},
 };
 
-use executor_runtime::protocol::{self, LENGTH_PREFIX_SIZE, Response, Stream};
+use executor_protocol::unix_socket;
+use executor_runtime::{
+    polling::poll_briefly,
+    protocol::{self, LENGTH_PREFIX_SIZE, Response, Stream},
+};
 
 /// A `Ping` request's whole frame: a payload of one byte, its variant.
 const PING_FRAME: [u8; 5] = [0, 0, 0, 1, 6];
@@ -32,6 +36,7 @@ pub(crate) enum AfterPings {
 /// leaves.
 pub(crate) fn answer_pings(stream: &Stream, pong: impl Fn() -> Response) -> AfterPings {
     loop {
+        poll_for_bytes(stream);
         let mut head = [0; PING_FRAME.len()];
         // The length prefix first: a whole frame may be shorter than a
         // Ping's (an empty payload, which the worker refuses), and waiting
@@ -100,6 +105,34 @@ pub(crate) fn answer_pings_through(
         }
         tracing::debug!("answered a ping");
     }
+}
+
+/// Polls for the client's next bytes for a moment
+/// (`executor_runtime::polling`) before [`peek_exact`] blocks for them: a
+/// client sends its first request right after the welcome, usually within
+/// the poll, which then finds it without this thread sleeping and being
+/// woken for it (and on one CPU, the client sends it in the poll's yields).
+fn poll_for_bytes(stream: &Stream) {
+    let mut first = [0u8];
+    poll_briefly(|| {
+        let peeked = unix_socket::receive(
+            stream.as_fd(),
+            &mut first,
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        );
+        match peeked {
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                ) =>
+            {
+                None
+            }
+            // Bytes, the end or an error: the peek that follows sees it.
+            _ => Some(()),
+        }
+    });
 }
 
 /// Waits until `buffer.len()` bytes can be read from `stream` and copies them
