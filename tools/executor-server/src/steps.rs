@@ -96,6 +96,12 @@ impl Steps {
             launched: HashMap::new(),
             awaited: Vec::new(),
         };
+        // Without a file, what the trace would say is not even formatted:
+        // this runs as the session's first request waits.
+        if steps.file.is_none() {
+            steps.handed = handed;
+            return steps;
+        }
         let pid = std::process::id();
         steps.write(&[
             name_event(
