@@ -174,7 +174,8 @@ fn start_session(
     handshake: Step,
 ) -> io::Result<(Child, StatusTable)> {
     let begun = Instant::now();
-    if let Some(warm) = pool.take() {
+    let mut taken = pool.take();
+    if let Some(warm) = taken.worker.take() {
         let steps = [
             handshake.clone(),
             steps::since(steps::WARM_HAND_OVER, begun),
@@ -184,6 +185,9 @@ fn start_session(
             Err(error) => tracing::warn!(%error, "a warm worker could not take the session"),
         }
     }
+    // Nothing is handed over from the pool: its replacement may start
+    // (after its delay) while a worker is started for this session.
+    drop(taken);
     let worker = SpawnedWorker::spawn(settings)?;
     let steps = [handshake, steps::since(steps::WORKER_START, begun)];
     worker.hand_over(stream, directory, tls, &steps)

@@ -63,10 +63,11 @@ impl WarmPool {
     }
 
     /// A waiting worker that is still alive, if there is one; its
-    /// replacement is started in the background.
-    pub(crate) fn take(&self) -> Option<SpawnedWorker> {
+    /// replacement is started in the background once the [`Taken`] is
+    /// dropped.
+    pub(crate) fn take(&self) -> Taken<'_> {
         let mut waiting = self.waiting();
-        let taken = std::iter::from_fn(|| waiting.pop_front()).find_map(|mut worker| {
+        let worker = std::iter::from_fn(|| waiting.pop_front()).find_map(|mut worker| {
             if worker.is_alive() {
                 Some(worker)
             } else {
@@ -77,9 +78,7 @@ impl WarmPool {
                 None
             }
         });
-        drop(waiting);
-        self.taken.notify_one();
-        taken
+        Taken { pool: self, worker }
     }
 
     /// Starts workers whenever fewer than `size` are waiting, forever.
@@ -115,5 +114,22 @@ impl WarmPool {
 
     fn waiting(&self) -> MutexGuard<'_, VecDeque<SpawnedWorker>> {
         self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// What [`WarmPool::take`] took (a worker, or none if none was waiting
+/// alive): the thread that starts the replacements is woken when it is
+/// dropped, once the session has been handed over. Woken as the worker is
+/// taken, that thread (asleep for long, so first in the scheduler's line)
+/// would run before the hand-over finishes, taking its CPU for a moment
+/// while the client waits.
+pub(crate) struct Taken<'a> {
+    pool: &'a WarmPool,
+    pub worker: Option<SpawnedWorker>,
+}
+
+impl Drop for Taken<'_> {
+    fn drop(&mut self) {
+        self.pool.taken.notify_one();
     }
 }
