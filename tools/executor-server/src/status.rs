@@ -45,6 +45,11 @@ const MAX_RECORDED_SYMBOL: usize = 4096;
 /// synchronous launch or call, and the entries of async launches in flight.
 const SLOTS: usize = 64;
 
+/// How many slots a worker maps in before its session
+/// ([`Announcer::prepare`]): those of the load-time code of its first object
+/// and of its first kernel, each in a page of its own.
+const PREPARED_SLOTS: usize = 2;
+
 // The table: a header, then the slots.
 //
 // header := unrecorded: u64          -- runs in progress that have no slot
@@ -289,6 +294,18 @@ impl Announcer {
         })
     }
 
+    /// Maps in the table's pages of its first [`PREPARED_SLOTS`] slots (the
+    /// first of them holds the header too), as a warm worker waits for its
+    /// session: the first store into each page of the shared memory
+    /// otherwise faults it in (allocating and clearing it), in the middle
+    /// of the session's first `send_binary` and first launch. What is
+    /// stored is what the table holds before anything runs.
+    pub fn prepare(&self) {
+        for slot in 0..PREPARED_SLOTS {
+            self.table.running(slot).store(0, Ordering::Relaxed);
+        }
+    }
+
     /// The note the worker's TLS writer keeps of the records it sends, so
     /// that the supervisor can send one after them if the worker dies.
     pub fn record_log(&self) -> RecordLog {
@@ -418,6 +435,14 @@ mod tests {
         let announcer = Announcer::attach(file.as_fd()).unwrap();
         drop(file);
         (table, announcer)
+    }
+
+    #[test]
+    fn a_prepared_table_shows_nothing_running() {
+        let (table, announcer) = pair();
+        announcer.prepare();
+        assert!(table.running_symbols().is_empty());
+        assert_eq!(table.records_sent(), RecordsSent::NoneRecorded);
     }
 
     #[test]

@@ -61,6 +61,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         .map_err(|error| ServerError::Worker(format!("cannot map the status table: {error}")))?;
     die_of_memory_faults();
     // Before the session comes: this is what a warm worker has done already.
+    announcer.prepare();
     let executor_start = Instant::now();
     let started = start_executor(&config.preload);
     let executor_start = steps::since(steps::EXECUTOR_START, executor_start);
