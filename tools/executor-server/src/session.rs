@@ -29,11 +29,11 @@ pub(crate) fn serve(
     server: &Accepting,
 ) {
     let (settings, live_sessions) = (&*server.settings, &server.live_sessions);
-    let span = tracing::info_span!("session", id, %peer);
-    let _entered = span.enter();
+    let mut span = SessionSpan::new(id, peer);
     // On TCP: no Nagle delay, and a client whose host goes silent is given
     // up on (`Stream::prepare`).
     if let Err(error) = stream.prepare(settings.dead_link_timeout) {
+        span.enter();
         tracing::warn!(%error, "cannot configure the connection");
         return;
     }
@@ -44,6 +44,7 @@ pub(crate) fn serve(
         && !settings.allowed_uids.contains(&uid)
     {
         drop(pending);
+        span.enter();
         tracing::warn!(uid, "refused: the uid is not allowed (--allow-uid)");
         handshake::refuse(
             stream,
@@ -65,13 +66,14 @@ pub(crate) fn serve(
     let socket = HandshakeSocket::new(stream, deadline, pending);
     let mut link = match tls {
         None => Link::Plain(socket),
-        Some(tls) => match start_tls(tls, socket) {
+        Some(tls) => match start_tls(tls, socket, &mut span) {
             Some(link) => link,
             None => return,
         },
     };
     let admission = handshake::read_hello(&mut link, expected_token);
     if !link.socket_mut().finish_pending() {
+        span.enter();
         tracing::info!("closed to make room for newer connections in their handshake");
         handshake::refuse_through(
             &mut link,
@@ -84,21 +86,24 @@ pub(crate) fn serve(
     let protocol_version = match admission {
         Admission::Admit { protocol_version } => protocol_version,
         Admission::Refuse(reason) => {
+            span.enter();
             tracing::warn!(%reason, "refused");
             handshake::refuse_through(&mut link, reason);
             link.close();
             return;
         }
         Admission::Drop(error) => {
+            span.enter();
             tracing::info!(%error, "closed before completing the handshake");
             return;
         }
     };
     // The directory exists before the client is welcomed, so a client never
     // sees a session that could not store its binaries.
-    let directory = match server.directories.take() {
+    let directory = match server.directories.take(|| span.enter()) {
         Ok(directory) => directory,
         Err(error) => {
+            span.enter();
             tracing::error!(%error, work_dir = %settings.work_dir.display(), "cannot create a session directory");
             handshake::refuse_through(
                 &mut link,
@@ -109,6 +114,7 @@ pub(crate) fn serve(
         }
     };
     if !live_sessions.add_within(settings.max_sessions, id, directory.path().to_owned()) {
+        span.enter();
         tracing::warn!(
             max_sessions = settings.max_sessions,
             "refused: the server serves its limit of sessions"
@@ -130,6 +136,8 @@ pub(crate) fn serve(
         // need: no timeouts once the session is open. Only a client whose
         // host has gone silent is given up on (on TCP, set up above).
         .and_then(|()| link.socket_mut().end_deadline());
+    // Everything from here on logs in the session's span.
+    span.enter();
     match admitted {
         Ok(()) => {
             tracing::info!(directory = %directory.path().display(), "session started");
@@ -156,8 +164,15 @@ pub(crate) fn serve(
 /// Runs the TLS handshake of a connection on a TLS listener; None when the
 /// connection ends there. A client that does not start with a TLS record
 /// speaks the protocol in plaintext: it is told so, in plaintext.
-fn start_tls<'s>(tls: &ServerTls, mut socket: HandshakeSocket<'s>) -> Option<Link<'s>> {
-    match socket.peek_first_byte() {
+fn start_tls<'s>(
+    tls: &ServerTls,
+    mut socket: HandshakeSocket<'s>,
+    span: &mut SessionSpan,
+) -> Option<Link<'s>> {
+    let peeked = socket.peek_first_byte();
+    // Each outcome but a TLS record is logged.
+    span.enter();
+    match peeked {
         Ok(Some(tls::HANDSHAKE_RECORD)) => {}
         Ok(Some(_)) => {
             socket.finish_pending();
@@ -188,6 +203,36 @@ fn start_tls<'s>(tls: &ServerTls, mut socket: HandshakeSocket<'s>) -> Option<Lin
         Err(error) => {
             tracing::info!(%error, "the TLS handshake failed");
             None
+        }
+    }
+}
+
+/// The span a session's lines are logged in (`session{id=.. peer=..}`),
+/// made and entered before its first line: making it formats its fields
+/// and registers it, tens of microseconds that a client being welcomed
+/// would wait for, while a session that goes well logs nothing before it is
+/// welcomed.
+struct SessionSpan {
+    id: u64,
+    peer: Peer,
+    entered: Option<tracing::span::EnteredSpan>,
+}
+
+impl SessionSpan {
+    fn new(id: u64, peer: Peer) -> Self {
+        Self {
+            id,
+            peer,
+            entered: None,
+        }
+    }
+
+    /// Enters the span, made now unless it was already; it stays entered
+    /// until this is dropped.
+    fn enter(&mut self) {
+        if self.entered.is_none() {
+            let (id, peer) = (self.id, self.peer);
+            self.entered = Some(tracing::info_span!("session", id, %peer).entered());
         }
     }
 }

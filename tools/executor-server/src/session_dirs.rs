@@ -74,13 +74,16 @@ impl SessionDirectories {
     }
 
     /// A new session's directory, which only this user can enter: the spare,
-    /// renamed, if there is one still there, else one made now.
-    pub fn take(&self) -> io::Result<SessionDirectory> {
+    /// renamed, if there is one still there, else one made now. `before_log`
+    /// is called before this logs anything (the session's span is entered
+    /// then).
+    pub fn take(&self, before_log: impl FnOnce()) -> io::Result<SessionDirectory> {
         let spare = self.spare().directory.take();
         if let Some(spare) = spare {
             match self.rename_to_session(spare) {
                 Ok(directory) => return Ok(directory),
                 Err(error) => {
+                    before_log();
                     tracing::debug!(%error, "the spare session directory cannot be used");
                 }
             }
@@ -212,12 +215,12 @@ mod tests {
         assert_eq!(spare.len(), 1);
         let suffix = spare[0].strip_prefix(SPARE).expect("named as a spare");
 
-        let taken = directories.take().unwrap();
+        let taken = directories.take(|| {}).unwrap();
         assert_eq!(names(work_dir.path()), [format!("{SESSION}{suffix}")]);
         assert_private_with_assets(taken.path());
 
         // No spare left: the next directory is made at once.
-        let second = directories.take().unwrap();
+        let second = directories.take(|| {}).unwrap();
         assert_ne!(second.path(), taken.path());
         assert!(
             names(work_dir.path())
@@ -236,7 +239,7 @@ mod tests {
         let directories = directories(work_dir.path());
         directories.make_spare();
         std::fs::remove_dir_all(work_dir.path().join(&names(work_dir.path())[0])).unwrap();
-        let taken = directories.take().unwrap();
+        let taken = directories.take(|| {}).unwrap();
         assert_private_with_assets(taken.path());
     }
 

@@ -1031,6 +1031,57 @@ fn a_warm_worker_that_died_while_waiting_is_not_given_a_session() {
     );
 }
 
+/// A session's lines are logged in its span (`session{id=.. peer=..}`),
+/// which the server makes at the session's first line: a refusal in the
+/// handshake is, and so are the lines of a session that was welcomed.
+#[test]
+fn a_sessions_lines_name_it_whether_it_was_refused_or_welcomed() {
+    let scratch = tempfile::tempdir().unwrap();
+    let token_file = scratch.path().join("token");
+    std::fs::write(&token_file, "correct horse\n").unwrap();
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let log_path = scratch.path().join("server.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let server = Server::start_with(&["--token-file", token_file.to_str().unwrap()], |command| {
+        command.env("EXECUTOR_LOG", "info").stderr(log);
+    });
+    let connect = |token: &str| {
+        let options = ConnectOptions {
+            token: Some(token.to_owned()),
+            ..ConnectOptions::default()
+        };
+        RemoteExecutor::connect_with(&server.address, &options)
+    };
+    assert!(connect("battery staple").is_err());
+    connect("correct horse").unwrap().close().unwrap();
+    server.assert_sessions_cleaned_up();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let logged = loop {
+        let text = std::fs::read_to_string(&log_path).unwrap();
+        if text.contains("session ended") || Instant::now() > deadline {
+            break text;
+        }
+        sleep(Duration::from_millis(20));
+    };
+    let line_of = |what: &str| {
+        logged
+            .lines()
+            .find(|line| line.contains(what))
+            .unwrap_or_else(|| panic!("no line with {what:?} in the log:\n{logged}"))
+            .to_owned()
+    };
+    assert!(
+        line_of("refused").contains("session{id=1 peer=127.0.0.1:"),
+        "{logged}"
+    );
+    for welcomed in ["session started", "session ended"] {
+        assert!(
+            line_of(welcomed).contains("session{id=2 peer=127.0.0.1:"),
+            "{logged}"
+        );
+    }
+}
+
 #[test]
 fn a_result_buffer_free_refuses_is_the_kernels_crash_on_both_sides() {
     let scratch = tempfile::tempdir().unwrap();
