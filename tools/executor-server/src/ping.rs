@@ -16,7 +16,7 @@ use std::{
 
 use executor_protocol::unix_socket;
 use executor_runtime::{
-    polling::poll_briefly,
+    polling::{poll_briefly, worth_polling},
     protocol::{self, LENGTH_PREFIX_SIZE, Response, Stream},
 };
 
@@ -111,8 +111,12 @@ pub(crate) fn answer_pings_through(
 /// (`executor_runtime::polling`) before [`peek_exact`] blocks for them: a
 /// client sends its first request right after the welcome, usually within
 /// the poll, which then finds it without this thread sleeping and being
-/// woken for it (and on one CPU, the client sends it in the poll's yields).
+/// woken for it. Not where polling is not worth it (TCP in a server that
+/// may run on one CPU only, [`worth_polling`]).
 fn poll_for_bytes(stream: &Stream) {
+    if !worth_polling(stream.transport()) {
+        return;
+    }
     let mut first = [0u8];
     poll_briefly(|| {
         let peeked = unix_socket::receive(
