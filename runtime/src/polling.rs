@@ -28,6 +28,22 @@ pub fn poll_briefly<T>(attempt: impl FnMut() -> Option<T>) -> Option<T> {
     poll_for(POLL, attempt)
 }
 
+/// What a read that does not wait gave: `None` when it found nothing yet (it
+/// would block, or a signal interrupted it), else its result.
+pub fn unless_not_ready<T>(result: std::io::Result<T>) -> Option<std::io::Result<T>> {
+    match result {
+        Err(error)
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+            ) =>
+        {
+            None
+        }
+        other => Some(other),
+    }
+}
+
 /// Whether waiting for the peer of a socket of `transport` is worth a poll
 /// before blocking: always, except on TCP in a process that may run on one
 /// CPU only.

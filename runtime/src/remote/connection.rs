@@ -17,7 +17,7 @@ use super::{channel::Channel, options::ConnectOptions, tls};
 use crate::{
     error::{Result, RuntimeError},
     memref::{DenseView, Descriptor},
-    polling::{poll_briefly, worth_polling},
+    polling::{poll_briefly, unless_not_ready, worth_polling},
     protocol::{
         self, Fingerprint, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame, OutputShape,
         PROTOCOL_VERSION, PollableStream, ProtocolError, READ_BUFFER_SIZE, Request, Response, Step,
@@ -300,18 +300,7 @@ impl Connection {
             return Ok(());
         }
         self.reader.get_mut().set_dont_wait(true);
-        let polled = poll_briefly(|| match self.reader.fill_buf() {
-            Ok(_) => Some(Ok(())),
-            Err(error)
-                if matches!(
-                    error.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-                ) =>
-            {
-                None
-            }
-            Err(error) => Some(Err(error)),
-        });
+        let polled = poll_briefly(|| unless_not_ready(self.reader.fill_buf().map(|_| ())));
         self.reader.get_mut().set_dont_wait(false);
         polled.unwrap_or(Ok(()))
     }

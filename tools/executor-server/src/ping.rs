@@ -16,7 +16,7 @@ use std::{
 
 use executor_protocol::unix_socket;
 use executor_runtime::{
-    polling::{poll_briefly, worth_polling},
+    polling::{poll_briefly, unless_not_ready, worth_polling},
     protocol::{self, LENGTH_PREFIX_SIZE, Response, Stream},
 };
 
@@ -124,18 +124,8 @@ fn poll_for_bytes(stream: &Stream) {
             &mut first,
             libc::MSG_PEEK | libc::MSG_DONTWAIT,
         );
-        match peeked {
-            Err(error)
-                if matches!(
-                    error.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
-                ) =>
-            {
-                None
-            }
-            // Bytes, the end or an error: the peek that follows sees it.
-            _ => Some(()),
-        }
+        // Bytes, the end or an error: the peek that follows sees it.
+        unless_not_ready(peeked).map(|_| ())
     });
 }
 
