@@ -13,7 +13,7 @@
 use std::{
     fs::{self, DirBuilder, File, OpenOptions},
     os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt},
-    path::{Path, PathBuf},
+    path::{Component, Path, PathBuf},
     sync::{Mutex, PoisonError},
     time::{Duration, SystemTime},
 };
@@ -86,27 +86,44 @@ impl CacheDirectory {
 /// `directory`: every directory above it, by the path given and by its real
 /// path, is theirs and others may not write it, or it is sticky (as `/tmp`).
 /// Else another user could swap the cache for one of theirs between a check
-/// and its use. Asked once per directory and process: only these two users
-/// can change the answer.
+/// and its use. Asked once per parent directory and process: only these
+/// two users can change the answer.
 fn ancestors_trusted(directory: &Path) -> bool {
     static TRUSTED: Mutex<Vec<(PathBuf, bool)>> = Mutex::new(Vec::new());
+    let Some(parent) = directory.parent() else {
+        return true;
+    };
     let mut known = TRUSTED.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, trusted)) = known.iter().find(|(path, _)| path == directory) {
+    if let Some((_, trusted)) = known.iter().find(|(path, _)| path == parent) {
         return *trusted;
     }
-    let trusted_directory = |path: &Path| {
-        fs::metadata(path).is_ok_and(|metadata| {
-            let owner = metadata.uid() == own_uid() || metadata.uid() == 0;
-            let others_write = metadata.mode() & 0o022 != 0;
-            let sticky = metadata.mode() & 0o1000 != 0;
-            metadata.is_dir() && owner && (!others_write || sticky)
-        })
+    let trusted_directory = |metadata: &fs::Metadata| {
+        let owner = metadata.uid() == own_uid() || metadata.uid() == 0;
+        let others_write = metadata.mode() & 0o022 != 0;
+        let sticky = metadata.mode() & 0o1000 != 0;
+        owner && (!others_write || sticky)
     };
-    let trusted = fs::canonicalize(directory).is_ok_and(|real| {
-        directory.ancestors().skip(1).all(trusted_directory)
-            && real.ancestors().skip(1).all(trusted_directory)
+    // The path as given, each step of it, symbolic links included; when one
+    // is a link (or the path has `..`), the real path's steps as well.
+    let mut plain = parent.is_absolute();
+    let mut trusted = parent.ancestors().all(|ancestor| {
+        fs::symlink_metadata(ancestor).is_ok_and(|metadata| {
+            if metadata.file_type().is_symlink() {
+                plain = false;
+                // The link's own directory is the next ancestor checked.
+                return true;
+            }
+            metadata.is_dir() && trusted_directory(&metadata)
+        })
     });
-    known.push((directory.to_owned(), trusted));
+    if trusted && (!plain || parent.components().any(|part| part == Component::ParentDir)) {
+        trusted = fs::canonicalize(parent).is_ok_and(|real| {
+            real.ancestors().all(|ancestor| {
+                fs::metadata(ancestor).is_ok_and(|metadata| trusted_directory(&metadata))
+            })
+        });
+    }
+    known.push((parent.to_owned(), trusted));
     trusted
 }
 

@@ -1,12 +1,7 @@
 //! Shared libraries opened with `dlopen` (format 2, `--preload`, and the
 //! libraries object files were linked into: object_library.rs).
 
-use std::{
-    error::Error,
-    fs::File,
-    os::fd::AsRawFd,
-    path::{Path, PathBuf},
-};
+use std::{error::Error, path::Path};
 
 use libloading::{
     Library,
@@ -25,10 +20,6 @@ pub struct SharedLibrary {
     library: Library,
     /// `dlopen`'s handle of it.
     handle: *mut std::ffi::c_void,
-    /// The file a library linked from an object was opened through
-    /// (`/proc/self/fd/N`), open as long as the library is: the loader knows
-    /// a library by that name, which no other file may have meanwhile.
-    _opened_from: Option<File>,
 }
 
 // SAFETY: a dlopen handle may be used from any thread; the library is only
@@ -50,22 +41,18 @@ impl SharedLibrary {
         Self::open_with(file, &file.display().to_string(), RTLD_NOW | RTLD_GLOBAL)
     }
 
-    /// Opens the library `file`, linked from the object file the program
+    /// Opens the library at `file`, linked from the object file the program
     /// calls `name`, as that object would be linked: every reference
     /// resolved now (an error instead of a failure when a kernel runs), its
-    /// symbols visible to it alone. Opened through its descriptor, so it is
-    /// the file that was checked whatever its path names now.
-    pub fn open_linked_object(file: File, name: &str) -> Result<Self> {
-        let mut library = Self::open_with(&opened(&file), name, RTLD_NOW | RTLD_LOCAL)?;
-        library._opened_from = Some(file);
-        Ok(library)
+    /// symbols visible to it alone.
+    pub fn open_linked_object(file: &Path, name: &str) -> Result<Self> {
+        Self::open_with(file, name, RTLD_NOW | RTLD_LOCAL)
     }
 
-    /// Whether the library `file` is open in this process already (the
-    /// loader knows a file by its device and inode, whatever its name).
-    pub fn is_open(file: &File) -> bool {
-        let Ok(path) = std::ffi::CString::new(opened(file).into_os_string().into_encoded_bytes())
-        else {
+    /// Whether the library at `file` is open in this process already (the
+    /// loader knows a file by its path, or else by its device and inode).
+    pub fn is_open(file: &Path) -> bool {
+        let Ok(path) = std::ffi::CString::new(file.as_os_str().as_encoded_bytes()) else {
             return false;
         };
         // SAFETY: with RTLD_NOLOAD, dlopen loads nothing and runs no code: it
@@ -103,7 +90,6 @@ impl SharedLibrary {
             // from now on.
             library: unsafe { UnixLibrary::from_raw(handle) }.into(),
             handle,
-            _opened_from: None,
         })
     }
 
@@ -119,11 +105,6 @@ impl SharedLibrary {
             .ok()
             .map(|address| *address as usize)
     }
-}
-
-/// The name of the open `file` in this process.
-fn opened(file: &File) -> PathBuf {
-    PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))
 }
 
 /// The address of `symbol` among the executor process's own symbols (its

@@ -67,12 +67,8 @@ impl LibraryCache {
     /// `fingerprint` (split_object's `saved_layout::fingerprint`), if the
     /// cache holds one.
     pub fn find(&self, identity: &FileIdentity, fingerprint: u64) -> Option<PathBuf> {
-        Some(self.open(identity, fingerprint)?.1)
-    }
-
-    /// [`LibraryCache::find`], with the file open.
-    pub fn open(&self, identity: &FileIdentity, fingerprint: u64) -> Option<(File, PathBuf)> {
-        self.directory.open_own(&file_name(identity, fingerprint))
+        let (_, path) = self.directory.open_own(&file_name(identity, fingerprint))?;
+        Some(path)
     }
 
     /// Starts linking the object file at `object`, of `identity` and
@@ -150,16 +146,19 @@ impl LibraryCache {
 /// session of this process has it open; `None` also when it does not open
 /// (a reference it cannot resolve, say): the object is then linked instead.
 pub fn open_cached(name: &str, identity: &FileIdentity, fingerprint: u64) -> Option<SharedLibrary> {
-    let (file, path) = LibraryCache::of_user()?.open(identity, fingerprint)?;
+    // Found as the user's own regular file, in directories no other user
+    // may write (cache_directory.rs): the path names that file when it is
+    // opened.
+    let path = LibraryCache::of_user()?.find(identity, fingerprint)?;
     // Two sessions sending the object at once must not both find the
     // library closed and open it.
     static OPENING: Mutex<()> = Mutex::new(());
     let _opening = OPENING.lock().unwrap_or_else(PoisonError::into_inner);
-    if SharedLibrary::is_open(&file) {
+    if SharedLibrary::is_open(&path) {
         tracing::debug!("'{name}' is linked: {} is open already", path.display());
         return None;
     }
-    match crash::guard_load(name, || SharedLibrary::open_linked_object(file, name)) {
+    match crash::guard_load(name, || SharedLibrary::open_linked_object(&path, name)) {
         Ok(library) => {
             tracing::debug!("'{name}' is opened as {}", path.display());
             Some(library)
