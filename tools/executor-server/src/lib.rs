@@ -339,7 +339,9 @@ impl Server {
     pub fn serve(self) -> Result<(), ServerError> {
         self.directories.make_spare();
         let warm_workers = WarmPool::start(self.settings.warm_workers, Arc::clone(&self.settings))
-            .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
+            .map_err(|error| {
+                ServerError::Worker(format!("cannot start the warm workers: {error}"))
+            })?;
         let next_session_id = Arc::new(AtomicU64::new(1));
         let threads = Arc::new(SessionThreads::default());
         threads

@@ -47,24 +47,30 @@ pub(crate) struct WarmPool {
     /// How many workers to keep waiting.
     size: usize,
     waiting: Mutex<VecDeque<SpawnedWorker>>,
-    /// Armed when a worker is taken; runs out [`REFILL_DELAY`] later.
-    refill: RefillTimer,
+    /// Armed when a worker is taken; runs out [`REFILL_DELAY`] later. None
+    /// for a pool of size 0, which has nothing to replace.
+    refill: Option<RefillTimer>,
 }
 
 impl WarmPool {
     /// A pool of `size` workers, started at once in the background (none for
     /// a size of 0: every session then starts its own).
-    pub(crate) fn start(size: usize, settings: Arc<Settings>) -> std::io::Result<Arc<Self>> {
+    pub(crate) fn start(size: usize, settings: Arc<Settings>) -> io::Result<Arc<Self>> {
+        let refill = (size > 0)
+            .then(RefillTimer::new)
+            .transpose()
+            .map_err(|error| io::Error::other(format!("cannot create their timer: {error}")))?;
         let pool = Arc::new(Self {
             size,
             waiting: Mutex::new(VecDeque::with_capacity(size)),
-            refill: RefillTimer::new()?,
+            refill,
         });
-        if size > 0 {
+        if pool.refill.is_some() {
             let filling = Arc::clone(&pool);
             std::thread::Builder::new()
                 .name("warm-workers".to_owned())
-                .spawn(move || filling.keep_filled(&settings))?;
+                .spawn(move || filling.keep_filled(&settings))
+                .map_err(|error| io::Error::other(format!("cannot start their thread: {error}")))?;
         }
         Ok(pool)
     }
@@ -90,11 +96,14 @@ impl WarmPool {
 
     /// Starts workers whenever fewer than `size` are waiting, forever.
     fn keep_filled(&self, settings: &Settings) {
+        let Some(refill) = &self.refill else {
+            return;
+        };
         loop {
             if self.waiting().len() >= self.size {
                 // Taking a worker arms the timer: this runs out REFILL_DELAY
                 // after the last take (or at once, if it ran out meanwhile).
-                if let Err(error) = self.refill.wait() {
+                if let Err(error) = refill.wait() {
                     tracing::error!(%error, "cannot wait for the warm-worker timer");
                     std::thread::sleep(RETRY_AFTER);
                 }
@@ -132,7 +141,9 @@ pub(crate) struct Taken<'a> {
 
 impl Drop for Taken<'_> {
     fn drop(&mut self) {
-        if let Err(error) = self.pool.refill.arm(REFILL_DELAY) {
+        if let Some(refill) = &self.pool.refill
+            && let Err(error) = refill.arm(REFILL_DELAY)
+        {
             tracing::error!(%error, "cannot arm the warm-worker timer; no replacement starts");
         }
     }
