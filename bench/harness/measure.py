@@ -434,15 +434,25 @@ def bench_first_launch(config: Config, kernels: Path, placement: str) -> dict:
             f"{config.first_launch_runs} runs of each kind ({', '.join(FIRST_LAUNCH_KINDS)}), alternating, "
             f"each after {FIRST_LAUNCH_PAUSE_S} s idle")
         steps = {kind: [] for kind in FIRST_LAUNCH_KINDS}
+        contacts = []
         for _ in range(config.first_launch_runs):
             for kind in FIRST_LAUNCH_KINDS:
                 steps[kind].append(first_launch_run(prefix, programs[kind]))
+            contacts += tcp_first_contact(prefix)
         time.sleep(FIRST_LAUNCH_PAUSE_S)
         memory = warm_worker_memory(servers["warm"].server_pid())
     finally:
         for server in servers.values():
             server.stop()
-    return {"steps_us": steps, "warm_worker_kb": memory}
+    return {"steps_us": steps, "warm_worker_kb": memory, "tcp_first_contact_us": contacts}
+
+
+def tcp_first_contact(prefix) -> list:
+    """What the network alone costs a first launch's open, after the same idle
+    time: a TCP connect to a process listening on loopback and a round trip
+    of one byte (tcp_echo_rtt first-contact), in microseconds."""
+    pause_ms = str(round(FIRST_LAUNCH_PAUSE_S * 1000))
+    return floats(run([*prefix, TCP_ECHO, "1", "1", "first-contact", pause_ms]).stdout)
 
 
 def children(parent: int) -> list:

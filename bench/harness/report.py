@@ -914,6 +914,14 @@ def first_launch(context: dict) -> list:
                 f"| {fmt(entry['launch']['median'])} | {fmt(entry['total']['min'])} / "
                 f"**{fmt(entry['total']['median'])}** / {fmt(entry['total']['max'])} |")
     add("")
+    if all(fs[placement].get("tcp_first_contact_us") for placement in PLACEMENTS):
+        add("What the network alone costs a first contact, after the same idle time: a TCP connect to a process "
+            "listening on loopback and a round trip of one byte (`tcp_echo_rtt 1 1 first-contact`, once after each "
+            "round of the kinds above) took "
+            + both(fs, lambda r: f"{fmt(r['tcp_first_contact_us']['median'])} us "
+                                 f"({fmt(r['tcp_first_contact_us']['min'])} to {fmt(r['tcp_first_contact_us']['max'])})")
+            + " (medians): what an executor-server's `open` pays before the server has done anything.")
+        add("")
     add("| ratio (medians of the totals) | free | pinned |")
     add("|---|---|---|")
     for label, key in [("warm worker / `--warm-workers 0`", "warm_over_cold"),

@@ -168,6 +168,9 @@ def summarize_first_launch(raw: dict) -> dict:
             "warm_over_local": total["warm"] / total["local"],
             "local_over_dlopen": total["local"] / total["local_dlopen"],
             "warm_worker_kb": measured["warm_worker_kb"],
+            # Absent from results recorded before it was measured.
+            "tcp_first_contact_us": stats(measured["tcp_first_contact_us"])
+            if measured.get("tcp_first_contact_us") else None,
         }
     big = raw["big_object"]
     kinds = {kind: summarize_steps(runs) for kind, runs in big["steps_us"].items()}
