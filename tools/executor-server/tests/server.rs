@@ -33,7 +33,7 @@ mod common;
 
 use common::{
     Server, call_twice, children_of, compile_kernels, compile_kernels_to, floats, launch_1d,
-    process_state,
+    log_once_it_holds, process_state, token_file,
 };
 
 #[test]
@@ -155,9 +155,7 @@ fn check(address: &str, token: Option<&str>) -> (bool, String) {
 #[test]
 fn check_says_in_one_line_whether_a_server_answers() {
     let secrets = tempfile::tempdir().unwrap();
-    let token_file = secrets.path().join("token");
-    std::fs::write(&token_file, "correct horse\n").unwrap();
-    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let token_file = token_file(secrets.path(), "correct horse\n");
     // No warm workers: a worker counted below would serve a session.
     let server = Server::start(&[
         "--token-file",
@@ -287,9 +285,7 @@ fn processes_a_kernel_starts_end_with_its_session_however_it_ends() {
 #[test]
 fn a_wrong_or_missing_token_is_refused() {
     let secrets = tempfile::tempdir().unwrap();
-    let token_file = secrets.path().join("token");
-    std::fs::write(&token_file, "correct horse\n").unwrap();
-    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let token_file = token_file(secrets.path(), "correct horse\n");
     let server = Server::start(&["--token-file", token_file.to_str().unwrap()]);
     let connect = |token: Option<&str>| {
         let options = ConnectOptions {
@@ -1037,9 +1033,7 @@ fn a_warm_worker_that_died_while_waiting_is_not_given_a_session() {
 #[test]
 fn a_sessions_lines_name_it_whether_it_was_refused_or_welcomed() {
     let scratch = tempfile::tempdir().unwrap();
-    let token_file = scratch.path().join("token");
-    std::fs::write(&token_file, "correct horse\n").unwrap();
-    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let token_file = token_file(scratch.path(), "correct horse\n");
     let log_path = scratch.path().join("server.log");
     let log = std::fs::File::create(&log_path).unwrap();
     let server = Server::start_with(&["--token-file", token_file.to_str().unwrap()], |command| {
@@ -1055,14 +1049,7 @@ fn a_sessions_lines_name_it_whether_it_was_refused_or_welcomed() {
     assert!(connect("battery staple").is_err());
     connect("correct horse").unwrap().close().unwrap();
     server.assert_sessions_cleaned_up();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let logged = loop {
-        let text = std::fs::read_to_string(&log_path).unwrap();
-        if text.contains("session ended") || Instant::now() > deadline {
-            break text;
-        }
-        sleep(Duration::from_millis(20));
-    };
+    let logged = log_once_it_holds(&log_path, "session ended");
     let line_of = |what: &str| {
         logged
             .lines()
@@ -1107,14 +1094,7 @@ fn a_result_buffer_free_refuses_is_the_kernels_crash_on_both_sides() {
     }
     server.assert_sessions_cleaned_up();
     // The server's log blames the kernel too, not the executor.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let logged = loop {
-        let text = std::fs::read_to_string(&log_path).unwrap();
-        if text.contains("the worker died by a signal") || Instant::now() > deadline {
-            break text;
-        }
-        sleep(Duration::from_millis(20));
-    };
+    let logged = log_once_it_holds(&log_path, "the worker died by a signal");
     let line = logged
         .lines()
         .find(|line| line.contains("the worker died by a signal"))

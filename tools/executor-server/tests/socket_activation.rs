@@ -8,9 +8,8 @@ use std::{
     net::{TcpListener, UdpSocket},
     os::{
         fd::{AsRawFd, RawFd},
-        unix::{fs::PermissionsExt, net::UnixListener, process::CommandExt},
+        unix::{net::UnixListener, process::CommandExt},
     },
-    path::{Path, PathBuf},
     process::{Child, Command, Output, Stdio},
 };
 
@@ -21,7 +20,7 @@ use executor_runtime::{
 
 mod common;
 
-use common::gen_identity;
+use common::{gen_identity, token_file};
 
 /// executor-server with `passed` as its descriptor 3 and the variables that
 /// say so: `sh` sets LISTEN_PID to its own id, which `exec` keeps.
@@ -76,14 +75,6 @@ fn serve_passed_loopback_socket(args: &[&str]) -> (Running, String) {
         serve_passed_socket(listener.as_raw_fd(), &address, args),
         address,
     )
-}
-
-/// A token file of mode 0600 in `directory`.
-fn token_file(directory: &Path, token: &str) -> PathBuf {
-    let path = directory.join("token");
-    std::fs::write(&path, token).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
-    path
 }
 
 /// What a server that must refuse to start said, after checking it failed.

@@ -7,7 +7,6 @@
 use std::{
     io::{Read, Write},
     net::{Shutdown, TcpListener, TcpStream, UdpSocket},
-    os::unix::fs::PermissionsExt,
     path::PathBuf,
     process::Command,
     sync::{
@@ -28,6 +27,7 @@ mod common;
 
 use common::{
     Identity, SERVER, Server, call_twice, compile_kernels, floats, gen_identity, launch_1d,
+    token_file,
 };
 
 const TOKEN: &str = "tls-test-token-7f3a9c2e";
@@ -42,9 +42,7 @@ struct Secrets {
 fn secrets() -> Secrets {
     let dir = tempfile::tempdir().unwrap();
     let identity = gen_identity(&dir.path().join("identity"));
-    let token_file = dir.path().join("token");
-    std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
-    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let token_file = token_file(dir.path(), &format!("{TOKEN}\n"));
     Secrets {
         dir,
         identity,

@@ -22,7 +22,7 @@ use executor_runtime::{
 
 mod common;
 
-use common::{SERVER, Server, check, compile_kernels, floats};
+use common::{SERVER, Server, check, compile_kernels, floats, token_file};
 
 /// A server listening on `socket` only, with `args` besides.
 fn start_on(socket: &Path, work_dir: &Path, args: &[&str]) -> Server {
@@ -141,9 +141,7 @@ fn a_uid_not_allowed_is_refused_in_one_line_naming_it() {
 #[test]
 fn allowed_uids_need_no_token_and_one_sent_is_ignored() {
     let scratch = tempfile::tempdir().unwrap();
-    let token = scratch.path().join("token");
-    std::fs::write(&token, "correct horse\n").unwrap();
-    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let token = token_file(scratch.path(), "correct horse\n");
     let socket = scratch.path().join("executor.sock");
     let uid = own_uid().to_string();
     let server = start_on(

@@ -6,6 +6,7 @@
 use std::{
     io::{BufRead, BufReader},
     net::TcpStream,
+    os::unix::fs::PermissionsExt,
     path::{Path, PathBuf},
     process::{Child, ChildStdout, Command, Stdio},
     thread::sleep,
@@ -318,6 +319,26 @@ void twice(memref_1d *in, memref_1d *out) {
 "#;
 
 /// The test kernels as a shared library.
+/// A token file of mode 0600 in `directory`, holding `token`.
+pub fn token_file(directory: &Path, token: &str) -> PathBuf {
+    let path = directory.join("token");
+    std::fs::write(&path, token).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    path
+}
+
+/// The log at `path` once it holds `needle`, or as it is after a bounded wait.
+pub fn log_once_it_holds(path: &Path, needle: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap();
+        if text.contains(needle) || Instant::now() > deadline {
+            return text;
+        }
+        sleep(Duration::from_millis(20));
+    }
+}
+
 pub fn compile_kernels(directory: &Path) -> PathBuf {
     compile_kernels_to(&directory.join("kernels.so"), &["-shared"])
 }
