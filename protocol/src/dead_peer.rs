@@ -6,7 +6,11 @@
 //! `ETIMEDOUT` (`io::ErrorKind::TimedOut`) and `poll` reports an error,
 //! instead of blocking forever.
 
-use std::{io, net::TcpStream, os::fd::AsRawFd, time::Duration};
+use std::{
+    io,
+    os::fd::{AsFd, AsRawFd, BorrowedFd},
+    time::Duration,
+};
 
 /// The shortest deadline: keepalive counts whole seconds, and a probe needs
 /// one of them after at least one second of silence.
@@ -40,10 +44,12 @@ impl ProbeSchedule {
     }
 }
 
-/// Makes reads and writes on `stream` fail once its peer has been silent for
-/// `timeout` (whole seconds, at least [`MIN_DEAD_PEER_TIMEOUT`]), whatever
-/// they wait for.
-pub fn give_up_on_silent_peer(stream: &TcpStream, timeout: Duration) -> io::Result<()> {
+/// Makes reads and writes on the TCP socket `socket` fail once its peer has
+/// been silent for `timeout` (whole seconds, at least
+/// [`MIN_DEAD_PEER_TIMEOUT`]), whatever they wait for. On a listening socket,
+/// every connection it accepts starts with these options.
+pub fn give_up_on_silent_peer(socket: impl AsFd, timeout: Duration) -> io::Result<()> {
+    let stream = socket.as_fd();
     let schedule = ProbeSchedule::within(timeout);
     let user_timeout_ms = schedule.total_seconds().saturating_mul(1000);
     set_option(stream, libc::SOL_SOCKET, libc::SO_KEEPALIVE, 1)?;
@@ -73,13 +79,19 @@ pub fn give_up_on_silent_peer(stream: &TcpStream, timeout: Duration) -> io::Resu
     )
 }
 
-fn set_option(stream: &TcpStream, level: i32, name: i32, value: u32) -> io::Result<()> {
+/// Sets the integer option `name` of `level` on `socket`.
+pub(crate) fn set_option(
+    socket: BorrowedFd<'_>,
+    level: i32,
+    name: i32,
+    value: u32,
+) -> io::Result<()> {
     let value = libc::c_int::try_from(value).unwrap_or(libc::c_int::MAX);
     // SAFETY: setsockopt reads an int of the given size from a valid pointer,
-    // on a descriptor `stream` keeps open for the call.
+    // on a descriptor borrowed for the call.
     let result = unsafe {
         libc::setsockopt(
-            stream.as_raw_fd(),
+            socket.as_raw_fd(),
             level,
             name,
             std::ptr::from_ref(&value).cast(),
@@ -95,7 +107,7 @@ fn set_option(stream: &TcpStream, level: i32, name: i32, value: u32) -> io::Resu
 
 #[cfg(test)]
 mod tests {
-    use std::net::TcpListener;
+    use std::net::{TcpListener, TcpStream};
 
     use super::*;
 

@@ -14,7 +14,7 @@
 
 use std::{
     io::{self, IoSlice, Read, Write},
-    net::{Shutdown, TcpStream},
+    net::{Shutdown, TcpListener, TcpStream},
     os::{
         fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd},
         unix::net::UnixStream,
@@ -109,6 +109,13 @@ impl Stream {
     pub fn receive(&self, buffer: &mut [u8], dont_wait: bool) -> io::Result<usize> {
         let flags = if dont_wait { libc::MSG_DONTWAIT } else { 0 };
         unix_socket::receive(self.as_fd(), buffer, flags)
+    }
+
+    /// One send of what fits of `buffer` in the socket's send buffer, now:
+    /// fails with `io::ErrorKind::WouldBlock` when nothing does, whatever the
+    /// socket's send timeout.
+    pub fn send_now(&self, buffer: &[u8]) -> io::Result<usize> {
+        unix_socket::send_with(self.as_fd(), &[IoSlice::new(buffer)], libc::MSG_DONTWAIT)
     }
 
     /// Prepares a TCP connection for the protocol's traffic: no Nagle delay
@@ -250,6 +257,15 @@ impl From<UnixStream> for Stream {
     }
 }
 
+/// Prepares every connection `listener` accepts as [`Stream::prepare`]
+/// prepares one: Linux starts an accepted socket with its listener's
+/// options, so a server sets them once here rather than with six system
+/// calls on the way to each client's welcome.
+pub fn prepare_listener(listener: &TcpListener, dead_link_timeout: Duration) -> io::Result<()> {
+    dead_peer::set_option(listener.as_fd(), libc::IPPROTO_TCP, libc::TCP_NODELAY, 1)?;
+    dead_peer::give_up_on_silent_peer(listener, dead_link_timeout)
+}
+
 /// The kind of the stream socket `fd`: an IPv4 or IPv6 one is TCP.
 pub fn transport_of(fd: BorrowedFd<'_>) -> io::Result<Transport> {
     match unix_socket::socket_option(fd, libc::SO_DOMAIN)? {
@@ -280,9 +296,54 @@ pub(crate) fn write_all_vectored(
 
 #[cfg(test)]
 mod tests {
-    use std::{net::TcpListener, os::unix::net::UnixListener};
+    use std::os::unix::net::UnixListener;
 
     use super::*;
+
+    /// The options `Stream::prepare` sets, by level and name.
+    const PREPARED_OPTIONS: [(libc::c_int, libc::c_int); 6] = [
+        (libc::IPPROTO_TCP, libc::TCP_NODELAY),
+        (libc::SOL_SOCKET, libc::SO_KEEPALIVE),
+        (libc::IPPROTO_TCP, libc::TCP_KEEPIDLE),
+        (libc::IPPROTO_TCP, libc::TCP_KEEPINTVL),
+        (libc::IPPROTO_TCP, libc::TCP_KEEPCNT),
+        (libc::IPPROTO_TCP, libc::TCP_USER_TIMEOUT),
+    ];
+
+    fn prepared_options(socket: &TcpStream) -> Vec<libc::c_int> {
+        PREPARED_OPTIONS
+            .iter()
+            .map(|&(level, name)| unix_socket::option_at(socket.as_fd(), level, name).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_prepared_listener_accepts_connections_prepared_as_a_prepared_stream_is() {
+        let timeout = Duration::from_secs(21);
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let _client = TcpStream::connect(address).unwrap();
+        let (unprepared, _) = listener.accept().unwrap();
+        prepare_listener(&listener, timeout).unwrap();
+        let _client = TcpStream::connect(address).unwrap();
+        let (accepted, _) = listener.accept().unwrap();
+        let _client = TcpStream::connect(address).unwrap();
+        let (prepared, _) = listener.accept().unwrap();
+        Stream::Tcp(prepared.try_clone().unwrap())
+            .prepare(timeout)
+            .unwrap();
+
+        let expected = prepared_options(&prepared);
+        assert_eq!(prepared_options(&accepted), expected);
+        // Each option differs from a fresh socket's: none is equal by default.
+        for ((option, default), set) in PREPARED_OPTIONS
+            .iter()
+            .zip(prepared_options(&unprepared))
+            .zip(&expected)
+        {
+            assert_ne!(default, *set, "option {option:?}");
+        }
+    }
 
     fn connected_pair() -> (TcpStream, PollableStream) {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");

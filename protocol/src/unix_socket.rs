@@ -90,13 +90,22 @@ pub fn connect(path: &Path, timeout: Duration) -> io::Result<UnixStream> {
 /// One `sendmsg` of `buffers`, with `MSG_NOSIGNAL`: a peer that is gone is
 /// `EPIPE`, not a `SIGPIPE`. Honours the socket's send timeout.
 pub fn send(fd: BorrowedFd<'_>, buffers: &[IoSlice<'_>]) -> io::Result<usize> {
+    send_with(fd, buffers, 0)
+}
+
+/// [`send`] with more `flags` (`MSG_DONTWAIT`...).
+pub fn send_with(
+    fd: BorrowedFd<'_>,
+    buffers: &[IoSlice<'_>],
+    flags: libc::c_int,
+) -> io::Result<usize> {
     // SAFETY: an all-zero msghdr is a valid empty header, filled in below.
     let mut message: libc::msghdr = unsafe { zeroed() };
     // IoSlice is ABI-compatible with iovec on Unix; sendmsg only reads them.
     message.msg_iov = buffers.as_ptr().cast_mut().cast();
     message.msg_iovlen = buffers.len().min(libc::UIO_MAXIOV as usize) as _;
     // SAFETY: the header points at `buffers`, live and unchanged for the call.
-    let sent = unsafe { libc::sendmsg(fd.as_raw_fd(), &message, libc::MSG_NOSIGNAL) };
+    let sent = unsafe { libc::sendmsg(fd.as_raw_fd(), &message, libc::MSG_NOSIGNAL | flags) };
     usize::try_from(sent).map_err(|_| io::Error::last_os_error())
 }
 
@@ -147,6 +156,16 @@ pub fn peer_uid(fd: BorrowedFd<'_>) -> io::Result<libc::uid_t> {
 /// An integer option of the SOL_SOCKET level of `fd`; an error if `fd` is
 /// no socket.
 pub fn socket_option(fd: BorrowedFd<'_>, option: libc::c_int) -> io::Result<libc::c_int> {
+    option_at(fd, libc::SOL_SOCKET, option)
+}
+
+/// The integer option `option` of `level` (`IPPROTO_TCP`, ...) of the socket
+/// `fd`.
+pub fn option_at(
+    fd: BorrowedFd<'_>,
+    level: libc::c_int,
+    option: libc::c_int,
+) -> io::Result<libc::c_int> {
     let mut value: libc::c_int = 0;
     let mut size = size_of::<libc::c_int>() as libc::socklen_t;
     // SAFETY: `value` and `size` are valid for writes, and `size` is the size
@@ -154,7 +173,7 @@ pub fn socket_option(fd: BorrowedFd<'_>, option: libc::c_int) -> io::Result<libc
     let result = unsafe {
         libc::getsockopt(
             fd.as_raw_fd(),
-            libc::SOL_SOCKET,
+            level,
             option,
             (&raw mut value).cast(),
             &mut size,

@@ -26,6 +26,10 @@ pub(crate) struct HandshakeSocket<'s> {
     pending: Option<Pending>,
     /// Bytes read so far.
     received: usize,
+    /// Whether a read or a write waited with a timeout, which ending the
+    /// deadline clears.
+    read_timeout_set: bool,
+    write_timeout_set: bool,
 }
 
 impl<'s> HandshakeSocket<'s> {
@@ -35,6 +39,8 @@ impl<'s> HandshakeSocket<'s> {
             deadline: Some(deadline),
             pending: Some(pending),
             received: 0,
+            read_timeout_set: false,
+            write_timeout_set: false,
         }
     }
 
@@ -52,8 +58,13 @@ impl<'s> HandshakeSocket<'s> {
     /// they need (requests come at any pace; only a dead link ends them).
     pub fn end_deadline(&mut self) -> io::Result<()> {
         self.deadline = None;
-        self.stream.set_read_timeout(None)?;
-        self.stream.set_write_timeout(None)
+        if std::mem::take(&mut self.read_timeout_set) {
+            self.stream.set_read_timeout(None)?;
+        }
+        if std::mem::take(&mut self.write_timeout_set) {
+            self.stream.set_write_timeout(None)?;
+        }
+        Ok(())
     }
 
     /// The first byte the client sends, without taking it; None if it
@@ -102,6 +113,7 @@ impl<'s> HandshakeSocket<'s> {
             return Err(timed_out());
         }
         self.stream.set_read_timeout(Some(left))?;
+        self.read_timeout_set = true;
         self.set_progress(Progress::WaitingForClient {
             received_part: self.received > 0,
         });
@@ -135,18 +147,94 @@ impl Read for HandshakeSocket<'_> {
 
 impl Write for HandshakeSocket<'_> {
     /// By the deadline (a reply is small enough for an empty send buffer,
-    /// so it only waits on a client that sent a lot and reads nothing).
+    /// so it only waits on a client that sent a lot and reads nothing: only
+    /// then is the socket given a send timeout).
     fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
-        if let Some(deadline) = self.deadline {
-            // A zero timeout is not allowed: it would mean none.
-            let left = deadline.saturating_duration_since(Instant::now());
-            self.stream
-                .set_write_timeout(Some(left.max(Duration::from_millis(1))))?;
+        let Some(deadline) = self.deadline else {
+            return (&*self.stream).write(buffer);
+        };
+        match self.stream.send_now(buffer) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
+            sent => return sent,
         }
+        // A zero timeout is not allowed: it would mean none.
+        let left = deadline.saturating_duration_since(Instant::now());
+        self.stream
+            .set_write_timeout(Some(left.max(Duration::from_millis(1))))?;
+        self.write_timeout_set = true;
         (&*self.stream).write(buffer)
     }
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{
+        net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream},
+        sync::Arc,
+    };
+
+    use super::*;
+    use crate::{
+        listener::Peer,
+        pending::{HandshakeLimits, PendingHandshakes},
+    };
+
+    /// The server's side of a new connection, pending, and its client.
+    fn connection() -> (Arc<Stream>, Pending, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let served = Arc::new(Stream::Tcp(listener.accept().unwrap().0));
+        let peer = Peer::Ip(SocketAddr::new(Ipv4Addr::LOCALHOST.into(), 0));
+        let pending = PendingHandshakes::new(HandshakeLimits::default())
+            .add(peer, Arc::clone(&served))
+            .unwrap();
+        (served, pending, client)
+    }
+
+    fn write_timeout(stream: &Stream) -> Option<Duration> {
+        let Stream::Tcp(stream) = stream else {
+            panic!("a TCP connection")
+        };
+        stream.write_timeout().unwrap()
+    }
+
+    #[test]
+    fn a_reply_that_fits_goes_out_with_no_timeout_set() {
+        let (served, pending, mut client) = connection();
+        let mut socket =
+            HandshakeSocket::new(&served, Instant::now() + Duration::from_secs(10), pending);
+        socket.write_all(b"welcome").unwrap();
+        assert_eq!(write_timeout(&served), None);
+        let mut received = [0u8; 7];
+        client.read_exact(&mut received).unwrap();
+        assert_eq!(&received, b"welcome");
+    }
+
+    #[test]
+    fn a_client_that_reads_nothing_holds_a_write_only_until_the_deadline() {
+        let (served, pending, _client) = connection();
+        let deadline = Instant::now() + Duration::from_millis(300);
+        let mut socket = HandshakeSocket::new(&served, deadline, pending);
+        let chunk = vec![0u8; 1 << 16];
+        let error = loop {
+            // Bounded: the buffers of a loopback connection hold a few MiB.
+            if let Err(error) = socket.write(&chunk) {
+                break error;
+            }
+        };
+        assert!(
+            matches!(
+                error.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ),
+            "{error}"
+        );
+        assert!(write_timeout(&served).is_some());
+        socket.end_deadline().unwrap();
+        assert_eq!(write_timeout(&served), None);
     }
 }

@@ -206,7 +206,6 @@ struct Settings {
     worker_program: PathBuf,
     handshake: HandshakeLimits,
     max_sessions: u32,
-    dead_link_timeout: Duration,
     warm_workers: usize,
     /// Who may connect to a Unix socket (never empty).
     allowed_uids: Vec<u32>,
@@ -263,6 +262,14 @@ impl Server {
             Listen::Addresses(listen) => bind_addresses(listen, rules, socket_group)?,
             Listen::PassedSockets => (passed_sockets(rules)?, Vec::new()),
         };
+        for listener in &listeners {
+            listener
+                .prepare_connections(config.dead_link_timeout)
+                .map_err(|reason| ServerError::Bind {
+                    address: listener.address().unwrap_or_else(|error| error.to_string()),
+                    reason,
+                })?;
+        }
         if let Some(tls) = &tls {
             tracing::info!(fingerprint = %tls.fingerprint, "serving TLS 1.3 on TCP listeners");
         }
@@ -299,7 +306,6 @@ impl Server {
                 worker_program: config.worker_program,
                 handshake: config.handshake,
                 max_sessions: config.max_sessions,
-                dead_link_timeout: config.dead_link_timeout,
                 warm_workers: config.warm_workers,
                 allowed_uids,
                 trace_dir: config.trace_dir,

@@ -7,9 +7,10 @@ use std::{
     fmt, io,
     net::{SocketAddr, TcpListener},
     os::{fd::AsFd, unix::net::UnixListener},
+    time::Duration,
 };
 
-use executor_protocol::{Stream, unix_socket};
+use executor_protocol::{Stream, stream::prepare_listener, unix_socket};
 
 #[derive(Debug)]
 pub(crate) enum Listener {
@@ -36,7 +37,17 @@ impl fmt::Display for Peer {
 }
 
 impl Listener {
-    /// The next connection and its peer.
+    /// Makes every connection it accepts ready for the protocol's traffic
+    /// (`Stream::prepare`): a TCP listener's options are its connections'.
+    pub fn prepare_connections(&self, dead_link_timeout: Duration) -> io::Result<()> {
+        match self {
+            Self::Tcp(listener) => prepare_listener(listener, dead_link_timeout),
+            Self::Unix(_) => Ok(()),
+        }
+    }
+
+    /// The next connection and its peer, ready for the protocol's traffic
+    /// ([`Listener::prepare_connections`]).
     pub fn accept(&self) -> io::Result<(Stream, Peer)> {
         match self {
             Self::Tcp(listener) => {

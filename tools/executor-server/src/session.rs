@@ -29,14 +29,9 @@ pub(crate) fn serve(
     server: &Accepting,
 ) {
     let (settings, live_sessions) = (&*server.settings, &server.live_sessions);
+    // The connection comes prepared by its listener (no Nagle delay on TCP,
+    // and a client whose host goes silent is given up on).
     let mut span = SessionSpan::new(id, peer);
-    // On TCP: no Nagle delay, and a client whose host goes silent is given
-    // up on (`Stream::prepare`).
-    if let Err(error) = stream.prepare(settings.dead_link_timeout) {
-        span.enter();
-        tracing::warn!(%error, "cannot configure the connection");
-        return;
-    }
     let deadline = accepted + settings.handshake.timeout;
     // A Unix socket's peer is known before it says anything: one whose uid
     // is not allowed is refused before any of its bytes is read.
