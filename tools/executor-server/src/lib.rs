@@ -226,9 +226,10 @@ pub struct Server {
 }
 
 impl Server {
-    /// Checks the configuration and binds the listening sockets (or takes
-    /// those passed): a non-loopback address without a token file is refused
-    /// before anything is bound or accepted.
+    /// Checks the configuration, binds the listening sockets (or takes
+    /// those passed) and makes the first session's directory: a non-loopback
+    /// address without a token file is refused before anything is bound or
+    /// accepted.
     pub fn bind(config: ServerConfig) -> Result<Self, ServerError> {
         let token = config.token_file.as_deref().map(token::load).transpose()?;
         for library in &config.preload {
@@ -292,8 +293,9 @@ impl Server {
         let directories = SessionDirectories::new(
             config.work_dir.clone(),
             claim.session_dir_prefix().to_owned(),
-            claim.spare_dir_prefix().to_owned(),
         );
+        // The first session's directory, before the server says it listens.
+        directories.make_spare();
         Ok(Self {
             listeners,
             socket_files: Arc::new(socket_files),
@@ -338,12 +340,11 @@ impl Server {
         )
     }
 
-    /// Starts the warm workers, makes the first session's directory and
-    /// starts the thread for the first connection, then accepts connections
+    /// Starts the warm workers and the thread for the first connection,
+    /// then accepts connections
     /// on every listener until the process ends, each connection on a
     /// thread of its own.
     pub fn serve(self) -> Result<(), ServerError> {
-        self.directories.make_spare();
         let warm_workers = WarmPool::start(self.settings.warm_workers, Arc::clone(&self.settings))
             .map_err(|error| {
                 ServerError::Worker(format!("cannot start the warm workers: {error}"))

@@ -1,19 +1,18 @@
 //! The sessions' private directories, each with its `assets` directory, one
 //! made ahead: a new session takes the spare, made while no client waited
-//! for it, by renaming it (on a disk file system, making the two directories
-//! took a quarter of a millisecond; a rename takes a tenth of that), and the
-//! next spare is made once a session ends. A spare is named apart from the
-//! sessions' directories, so that those are the live sessions' only; the
-//! server removes it when it stops, and the next server removes one left by
-//! a server that was killed (`work_dir`).
+//! for it (on a disk file system, making the two directories takes a
+//! quarter of a millisecond), and the next spare is made once a session
+//! ends. The spare is named as the sessions' directories are: renaming it
+//! as a session takes it would cost a tenth of a millisecond more on the
+//! way to every welcome. So the work directory holds the live sessions'
+//! directories and at most one more, empty but for its empty `assets`. The
+//! server removes the spare when it stops, and the next server removes one
+//! left by a server that was killed (`work_dir`).
 
 use std::{
-    ffi::CString,
+    fs::File,
     io,
-    os::unix::{
-        ffi::OsStrExt,
-        fs::{DirBuilderExt, PermissionsExt},
-    },
+    os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt},
     path::{Path, PathBuf},
     sync::{Mutex, MutexGuard, PoisonError},
 };
@@ -24,17 +23,32 @@ pub(crate) struct SessionDirectories {
     work_dir: PathBuf,
     /// How session directories are named, after this server's claim on the
     /// work directory.
-    session_prefix: String,
-    /// How the spare is named until a session takes it.
-    spare_prefix: String,
+    prefix: String,
     spare: Mutex<Spare>,
 }
 
 #[derive(Default)]
 struct Spare {
-    directory: Option<SessionDirectory>,
+    directory: Option<SpareDirectory>,
     /// Whether the server is stopping: no spare is made any more.
     stopping: bool,
+}
+
+/// The spare, and the directory itself, open: whether it is still there is
+/// asked of the open directory, not of its path.
+struct SpareDirectory {
+    directory: SessionDirectory,
+    open: File,
+}
+
+impl SpareDirectory {
+    /// Whether the directory still exists (the work directory may have been
+    /// cleaned from outside meanwhile, by `systemd-tmpfiles` say).
+    fn still_there(&self) -> bool {
+        self.open
+            .metadata()
+            .is_ok_and(|metadata| metadata.nlink() > 0)
+    }
 }
 
 /// A directory removed, with all it holds, when closed or dropped.
@@ -64,31 +78,27 @@ impl Drop for SessionDirectory {
 }
 
 impl SessionDirectories {
-    pub fn new(work_dir: PathBuf, session_prefix: String, spare_prefix: String) -> Self {
+    pub fn new(work_dir: PathBuf, prefix: String) -> Self {
         Self {
             work_dir,
-            session_prefix,
-            spare_prefix,
+            prefix,
             spare: Mutex::default(),
         }
     }
 
     /// A new session's directory, which only this user can enter: the spare,
-    /// renamed, if there is one still there, else one made now. `before_log`
-    /// is called before this logs anything (the session's span is entered
-    /// then).
+    /// if it is still there, else one made now. `before_log` is called
+    /// before this logs anything (the session's span is entered then).
     pub fn take(&self, before_log: impl FnOnce()) -> io::Result<SessionDirectory> {
         let spare = self.spare().directory.take();
         if let Some(spare) = spare {
-            match self.rename_to_session(spare) {
-                Ok(directory) => return Ok(directory),
-                Err(error) => {
-                    before_log();
-                    tracing::debug!(%error, "the spare session directory cannot be used");
-                }
+            if spare.still_there() {
+                return Ok(spare.directory);
             }
+            before_log();
+            tracing::debug!(directory = %spare.directory.path().display(), "the spare session directory was removed from outside");
         }
-        self.make(&self.session_prefix)
+        self.make()
     }
 
     /// Makes the spare, unless there is one or the server is stopping. A
@@ -101,7 +111,11 @@ impl SessionDirectories {
         if spare.stopping || spare.directory.is_some() {
             return;
         }
-        match self.make(&self.spare_prefix) {
+        let made = self.make().and_then(|directory| {
+            let open = File::open(directory.path())?;
+            Ok(SpareDirectory { directory, open })
+        });
+        match made {
             Ok(directory) => spare.directory = Some(directory),
             Err(error) => {
                 tracing::debug!(%error, "cannot make a spare session directory");
@@ -113,18 +127,18 @@ impl SessionDirectories {
     pub fn remove_spare(&self) {
         let mut spare = self.spare();
         spare.stopping = true;
-        if let Some(directory) = spare.directory.take()
-            && let Err(error) = directory.close()
+        if let Some(spare) = spare.directory.take()
+            && let Err(error) = spare.directory.close()
             && error.kind() != io::ErrorKind::NotFound
         {
             tracing::warn!(%error, "cannot remove the spare session directory");
         }
     }
 
-    fn make(&self, prefix: &str) -> io::Result<SessionDirectory> {
+    fn make(&self) -> io::Result<SessionDirectory> {
         let directory = SessionDirectory {
             path: tempfile::Builder::new()
-                .prefix(prefix)
+                .prefix(&self.prefix)
                 .permissions(std::fs::Permissions::from_mode(0o700))
                 .tempdir_in(&self.work_dir)?
                 .keep(),
@@ -136,46 +150,9 @@ impl SessionDirectories {
         Ok(directory)
     }
 
-    /// Renames `spare` to a session directory's name.
-    fn rename_to_session(&self, mut spare: SessionDirectory) -> io::Result<SessionDirectory> {
-        let suffix = spare
-            .path
-            .file_name()
-            .and_then(|name| name.to_str())
-            .and_then(|name| name.strip_prefix(&self.spare_prefix))
-            .ok_or_else(|| io::Error::other("not a spare's name"))?;
-        let path = self
-            .work_dir
-            .join(format!("{}{suffix}", self.session_prefix));
-        rename_no_replace(&spare.path, &path)?;
-        spare.path = path;
-        Ok(spare)
-    }
-
     fn spare(&self) -> MutexGuard<'_, Spare> {
         self.spare.lock().unwrap_or_else(PoisonError::into_inner)
     }
-}
-
-/// Renames `from` to `to`, never over an existing entry (a plain rename
-/// replaces an empty directory).
-fn rename_no_replace(from: &Path, to: &Path) -> io::Result<()> {
-    let c_path = |path: &Path| CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other);
-    let (from, to) = (c_path(from)?, c_path(to)?);
-    // SAFETY: both paths are NUL-terminated strings that live for the call.
-    let renamed = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            from.as_ptr(),
-            libc::AT_FDCWD,
-            to.as_ptr(),
-            libc::RENAME_NOREPLACE,
-        )
-    };
-    if renamed == -1 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -183,10 +160,9 @@ mod tests {
     use super::*;
 
     const SESSION: &str = "executor-session-t-";
-    const SPARE: &str = "executor-spare-t-";
 
     fn directories(work_dir: &Path) -> SessionDirectories {
-        SessionDirectories::new(work_dir.to_owned(), SESSION.to_owned(), SPARE.to_owned())
+        SessionDirectories::new(work_dir.to_owned(), SESSION.to_owned())
     }
 
     /// The names in `work_dir`, sorted.
@@ -207,26 +183,23 @@ mod tests {
     }
 
     #[test]
-    fn a_session_takes_the_spare_under_a_session_directorys_name() {
+    fn a_session_takes_the_spare_as_it_is() {
         let work_dir = tempfile::tempdir().unwrap();
         let directories = directories(work_dir.path());
         directories.make_spare();
         let spare = names(work_dir.path());
         assert_eq!(spare.len(), 1);
-        let suffix = spare[0].strip_prefix(SPARE).expect("named as a spare");
+        assert!(spare[0].starts_with(SESSION), "{spare:?}");
 
         let taken = directories.take(|| {}).unwrap();
-        assert_eq!(names(work_dir.path()), [format!("{SESSION}{suffix}")]);
+        assert_eq!(taken.path(), work_dir.path().join(&spare[0]));
+        assert_eq!(names(work_dir.path()), spare);
         assert_private_with_assets(taken.path());
 
         // No spare left: the next directory is made at once.
         let second = directories.take(|| {}).unwrap();
         assert_ne!(second.path(), taken.path());
-        assert!(
-            names(work_dir.path())
-                .iter()
-                .all(|name| name.starts_with(SESSION))
-        );
+        assert_eq!(names(work_dir.path()).len(), 2);
         assert_private_with_assets(second.path());
         taken.close().unwrap();
         drop(second);
@@ -238,8 +211,10 @@ mod tests {
         let work_dir = tempfile::tempdir().unwrap();
         let directories = directories(work_dir.path());
         directories.make_spare();
-        std::fs::remove_dir_all(work_dir.path().join(&names(work_dir.path())[0])).unwrap();
+        let spare = work_dir.path().join(&names(work_dir.path())[0]);
+        std::fs::remove_dir_all(&spare).unwrap();
         let taken = directories.take(|| {}).unwrap();
+        assert_ne!(taken.path(), spare);
         assert_private_with_assets(taken.path());
     }
 

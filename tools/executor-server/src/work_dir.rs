@@ -19,8 +19,6 @@ use std::{
 
 /// Every session directory's name starts with this.
 const SESSION_DIR_PREFIX: &str = "executor-session-";
-/// A spare session directory's name starts with this (`session_dirs`).
-const SPARE_DIR_PREFIX: &str = "executor-spare-";
 const LOCK_PREFIX: &str = "executor-server-";
 const LOCK_SUFFIX: &str = ".lock";
 
@@ -34,7 +32,6 @@ pub(crate) fn asset_directory(session_dir: &Path) -> PathBuf {
 pub(crate) struct WorkDirClaim {
     path: PathBuf,
     session_dir_prefix: String,
-    spare_dir_prefix: String,
     _locked: File,
 }
 
@@ -63,7 +60,6 @@ impl WorkDirClaim {
         Ok(Self {
             path,
             session_dir_prefix: format!("{SESSION_DIR_PREFIX}{id}-"),
-            spare_dir_prefix: format!("{SPARE_DIR_PREFIX}{id}-"),
             _locked: locked,
         })
     }
@@ -72,12 +68,6 @@ impl WorkDirClaim {
     /// random suffix.
     pub fn session_dir_prefix(&self) -> &str {
         &self.session_dir_prefix
-    }
-
-    /// How this server's spare session directory is named: this, then a
-    /// random suffix.
-    pub fn spare_dir_prefix(&self) -> &str {
-        &self.spare_dir_prefix
     }
 
     /// Removes the lock file, when the server stops (it stays locked until
@@ -113,9 +103,7 @@ pub(crate) fn remove_stale_sessions(work_dir: &Path) -> io::Result<usize> {
         if !try_lock(&lock)? {
             continue; // Its server runs.
         }
-        for prefix in [SESSION_DIR_PREFIX, SPARE_DIR_PREFIX] {
-            removed += remove_session_dirs(work_dir, &format!("{prefix}{id}-"));
-        }
+        removed += remove_session_dirs(work_dir, &format!("{SESSION_DIR_PREFIX}{id}-"));
         // Last, so that a sweep cut short is taken up by the next one.
         if let Err(error) = std::fs::remove_file(&lock_path) {
             tracing::warn!(path = %lock_path.display(), %error, "cannot remove a stale lock file");
@@ -177,8 +165,10 @@ mod tests {
         let gone_lock = gone.path.clone();
         let mut kept = Vec::new();
         for claim in [&running, &gone] {
-            for prefix in [claim.session_dir_prefix(), claim.spare_dir_prefix()] {
-                let dir = work_dir.path().join(format!("{prefix}abc123"));
+            for suffix in ["abc123", "def456"] {
+                let dir = work_dir
+                    .path()
+                    .join(format!("{}{suffix}", claim.session_dir_prefix()));
                 std::fs::create_dir(&dir).unwrap();
                 std::fs::write(dir.join("binary-0.o"), b"bytes").unwrap();
                 kept.push(dir);

@@ -289,10 +289,11 @@ impl Host {
     }
 }
 
-/// Waits (bounded) until `server` has no session directory left.
+/// Waits (bounded) until only spares are left of `server`'s session
+/// directories.
 fn wait_for_no_sessions(server: &Server) -> Duration {
     let started = Instant::now();
-    while !server.session_dirs().is_empty() {
+    while !server.only_spares_left() {
         assert!(
             started.elapsed() < HANG_GUARD,
             "sessions never reaped: {:?}",

@@ -9,6 +9,7 @@ use std::{
         fd::{AsRawFd, FromRawFd},
         unix::{fs::PermissionsExt, process::CommandExt},
     },
+    path::PathBuf,
     process::{Command, Stdio},
     sync::{
         Arc,
@@ -39,9 +40,12 @@ use common::{
 #[test]
 fn a_session_has_a_private_directory_until_it_closes() {
     let server = Server::start(&[]);
+    let spare = server.spare_dirs();
+    assert_eq!(spare.len(), 1, "made before the server listens: {spare:?}");
     let session = server.connect().unwrap();
     let dirs = server.session_dirs();
-    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    assert_eq!(dirs, spare, "the session takes the spare");
+    assert!(server.spare_dirs().is_empty());
     let mode = std::fs::metadata(&dirs[0]).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o700);
     session.close().unwrap();
@@ -614,7 +618,12 @@ fn the_sessions_of_a_killed_server_are_removed_when_the_next_starts_but_a_live_o
 
     let mut killed = Server::start_in(work_dir.path(), &[], |_| {});
     let orphaned = killed.connect().unwrap();
-    assert_eq!(killed.session_dirs().len(), 2);
+    let killed_dirs: Vec<PathBuf> = killed
+        .session_dirs()
+        .into_iter()
+        .filter(|directory| !live_dirs.contains(directory))
+        .collect();
+    assert_eq!(killed_dirs.len(), 1, "the killed server's session's");
     // SIGKILL: no chance to clean up. Its session's directory stays behind.
     killed.process.kill().unwrap();
     killed.process.wait().unwrap();
@@ -623,9 +632,16 @@ fn the_sessions_of_a_killed_server_are_removed_when_the_next_starts_but_a_live_o
     assert_eq!(live.lock_files(), 2);
 
     // The next server removes it (before it says it listens), and nothing of
-    // the live server's.
+    // the live server's; it makes a spare of its own.
     let mut next = Server::start_in(work_dir.path(), &[], |_| {});
-    assert_eq!(next.session_dirs(), live_dirs);
+    let next_dirs = next.session_dirs();
+    assert!(!next_dirs.contains(&killed_dirs[0]), "{next_dirs:?}");
+    assert!(next_dirs.contains(&live_dirs[0]), "{next_dirs:?}");
+    assert_eq!(
+        next_dirs.len(),
+        2,
+        "the live session's and the next's spare"
+    );
     assert_eq!(next.lock_files(), 2, "the live server's and the next's");
     live_session.close().unwrap();
     next.connect().unwrap().close().unwrap();

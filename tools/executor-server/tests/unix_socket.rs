@@ -125,6 +125,7 @@ fn a_uid_not_allowed_is_refused_in_one_line_naming_it() {
     // 4242: not this test's uid, so this test's process is not allowed.
     assert_ne!(own_uid(), 4242);
     let server = start_on(&socket, scratch.path(), &["--allow-uid", "4242"]);
+    let spare = server.session_dirs();
     let refused = server.connect().err().unwrap().to_string();
     assert_eq!(
         refused,
@@ -135,7 +136,7 @@ fn a_uid_not_allowed_is_refused_in_one_line_naming_it() {
             own_uid()
         )
     );
-    assert!(server.session_dirs().is_empty());
+    assert_eq!(server.session_dirs(), spare, "no directory is taken");
 }
 
 #[test]

@@ -130,7 +130,8 @@ impl Server {
     }
 
     /// The session directories in the work directory (of every server that
-    /// uses it), sorted.
+    /// uses it), sorted: the live sessions', and each server's spare, made
+    /// ahead for its next session.
     pub fn session_dirs(&self) -> Vec<PathBuf> {
         let mut dirs: Vec<PathBuf> = std::fs::read_dir(&self.work_dir)
             .unwrap()
@@ -156,10 +157,37 @@ impl Server {
             .count()
     }
 
-    /// Waits (a bounded time) until no session directory is left.
+    /// The session directories that some server holds open: each server's
+    /// spare, made ahead for its next session (a session's directory is
+    /// never held open by its server).
+    pub fn spare_dirs(&self) -> Vec<PathBuf> {
+        let directories = self.session_dirs();
+        let mut spares: Vec<PathBuf> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|process| std::fs::read_dir(process.ok()?.path().join("fd")).ok())
+            .flatten()
+            .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+            .filter(|target| directories.contains(target))
+            .collect();
+        spares.sort();
+        spares.dedup();
+        spares
+    }
+
+    /// Whether only spares are left of the session directories: every
+    /// session's has been removed.
+    pub fn only_spares_left(&self) -> bool {
+        let spares = self.spare_dirs();
+        self.session_dirs()
+            .iter()
+            .all(|directory| spares.contains(directory))
+    }
+
+    /// Waits (a bounded time) until only spares are left of the session
+    /// directories.
     pub fn assert_sessions_cleaned_up(&self) {
         let deadline = Instant::now() + Duration::from_secs(10);
-        while !self.session_dirs().is_empty() {
+        while !self.only_spares_left() {
             assert!(
                 Instant::now() < deadline,
                 "left behind: {:?}",

@@ -21,7 +21,7 @@ mod scenarios;
 use std::{
     collections::BTreeMap,
     fs, io,
-    path::PathBuf,
+    path::{Path, PathBuf},
     thread::sleep,
     time::{Duration, Instant},
 };
@@ -210,7 +210,8 @@ pub fn fuzz(options: &Options) -> io::Result<Report> {
 }
 
 /// Every session has ended: their directories must go, and only the one
-/// spare the server makes for the next session may be there.
+/// spare the server makes for the next session may be there, empty but for
+/// its empty `assets` directory.
 fn check_sessions_ended(options: &Options, report: &mut Report) -> io::Result<()> {
     let sessions = options.work_dir.join("sessions");
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -221,12 +222,10 @@ fn check_sessions_ended(options: &Options, report: &mut Report) -> io::Result<()
             .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
             .map(|entry| entry.file_name().to_string_lossy().into_owned())
             .collect();
-        let spares = left
-            .iter()
-            .filter(|name| name.starts_with(SPARE_DIR_PREFIX))
-            .count();
-        if spares == 1 {
-            left.retain(|name| !name.starts_with(SPARE_DIR_PREFIX));
+        if let [only] = left.as_slice()
+            && is_spare(&sessions.join(only))
+        {
+            left.clear();
         }
         if left.is_empty() || Instant::now() >= deadline {
             break left;
@@ -246,8 +245,22 @@ fn check_sessions_ended(options: &Options, report: &mut Report) -> io::Result<()
     Ok(())
 }
 
-/// How the server names the directory it makes for the next session.
-const SPARE_DIR_PREFIX: &str = "executor-spare-";
+/// Whether the session directory `path` holds nothing but an empty
+/// `assets` directory, as the spare the server makes for the next session
+/// does.
+fn is_spare(path: &Path) -> bool {
+    let names = |path: &Path| -> Vec<std::ffi::OsString> {
+        fs::read_dir(path)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|entry| entry.file_name())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    names(path) == ["assets"] && names(&path.join("assets")).is_empty()
+}
 
 /// Nothing may be written beside the sessions' directory (an asset's name
 /// that climbs out of it, say).
