@@ -114,6 +114,13 @@ def netns_missing(tools, package):
     return None
 
 
+# What an executor-server's worker does only when its client can run on
+# another CPU meanwhile (tools/executor-server/src/worker.rs, link_ahead).
+if len(os.sched_getaffinity(0)) > 1:
+    config.available_features.add("more-than-one-cpu")
+else:
+    lit_config.note("test/Runtime/link-ahead.mlir is unsupported here: this process may run on one CPU only")
+
 # The runtime links a large object into a shared library with `cc`
 # (runtime/src/local/object_library.rs).
 if shutil.which("cc"):

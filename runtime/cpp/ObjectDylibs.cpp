@@ -41,6 +41,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <dlfcn.h>
 #include <link.h>
 #include <memory>
@@ -395,14 +396,18 @@ static bool hasLoadTimeCode(llvm::MemoryBufferRef object) {
 /// its constructors are then handed out to run (Initializers.h), its
 /// destructors will run at close, and a failing link is this call's error.
 /// `*linked` says which. Not from inside a lookup (a definition generator),
-/// which links the object anyway.
+/// which links the object anyway. An object not linked now gets in
+/// `*defined` (null if it defines none) the name of a symbol it defines, a
+/// lookup of which links it whole; a copy for the caller to `free`.
 LLVMErrorRef executorAddWholeObject(LLVMOrcLLJITRef jit,
                                     LLVMOrcJITDylibRef dylib,
-                                    LLVMMemoryBufferRef buffer, int *linked) {
+                                    LLVMMemoryBufferRef buffer, int *linked,
+                                    char **defined) {
   LLJIT &lljit = unwrapJit(jit);
   JITDylib &target = unwrapDylib(dylib);
   std::unique_ptr<llvm::MemoryBuffer> object(llvm::unwrap(buffer));
   *linked = 0;
+  *defined = nullptr;
   auto interface = llvm::orc::getObjectFileInterface(
       lljit.getExecutionSession(), object->getMemBufferRef());
   if (!interface)
@@ -414,11 +419,17 @@ LLVMErrorRef executorAddWholeObject(LLVMOrcLLJITRef jit,
     llvm::orc::addInitSymbol(*interface, lljit.getExecutionSession(),
                              object->getBufferIdentifier());
   auto trigger = interface->InitSymbol;
+  std::string anyDefined;
+  if (!trigger && !interface->SymbolFlags.empty())
+    anyDefined = (*interface->SymbolFlags.begin()->first).str();
   if (auto error = lljit.getObjLinkingLayer().add(target, std::move(object),
                                                   std::move(*interface)))
     return llvm::wrap(std::move(error));
-  if (!trigger)
+  if (!trigger) {
+    if (!anyDefined.empty())
+      *defined = strdup(anyDefined.c_str());
     return nullptr;
+  }
   auto symbols = lljit.getExecutionSession().lookup(
       {{&target, JITDylibLookupFlags::MatchAllSymbols}},
       llvm::orc::SymbolLookupSet(

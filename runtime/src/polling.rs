@@ -51,6 +51,12 @@ pub fn worth_polling(transport: Transport) -> bool {
     transport == Transport::Unix || !on_one_cpu()
 }
 
+/// Whether this process may run on more than one CPU: work it does while a
+/// peer works too can then take no time from the peer.
+pub fn more_than_one_cpu() -> bool {
+    !on_one_cpu()
+}
+
 /// Whether this process may run on one CPU only, as its CPU affinity said
 /// when it first polled (read once: a system call per wait would cost what
 /// the poll saves).

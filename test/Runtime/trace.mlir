@@ -37,7 +37,8 @@
 // On an executor-server: the same spans on the server's address, and the
 // steps the server measured: its handshake and hand-over, each request's
 // serving, the object's link, each kernel's run and the packing of its
-// results, and each async launch from its start to its await. With
+// results, and each async launch from its start to its await (and the
+// object's link ahead of its first launch: link-ahead.mlir). With
 // --trace-dir the server writes its own trace of the session.
 // RUN: rm -rf %t/server-traces && mkdir %t/server-traces
 // RUN: %with_server --trace-dir %t/server-traces -- sh -c "sed -e \"s|@ADDRESS@|\$EXECUTOR_ADDRESS|\" -e 's|@KERNELS@|%t.kernels.o|' %t/program.mlir \
@@ -45,10 +46,10 @@
 // RUN:   | env EXECUTOR_TRACE=%t/remote.json %run_host"
 // RUN: %trace_check %t/remote.json | FileCheck %s --check-prefix=REMOTE
 // REMOTE: valid: {{[0-9]+}} events
-// REMOTE-NEXT: process 127.0.0.1:{{[0-9]+}}: await nothing x2, close x1, {{.*}}handshake x1, in flight: nothing x2, launch add x3, launch_async nothing x2, link {{.*}}kernels.o x1, on the server: nothing x2, open x1, pack results x3, run add x3, send_binary x1, serve await x2, serve close x1, serve launch x3, serve launch_async x2, serve send_binary x1, serve trace x2{{$}}
+// REMOTE-NEXT: process 127.0.0.1:{{[0-9]+}}: await nothing x2, close x1, {{.*}}handshake x1, in flight: nothing x2, launch add x3, launch_async nothing x2, link {{.*}}kernels.o x1, {{(link .*kernels.o ahead x1, )?}}on the server: nothing x2, open x1, pack results x3, run add x3, send_binary x1, serve await x2, serve close x1, serve launch x3, serve launch_async x2, serve send_binary x1, serve trace x2{{$}}
 // RUN: %trace_check %t/server-traces/session-*.json | FileCheck %s --check-prefix=SERVER
 // SERVER: valid: {{[0-9]+}} events
-// SERVER-NEXT: process executor-server worker {{[0-9]+}}: {{.*}}handshake x1, link {{.*}}kernels.o x1, on the server: nothing x2, pack results x3, run add x3, serve await x2, serve close x1, serve launch x3, serve launch_async x2, serve send_binary x1, serve trace x2{{$}}
+// SERVER-NEXT: process executor-server worker {{[0-9]+}}: {{.*}}handshake x1, link {{.*}}kernels.o x1, {{(link .*kernels.o ahead x1, )?}}on the server: nothing x2, pack results x3, run add x3, serve await x2, serve close x1, serve launch x3, serve launch_async x2, serve send_binary x1, serve trace x2{{$}}
 
 // A program that fails mid-run (exit 1) leaves a valid trace with its
 // failure, and the launch that ran before it.

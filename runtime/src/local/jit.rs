@@ -35,6 +35,7 @@ use llvm_sys::{
     target::{LLVM_InitializeNativeAsmPrinter, LLVM_InitializeNativeTarget},
     target_machine::LLVMGetDefaultTargetTriple,
 };
+use rustc_hash::FxHashMap;
 
 use super::{
     crash,
@@ -63,6 +64,12 @@ pub struct Jit {
     /// say), which the lookup's own error only calls a failure to materialize
     /// them. Boxed, since ORC holds a pointer to it until the JIT is disposed.
     session_errors: Box<Mutex<Vec<String>>>,
+    /// For each object added whole and not linked yet, by index: a symbol it
+    /// defines, whose lookup links it ([`Jit::link_ahead`]).
+    link_triggers: FxHashMap<usize, String>,
+    /// Why linking an object ahead failed, by index: what its lookups report
+    /// (ORC's own words for them would only say that the object failed).
+    failed_ahead: FxHashMap<usize, String>,
 }
 
 // SAFETY: LLJIT is thread-safe for adding objects and looking up symbols; the
@@ -121,6 +128,7 @@ unsafe extern "C" {
         dylib: LLVMOrcJITDylibRef,
         buffer: LLVMMemoryBufferRef,
         linked: *mut c_int,
+        defined: *mut *mut c_char,
     ) -> LLVMErrorRef;
     fn executorNextInitializers(
         jit: LLVMOrcLLJITRef,
@@ -186,6 +194,8 @@ impl Jit {
             object_names: Vec::new(),
             split_objects: Vec::new(),
             session_errors: Box::default(),
+            link_triggers: FxHashMap::default(),
+            failed_ahead: FxHashMap::default(),
         };
         let session_errors: *const Mutex<Vec<String>> = &*jit.session_errors;
         // SAFETY: the JIT is live; the context is the boxed list, which is
@@ -288,6 +298,7 @@ impl Jit {
                     .map_err(|error| failed(format!("reading it: {error}")))?;
                 check_object_file(&bytes, &c_name).map_err(failed)?;
                 let mut linked = 0;
+                let mut defined = ptr::null_mut();
                 self.session_errors().clear();
                 // SAFETY: the JIT and the JITDylib are live; ownership of the
                 // buffer, a copy of the bytes, passes to ORC.
@@ -297,9 +308,22 @@ impl Jit {
                         dylib,
                         copy_to_buffer(&bytes, &c_name),
                         &mut linked,
+                        &mut defined,
                     )
                 })
                 .map_err(|message| failed(self.reason_for(message)))?;
+                if !defined.is_null() {
+                    // SAFETY: a NUL-terminated copy made with strdup, ours to
+                    // free once.
+                    let name = unsafe {
+                        let name = CStr::from_ptr(defined).to_str().map(str::to_owned);
+                        libc::free(defined.cast());
+                        name
+                    };
+                    if let Ok(name) = name {
+                        self.link_triggers.insert(index, name);
+                    }
+                }
                 linked != 0
             }
         };
@@ -329,6 +353,20 @@ impl Jit {
         self.object_names.push(name.to_owned());
     }
 
+    /// Links `object` now if it was added whole to be linked at its first
+    /// lookup: an executor-server does this once it has answered the
+    /// object's `send_binary`, while its client's next request is on the
+    /// way. Why it failed, if it did, is what the object's lookups report
+    /// from then on, as the first of them would have.
+    pub fn link_ahead(&mut self, object: ObjectIndex) {
+        let Some(symbol) = self.link_triggers.remove(&object.0) else {
+            return;
+        };
+        if let Err(Missing::Unlinkable(reason)) = self.lookup(object, &symbol) {
+            self.failed_ahead.insert(object.0, reason);
+        }
+    }
+
     /// The address of `symbol` as `object` defines it, linking whatever it
     /// needs on first use.
     pub fn lookup(&self, object: ObjectIndex, symbol: &str) -> std::result::Result<usize, Missing> {
@@ -355,6 +393,9 @@ impl Jit {
                     Some(Err(reason)) => Err(Missing::Unlinkable(reason)),
                     _ => Err(Missing::Undefined),
                 };
+            }
+            if let Some(reason) = self.failed_ahead.get(&object.0) {
+                return Err(Missing::Unlinkable(reason.clone()));
             }
             let reason = self.reason_for(message);
             let reason = match self.split_source(object) {

@@ -177,6 +177,19 @@ impl LocalExecutor {
         Ok(())
     }
 
+    /// Links the object file `name` now if it waits for its first launch to
+    /// be linked whole ([`Jit::link_ahead`]); what fails is reported by its
+    /// launches, as the first would have. A crash of the linker is the
+    /// load's of `name`.
+    pub fn link_ahead(&self, name: &str) -> Result<()> {
+        let mut loaded = self.loaded()?;
+        if let Some(Binary::Object(index)) = loaded.objects.get(name).copied() {
+            let jit = loaded.jit()?;
+            crash::guard_load(name, || jit.link_ahead(index));
+        }
+        Ok(())
+    }
+
     /// Creates the JIT now instead of with the first object file, and pays
     /// for its first link with a throwaway one (an executor-server's worker
     /// does this before its session starts).

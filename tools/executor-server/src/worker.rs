@@ -34,7 +34,7 @@ use executor_runtime::{
     executor::{BinaryFormat, Executor},
     local::{LocalExecutor, ObjectBytes, static_memory},
     memref::{DenseBuffer, Descriptor, OwnedDescriptor},
-    polling::{poll_briefly, worth_polling},
+    polling::{more_than_one_cpu, poll_briefly, worth_polling},
     protocol::{self, OutputShape, ProtocolError, Request, Response, Stream},
     trace::kernel_name,
 };
@@ -119,6 +119,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
         frame: Vec::new(),
         steps,
         kind: "",
+        sent_object: None,
     }
     .serve();
     Ok(())
@@ -218,6 +219,9 @@ struct Worker {
     steps: Steps,
     /// The kind of the request being served, for its step.
     kind: &'static str,
+    /// The object file the request being served sent, to link ahead of its
+    /// first launch once answered ([`Worker::link_ahead`]).
+    sent_object: Option<String>,
 }
 
 /// How a request is answered: with a message, or with the results of a
@@ -291,6 +295,9 @@ impl Worker {
             if closing {
                 self.writer.close();
                 return;
+            }
+            if let Some(name) = self.sent_object.take() {
+                self.link_ahead(&name);
             }
         }
     }
@@ -399,8 +406,34 @@ impl Worker {
         };
         self.announcer.finished(running);
         loaded?;
+        if format == BinaryFormat::RelocatableObject {
+            self.sent_object = Some(name.clone());
+        }
         self.loaded.insert(name);
         Ok(Response::Done)
+    }
+
+    /// Links the object file `name`, sent by the request just answered, if
+    /// it is to be linked whole at its first launch: while the client reads
+    /// the answer and sends its next request (that launch, most likely), so
+    /// the launch finds it linked. Only when another CPU can run the client
+    /// meanwhile, and no request waits already. A crash of the linker is
+    /// reported as the load's, as during the `send_binary`.
+    fn link_ahead(&mut self, name: &str) {
+        if !more_than_one_cpu() || !self.reader.buffer().is_empty() {
+            return;
+        }
+        let running = self
+            .announcer
+            .started(&format!("the load-time code of '{name}'"));
+        let linked = self.steps.measure(
+            || format!("link {name} ahead"),
+            || self.executor.link_ahead(name),
+        );
+        self.announcer.finished(running);
+        if let Err(error) = linked {
+            tracing::debug!(%error, "cannot link ahead");
+        }
     }
 
     /// Stores a shared library in a file the server names (the client's
