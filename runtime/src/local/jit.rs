@@ -353,6 +353,12 @@ impl Jit {
         self.object_names.push(name.to_owned());
     }
 
+    /// Whether `object` was added whole and waits for a lookup to be linked
+    /// ([`Jit::link_ahead`]).
+    pub fn waits_for_link(&self, object: ObjectIndex) -> bool {
+        self.link_triggers.contains_key(&object.0)
+    }
+
     /// Links `object` now if it was added whole to be linked at its first
     /// lookup: an executor-server does this once it has answered the
     /// object's `send_binary`, while its client's next request is on the

@@ -177,6 +177,18 @@ impl LocalExecutor {
         Ok(())
     }
 
+    /// Whether the object file `name` waits for its first launch to be
+    /// linked whole, which [`LocalExecutor::link_ahead`] can do sooner.
+    pub fn waits_for_link(&self, name: &str) -> bool {
+        let Ok(loaded) = self.loaded() else {
+            return false;
+        };
+        match (loaded.objects.get(name), &loaded.jit) {
+            (Some(Binary::Object(index)), Some(jit)) => jit.waits_for_link(*index),
+            _ => false,
+        }
+    }
+
     /// Links the object file `name` now if it waits for its first launch to
     /// be linked whole ([`Jit::link_ahead`]); what fails is reported by its
     /// launches, as the first would have. A crash of the linker is the

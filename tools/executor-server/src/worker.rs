@@ -414,13 +414,16 @@ impl Worker {
     }
 
     /// Links the object file `name`, sent by the request just answered, if
-    /// it is to be linked whole at its first launch: while the client reads
+    /// it waits to be linked whole at its first launch: while the client reads
     /// the answer and sends its next request (that launch, most likely), so
     /// the launch finds it linked. Only when another CPU can run the client
     /// meanwhile, and no request waits already. A crash of the linker is
     /// reported as the load's, as during the `send_binary`.
     fn link_ahead(&mut self, name: &str) {
-        if !more_than_one_cpu() || !self.reader.buffer().is_empty() {
+        if !more_than_one_cpu()
+            || !self.reader.buffer().is_empty()
+            || !self.executor.waits_for_link(name)
+        {
             return;
         }
         let running = self
