@@ -118,6 +118,20 @@ impl Stream {
         unix_socket::send_with(self.as_fd(), &[IoSlice::new(buffer)], libc::MSG_DONTWAIT)
     }
 
+    /// [`Stream::prepare`], unless the connection is prepared already (it
+    /// came from a prepared listener: [`prepare_listener`]): one system call
+    /// to tell.
+    pub fn prepare_unless_prepared(&self, dead_link_timeout: Duration) -> io::Result<()> {
+        match self {
+            Self::Tcp(stream)
+                if unix_socket::socket_option(stream.as_fd(), libc::SO_KEEPALIVE)? == 0 =>
+            {
+                self.prepare(dead_link_timeout)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Prepares a TCP connection for the protocol's traffic: no Nagle delay
     /// (requests and replies are small messages answered one at a time),
     /// and reads and writes that fail once the peer's host has been silent
@@ -257,10 +271,12 @@ impl From<UnixStream> for Stream {
     }
 }
 
-/// Prepares every connection `listener` accepts as [`Stream::prepare`]
-/// prepares one: Linux starts an accepted socket with its listener's
-/// options, so a server sets them once here rather than with six system
-/// calls on the way to each client's welcome.
+/// Prepares every connection `listener` accepts from now on as
+/// [`Stream::prepare`] prepares one: Linux starts a connection with its
+/// listener's options, so a server sets them once here rather than with six
+/// system calls on the way to each client's welcome. A connection that
+/// arrived before (one that woke a socket-activated server) has not got
+/// them: [`Stream::prepare_unless_prepared`].
 pub fn prepare_listener(listener: &TcpListener, dead_link_timeout: Duration) -> io::Result<()> {
     dead_peer::set_option(listener.as_fd(), libc::IPPROTO_TCP, libc::TCP_NODELAY, 1)?;
     dead_peer::give_up_on_silent_peer(listener, dead_link_timeout)
@@ -323,8 +339,8 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap();
         let _client = TcpStream::connect(address).unwrap();
-        let (unprepared, _) = listener.accept().unwrap();
         prepare_listener(&listener, timeout).unwrap();
+        let (unprepared, _) = listener.accept().unwrap();
         let _client = TcpStream::connect(address).unwrap();
         let (accepted, _) = listener.accept().unwrap();
         let _client = TcpStream::connect(address).unwrap();
@@ -335,14 +351,16 @@ mod tests {
 
         let expected = prepared_options(&prepared);
         assert_eq!(prepared_options(&accepted), expected);
-        // Each option differs from a fresh socket's: none is equal by default.
-        for ((option, default), set) in PREPARED_OPTIONS
-            .iter()
-            .zip(prepared_options(&unprepared))
-            .zip(&expected)
-        {
-            assert_ne!(default, *set, "option {option:?}");
+        // One that arrived before the listener was prepared has none of the
+        // options (each differs from its default), until it is prepared by
+        // itself.
+        let defaults = prepared_options(&unprepared);
+        for ((option, default), set) in PREPARED_OPTIONS.iter().zip(&defaults).zip(&expected) {
+            assert_ne!(default, set, "option {option:?}");
         }
+        let queued = Stream::Tcp(unprepared.try_clone().unwrap());
+        queued.prepare_unless_prepared(timeout).unwrap();
+        assert_eq!(prepared_options(&unprepared), expected);
     }
 
     fn connected_pair() -> (TcpStream, PollableStream) {

@@ -206,6 +206,7 @@ struct Settings {
     worker_program: PathBuf,
     handshake: HandshakeLimits,
     max_sessions: u32,
+    dead_link_timeout: Duration,
     warm_workers: usize,
     /// Who may connect to a Unix socket (never empty).
     allowed_uids: Vec<u32>,
@@ -308,6 +309,7 @@ impl Server {
                 worker_program: config.worker_program,
                 handshake: config.handshake,
                 max_sessions: config.max_sessions,
+                dead_link_timeout: config.dead_link_timeout,
                 warm_workers: config.warm_workers,
                 allowed_uids,
                 trace_dir: config.trace_dir,

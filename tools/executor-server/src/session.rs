@@ -29,9 +29,15 @@ pub(crate) fn serve(
     server: &Accepting,
 ) {
     let (settings, live_sessions) = (&*server.settings, &server.live_sessions);
-    // The connection comes prepared by its listener (no Nagle delay on TCP,
-    // and a client whose host goes silent is given up on).
     let mut span = SessionSpan::new(id, peer);
+    // On TCP: no Nagle delay, and a client whose host goes silent is given
+    // up on. The listener's connections come so, but for those that arrived
+    // before it was prepared (the one that woke a socket-activated server).
+    if let Err(error) = stream.prepare_unless_prepared(settings.dead_link_timeout) {
+        span.enter();
+        tracing::warn!(%error, "cannot configure the connection");
+        return;
+    }
     let deadline = accepted + settings.handshake.timeout;
     // A Unix socket's peer is known before it says anything: one whose uid
     // is not allowed is refused before any of its bytes is read.
