@@ -389,6 +389,38 @@ static bool hasLoadTimeCode(llvm::MemoryBufferRef object) {
   return false;
 }
 
+/// Whether every symbol `object` refers to and does not define is one of
+/// the process's now (`dlsym`): linking it now then resolves each as a
+/// later first lookup would, whatever the process loads meanwhile (a
+/// library a kernel opens with RTLD_GLOBAL). False for one it cannot read.
+static bool refersToProcessSymbolsOnly(llvm::MemoryBufferRef object) {
+  auto file = llvm::object::ObjectFile::createObjectFile(object);
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return false;
+  }
+  for (const llvm::object::SymbolRef &symbol : (*file)->symbols()) {
+    auto flags = symbol.getFlags();
+    if (!flags) {
+      llvm::consumeError(flags.takeError());
+      return false;
+    }
+    if (!(*flags & llvm::object::SymbolRef::SF_Undefined))
+      continue;
+    auto name = symbol.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      return false;
+    }
+    // The null symbol of an ELF symbol table has no name.
+    if (name->empty())
+      continue;
+    if (!dlsym(RTLD_DEFAULT, name->str().c_str()))
+      return false;
+  }
+  return true;
+}
+
 /// Adds the object file `buffer` (owned from now on) to `dylib`, linked at
 /// the first lookup of one of its symbols; or now, if it has code it runs at
 /// load or at close (`.init_array`, `.fini_array`; `.ctors` and `.dtors`,
@@ -396,9 +428,11 @@ static bool hasLoadTimeCode(llvm::MemoryBufferRef object) {
 /// its constructors are then handed out to run (Initializers.h), its
 /// destructors will run at close, and a failing link is this call's error.
 /// `*linked` says which. Not from inside a lookup (a definition generator),
-/// which links the object anyway. An object not linked now gets in
-/// `*defined` (null if it defines none) the name of a symbol it defines, a
-/// lookup of which links it whole; a copy for the caller to `free`.
+/// which links the object anyway. An object not linked now whose
+/// references are all to the process's symbols (refersToProcessSymbolsOnly)
+/// gets in `*defined` (null otherwise, or if it defines none) the name of a
+/// symbol it defines, a lookup of which links it whole; a copy for the
+/// caller to `free`.
 LLVMErrorRef executorAddWholeObject(LLVMOrcLLJITRef jit,
                                     LLVMOrcJITDylibRef dylib,
                                     LLVMMemoryBufferRef buffer, int *linked,
@@ -420,7 +454,8 @@ LLVMErrorRef executorAddWholeObject(LLVMOrcLLJITRef jit,
                              object->getBufferIdentifier());
   auto trigger = interface->InitSymbol;
   std::string anyDefined;
-  if (!trigger && !interface->SymbolFlags.empty())
+  if (!trigger && !interface->SymbolFlags.empty() &&
+      refersToProcessSymbolsOnly(object->getMemBufferRef()))
     anyDefined = (*interface->SymbolFlags.begin()->first).str();
   if (auto error = lljit.getObjLinkingLayer().add(target, std::move(object),
                                                   std::move(*interface)))

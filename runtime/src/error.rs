@@ -183,11 +183,30 @@ pub fn destructors_of(object: &str) -> String {
 /// The binary whose destructors `running` ([`destructors_of`]) names, if it
 /// names destructors (a long name is cut short, without its closing quote).
 pub fn object_of_destructors(running: &str) -> Option<&str> {
-    let quoted = running.strip_prefix(DESTRUCTORS_OF)?;
+    quoted_after(DESTRUCTORS_OF, running)
+}
+
+/// How an executor-server's worker says, while it loads a binary (runs its
+/// constructors, or links it), what it runs: as [`destructors_of`].
+pub fn load_time_code_of(object: &str) -> String {
+    format!("{LOAD_TIME_CODE_OF}{object}'")
+}
+
+/// The binary whose load `running` ([`load_time_code_of`]) names, if it
+/// names a load.
+pub fn object_of_load_time_code(running: &str) -> Option<&str> {
+    quoted_after(LOAD_TIME_CODE_OF, running)
+}
+
+/// What `running` quotes after `prefix`, if it starts so (without the
+/// closing quote, which a name cut short lacks).
+fn quoted_after<'a>(prefix: &str, running: &'a str) -> Option<&'a str> {
+    let quoted = running.strip_prefix(prefix)?;
     Some(quoted.strip_suffix('\'').unwrap_or(quoted))
 }
 
 const DESTRUCTORS_OF: &str = "the destructors of '";
+const LOAD_TIME_CODE_OF: &str = "the load-time code of '";
 
 #[cfg(test)]
 mod tests {
@@ -203,5 +222,8 @@ mod tests {
             Some("/tmp/it's")
         );
         assert_eq!(object_of_destructors("_mlir_ciface_k"), None);
+        let loading = load_time_code_of("/tmp/it's.o");
+        assert_eq!(object_of_load_time_code(&loading), Some("/tmp/it's.o"));
+        assert_eq!(object_of_load_time_code(&said), None);
     }
 }

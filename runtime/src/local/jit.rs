@@ -47,6 +47,12 @@ use crate::{
     executor::BinaryFormat,
 };
 
+/// The largest object linked ahead of its first lookup ([`Jit::link_ahead`]):
+/// a small one links in about the time its client takes to send the next
+/// request; a larger one would only hold up that request, which may not
+/// even launch it.
+const LINK_AHEAD_MAX_BYTES: usize = 64 * 1024;
+
 /// One LLJIT instance: the objects of one session.
 pub struct Jit {
     raw: LLVMOrcLLJITRef,
@@ -64,7 +70,9 @@ pub struct Jit {
     /// say), which the lookup's own error only calls a failure to materialize
     /// them. Boxed, since ORC holds a pointer to it until the JIT is disposed.
     session_errors: Box<Mutex<Vec<String>>>,
-    /// For each object added whole and not linked yet, by index: a symbol it
+    /// For each object added whole and not linked yet that may be linked
+    /// ahead of its first lookup (at most [`LINK_AHEAD_MAX_BYTES`], its
+    /// references all to the process's symbols), by index: a symbol it
     /// defines, whose lookup links it ([`Jit::link_ahead`]).
     link_triggers: FxHashMap<usize, String>,
     /// Why linking an object ahead failed, by index: what its lookups report
@@ -320,7 +328,9 @@ impl Jit {
                         libc::free(defined.cast());
                         name
                     };
-                    if let Ok(name) = name {
+                    if let Ok(name) = name
+                        && bytes.len() <= LINK_AHEAD_MAX_BYTES
+                    {
                         self.link_triggers.insert(index, name);
                     }
                 }

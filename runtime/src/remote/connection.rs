@@ -15,7 +15,7 @@ use executor_abi::address::Address;
 
 use super::{channel::Channel, options::ConnectOptions, tls};
 use crate::{
-    error::{Result, RuntimeError},
+    error::{Result, RuntimeError, object_of_load_time_code},
     memref::{DenseView, Descriptor},
     polling::{poll_briefly, unless_not_ready, worth_polling},
     protocol::{
@@ -323,6 +323,13 @@ impl Connection {
                         name,
                         running: (!symbol.is_empty()).then_some(symbol),
                     }
+                } else if let Some(path) = object_of_load_time_code(&symbol) {
+                    // Linking a sent object ahead of its launch, say.
+                    RuntimeError::LoadCrashed {
+                        path: path.to_owned(),
+                        signal,
+                        name,
+                    }
                 } else {
                     RuntimeError::KernelCrashed {
                         symbol,
@@ -557,6 +564,22 @@ mod tests {
         memref::{DenseBuffer, OwnedDescriptor},
         remote::fake_server::serve,
     };
+
+    #[test]
+    fn a_crash_while_the_worker_loads_a_binary_is_the_loads_whatever_request_it_answers() {
+        let crashed = Response::Crashed {
+            symbol: crate::error::load_time_code_of("/k/a.o"),
+            signal: libc::SIGSEGV,
+        };
+        let (address, server) = serve(vec![crashed]);
+        let mut connection = Connection::open(&address, &ConnectOptions::default()).unwrap();
+        let error = connection.round_trip(&Request::Close).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "loading '/k/a.o' crashed with signal 11 (SIGSEGV)"
+        );
+        server.join().unwrap();
+    }
 
     fn bytes(len: usize) -> DenseBuffer {
         DenseBuffer {

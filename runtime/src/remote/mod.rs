@@ -144,8 +144,10 @@ impl Executor for RemoteExecutor {
             .connection
             .round_trip(&request)
             .map_err(|error| match error {
-                // The worker ran no kernel: the file's load-time code crashed.
-                RuntimeError::KernelCrashed { signal, name, .. } => RuntimeError::LoadCrashed {
+                // The worker ran no kernel: the file's load-time code crashed
+                // (named here as the program spelled it).
+                RuntimeError::KernelCrashed { signal, name, .. }
+                | RuntimeError::LoadCrashed { signal, name, .. } => RuntimeError::LoadCrashed {
                     path: path.to_owned(),
                     signal,
                     name,

@@ -30,7 +30,7 @@ use crate::{
 use executor_abi::call_buffer::Layout;
 
 use executor_runtime::{
-    error::{Result, RuntimeError, destructors_of},
+    error::{Result, RuntimeError, destructors_of, load_time_code_of},
     executor::{BinaryFormat, Executor},
     local::{LocalExecutor, ObjectBytes, static_memory},
     memref::{DenseBuffer, Descriptor, OwnedDescriptor},
@@ -390,9 +390,7 @@ impl Worker {
         }
         // Loading runs the binary's own code (constructors): a crash or an
         // exit there is reported as that file's.
-        let running = self
-            .announcer
-            .started(&format!("the load-time code of '{name}'"));
+        let running = self.announcer.started(&load_time_code_of(&name));
         let loaded = match format {
             BinaryFormat::Asset => self.store_asset(&name, &bytes),
             // Linked from the bytes received, which an object linked a piece
@@ -426,9 +424,7 @@ impl Worker {
         {
             return;
         }
-        let running = self
-            .announcer
-            .started(&format!("the load-time code of '{name}'"));
+        let running = self.announcer.started(&load_time_code_of(name));
         let linked = self.steps.measure(
             || format!("link {name} ahead"),
             || self.executor.link_ahead(name),

@@ -1,4 +1,5 @@
-//! What links a split object whole, and what refuses a piece of it.
+//! What links a split object whole, and what refuses a piece of it; which
+//! objects linked whole are linked ahead of their first lookup.
 
 use super::{Jit, Link, Missing, ObjectBytes, SplitObject, assemble, linked, piece_defining};
 
@@ -151,4 +152,62 @@ fn an_unwind_entry_whose_relocation_patches_past_its_end_links_the_object_whole(
     // Four bytes: the CIE pointer alone; the initial location's relocation
     // then patches the bytes after the entry.
     assert!(!with_length("4"));
+}
+
+/// [`LOCAL_ABSOLUTE`] in one section: an object linked whole, which refers
+/// to nothing outside it, and which JITLink refuses.
+const LOCAL_ABSOLUTE_WHOLE: &str = r#"
+  .set local_absolute, 0x1234
+  .text
+  .globl first
+first:
+  movq local_absolute@GOTPCREL(%rip), %rax
+  ret
+  .globl second
+second:
+  ret
+"#;
+
+#[test]
+fn a_link_that_fails_ahead_is_reported_by_each_lookup_as_the_first_would_have_been() {
+    let bytes = assemble(LOCAL_ABSOLUTE_WHOLE);
+    let mut lazy = Jit::new().unwrap();
+    let object = lazy
+        .add_object("absolute.o", ObjectBytes::Owned(bytes.clone()))
+        .unwrap();
+    let Err(Missing::Unlinkable(first_lookup)) = lazy.lookup(object, "first") else {
+        panic!("JITLink links a local absolute symbol: use one it does not here");
+    };
+
+    let mut ahead = Jit::new().unwrap();
+    let object = ahead
+        .add_object("absolute.o", ObjectBytes::Owned(bytes))
+        .unwrap();
+    assert!(ahead.waits_for_link(object));
+    ahead.link_ahead(object);
+    assert!(!ahead.waits_for_link(object));
+    for symbol in ["first", "second"] {
+        match ahead.lookup(object, symbol) {
+            Err(Missing::Unlinkable(reason)) => assert_eq!(reason, first_lookup, "{symbol}"),
+            _ => panic!("{symbol} is linked"),
+        }
+    }
+}
+
+#[test]
+fn only_a_small_object_whose_references_are_all_the_processs_waits_to_be_linked_ahead() {
+    let calling = |callee: &str, padding: usize| {
+        assemble(&format!(
+            "  .text\n  .globl f\nf:\n  jmp {callee}@PLT\n  .zero {padding}\n"
+        ))
+    };
+    let mut jit = Jit::new().unwrap();
+    let mut add =
+        |name: &str, bytes: Vec<u8>| jit.add_object(name, ObjectBytes::Owned(bytes)).unwrap();
+    let process = add("process.o", calling("malloc", 0));
+    let elsewhere = add("elsewhere.o", calling("no_such_function_anywhere", 0));
+    let large = add("large.o", calling("malloc", 70_000));
+    assert!(jit.waits_for_link(process));
+    assert!(!jit.waits_for_link(elsewhere), "a symbol the process lacks");
+    assert!(!jit.waits_for_link(large), "over 64 KiB");
 }
