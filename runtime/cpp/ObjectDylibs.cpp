@@ -428,11 +428,11 @@ static bool refersToProcessSymbolsOnly(llvm::MemoryBufferRef object) {
 /// its constructors are then handed out to run (Initializers.h), its
 /// destructors will run at close, and a failing link is this call's error.
 /// `*linked` says which. Not from inside a lookup (a definition generator),
-/// which links the object anyway. An object not linked now whose
-/// references are all to the process's symbols (refersToProcessSymbolsOnly)
-/// gets in `*defined` (null otherwise, or if it defines none) the name of a
-/// symbol it defines, a lookup of which links it whole; a copy for the
-/// caller to `free`.
+/// which links the object anyway. Unless `defined` is null, an object not
+/// linked now whose references are all to the process's symbols
+/// (refersToProcessSymbolsOnly) gets in `*defined` (null otherwise, or if it
+/// defines none) the name of a symbol it defines, a lookup of which links
+/// it whole; a copy for the caller to `free`.
 LLVMErrorRef executorAddWholeObject(LLVMOrcLLJITRef jit,
                                     LLVMOrcJITDylibRef dylib,
                                     LLVMMemoryBufferRef buffer, int *linked,
@@ -441,7 +441,8 @@ LLVMErrorRef executorAddWholeObject(LLVMOrcLLJITRef jit,
   JITDylib &target = unwrapDylib(dylib);
   std::unique_ptr<llvm::MemoryBuffer> object(llvm::unwrap(buffer));
   *linked = 0;
-  *defined = nullptr;
+  if (defined)
+    *defined = nullptr;
   auto interface = llvm::orc::getObjectFileInterface(
       lljit.getExecutionSession(), object->getMemBufferRef());
   if (!interface)
@@ -454,7 +455,7 @@ LLVMErrorRef executorAddWholeObject(LLVMOrcLLJITRef jit,
                              object->getBufferIdentifier());
   auto trigger = interface->InitSymbol;
   std::string anyDefined;
-  if (!trigger && !interface->SymbolFlags.empty() &&
+  if (defined && !trigger && !interface->SymbolFlags.empty() &&
       refersToProcessSymbolsOnly(object->getMemBufferRef()))
     anyDefined = (*interface->SymbolFlags.begin()->first).str();
   if (auto error = lljit.getObjLinkingLayer().add(target, std::move(object),

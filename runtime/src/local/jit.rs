@@ -307,16 +307,23 @@ impl Jit {
                 check_object_file(&bytes, &c_name).map_err(failed)?;
                 let mut linked = 0;
                 let mut defined = ptr::null_mut();
+                // A larger object is not linked ahead: not even asked about.
+                let ask_defined = if bytes.len() <= LINK_AHEAD_MAX_BYTES {
+                    &raw mut defined
+                } else {
+                    ptr::null_mut()
+                };
                 self.session_errors().clear();
                 // SAFETY: the JIT and the JITDylib are live; ownership of the
-                // buffer, a copy of the bytes, passes to ORC.
+                // buffer, a copy of the bytes, passes to ORC; `ask_defined` is
+                // null or points at `defined`, live for the call.
                 check(unsafe {
                     executorAddWholeObject(
                         self.raw,
                         dylib,
                         copy_to_buffer(&bytes, &c_name),
                         &mut linked,
-                        &mut defined,
+                        ask_defined,
                     )
                 })
                 .map_err(|message| failed(self.reason_for(message)))?;
@@ -328,9 +335,7 @@ impl Jit {
                         libc::free(defined.cast());
                         name
                     };
-                    if let Ok(name) = name
-                        && bytes.len() <= LINK_AHEAD_MAX_BYTES
-                    {
+                    if let Ok(name) = name {
                         self.link_triggers.insert(index, name);
                     }
                 }
