@@ -146,10 +146,14 @@ fn prepare_worker_process(inherited: [RawFd; 2], server_pid: u32) -> io::Result<
         if unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) } == -1 {
             return Err(io::Error::last_os_error());
         }
-        // The server may have died before the line above took effect.
+        // The server may have died before the line above took effect. Then
+        // no one waits for this child, nor reads why it did not start (std
+        // would abort, printing that it could not say so): it ends here.
         // SAFETY: getppid has no preconditions.
         if unsafe { libc::getppid() } as u32 != server_pid {
-            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            // SAFETY: _exit is async-signal-safe, as this forked child
+            // requires, and ends it without running anything of the parent's.
+            unsafe { libc::_exit(0) };
         }
     }
     #[cfg(not(target_os = "linux"))]
