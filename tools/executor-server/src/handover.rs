@@ -25,7 +25,7 @@ use executor_protocol::{
     tls::{MAX_PLAINTEXT_LEN, TlsSessionSecrets},
 };
 use serde::{Deserialize, Serialize};
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 /// The longest session directory a handover carries (Linux's `PATH_MAX`).
 const MAX_DIRECTORY_LEN: usize = 4096;
@@ -187,11 +187,17 @@ pub(crate) fn send_session(
 /// Waits for the server to send this worker its session. `None` when the
 /// server closed the channel without sending one.
 pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<ReceivedSession>> {
-    let mut encoded = Zeroizing::new(vec![0u8; MAX_MESSAGE_LEN]);
+    // Only what the message filled holds secrets: that much is wiped
+    // (`ReceivedBytes`), not the whole buffer, which a session's first
+    // request would wait for.
+    let mut encoded = ReceivedBytes {
+        buffer: vec![0u8; MAX_MESSAGE_LEN],
+        filled: 0,
+    };
     let mut space = OneDescriptor([0; 64]);
     let mut payload = libc::iovec {
-        iov_base: encoded.as_mut_ptr().cast(),
-        iov_len: encoded.len(),
+        iov_base: encoded.buffer.as_mut_ptr().cast(),
+        iov_len: encoded.buffer.len(),
     };
     // SAFETY: an all-zero msghdr is a valid empty header, filled in below.
     let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
@@ -205,13 +211,14 @@ pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<Rece
         let received =
             unsafe { libc::recvmsg(control.as_raw_fd(), &mut message, libc::MSG_CMSG_CLOEXEC) };
         if received >= 0 {
-            break received as usize;
+            break (received as usize).min(encoded.buffer.len());
         }
         let error = io::Error::last_os_error();
         if error.kind() != io::ErrorKind::Interrupted {
             return Err(error);
         }
     };
+    encoded.filled = received;
     let connection = received_descriptor(&message);
     if received == 0 && connection.is_none() {
         return Ok(None);
@@ -226,7 +233,7 @@ pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<Rece
         directory,
         tls,
         steps,
-    }: Incoming = postcard::from_bytes(&encoded[..received])
+    }: Incoming = postcard::from_bytes(encoded.filled())
         .map_err(|error| malformed(&format!("a malformed session handover: {error}")))?;
     if directory.is_empty() {
         return Err(malformed("a session handover without its directory"));
@@ -237,6 +244,24 @@ pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<Rece
         tls,
         steps,
     }))
+}
+
+/// A handover's receive buffer, whose filled part is wiped when dropped.
+struct ReceivedBytes {
+    buffer: Vec<u8>,
+    filled: usize,
+}
+
+impl ReceivedBytes {
+    fn filled(&self) -> &[u8] {
+        &self.buffer[..self.filled]
+    }
+}
+
+impl Drop for ReceivedBytes {
+    fn drop(&mut self) {
+        self.buffer[..self.filled].zeroize();
+    }
 }
 
 /// The descriptor that came with `message`, now owned here; any other
