@@ -71,10 +71,13 @@ impl SessionThreads {
     }
 
     /// The next connection for this thread, once there is one; None if
-    /// another thread waits already.
+    /// another thread waits already. A waiting thread that was handed a
+    /// connection but has not taken it yet waits no more: counting it, this
+    /// thread would end, and the connection after would wait for a thread to
+    /// be started.
     fn next_connection(&self) -> Option<Connection> {
         let mut state = self.state();
-        if state.waiting >= MAX_WAITING {
+        if state.waiting - state.connections.len() >= MAX_WAITING {
             return None;
         }
         state.waiting += 1;
@@ -133,6 +136,27 @@ mod tests {
         let first = thread_of_next(&threads);
         wait_for_waiting(&threads, 1);
         assert_eq!(thread_of_next(&threads), first);
+    }
+
+    #[test]
+    fn a_thread_done_with_its_connection_waits_on_if_the_waiting_one_was_just_handed_one() {
+        let threads = SessionThreads::default();
+        let (sender, receiver) = mpsc::channel();
+        {
+            // The moment after `serve`: a thread waits, and was handed a
+            // connection it has not taken yet.
+            let mut state = threads.state();
+            state.waiting = 1;
+            state
+                .connections
+                .push_back(Box::new(move || sender.send(()).unwrap()));
+        }
+        let connection = threads
+            .next_connection()
+            .expect("this thread goes on instead of ending");
+        connection();
+        receiver.try_recv().unwrap();
+        assert_eq!(threads.state().waiting, 1, "the other thread still counts");
     }
 
     #[test]
