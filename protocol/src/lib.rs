@@ -32,6 +32,7 @@
 pub mod dead_peer;
 mod error;
 mod fingerprint;
+mod frame_reader;
 mod framing;
 mod launch_codec;
 mod launched_frame;
@@ -47,6 +48,7 @@ mod varint;
 
 pub use error::ProtocolError;
 pub use fingerprint::{Fingerprint, InvalidFingerprint};
+pub use frame_reader::FrameReader;
 pub use framing::{
     DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, LENGTH_PREFIX_SIZE, READ_BUFFER_SIZE,
     decode_payload, encode_frame, read_frame, read_frame_into, read_message, write_message,

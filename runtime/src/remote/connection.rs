@@ -4,7 +4,7 @@
 //! ends) it stays failed, and says why on every later use.
 
 use std::{
-    io::{self, BufRead, BufReader},
+    io::{self, BufRead},
     net::{SocketAddr, TcpStream, ToSocketAddrs},
     os::unix::fs::FileTypeExt,
     path::Path,
@@ -19,9 +19,9 @@ use crate::{
     memref::{DenseView, Descriptor},
     polling::{poll_briefly, unless_not_ready, worth_polling},
     protocol::{
-        self, Fingerprint, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame, OutputShape,
-        PROTOCOL_VERSION, PollableStream, ProtocolError, READ_BUFFER_SIZE, Request, Response, Step,
-        Stream, signal_name,
+        self, Fingerprint, FrameReader, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame,
+        OutputShape, PROTOCOL_VERSION, PollableStream, ProtocolError, READ_BUFFER_SIZE, Request,
+        Response, Step, Stream, signal_name,
     },
     trace::{self, ServerClock},
 };
@@ -37,7 +37,7 @@ pub(super) struct Connection {
     /// Requests are written to the channel (`get_mut`) and responses read
     /// from it through a buffer: a small frame then takes one system call,
     /// not one for its length and more for its payload.
-    reader: BufReader<Channel>,
+    reader: FrameReader<Channel>,
     /// The fingerprint of the certificate the server presented, over TLS.
     peer_fingerprint: Option<Fingerprint>,
     /// The last reply's payload: every reply is read into this buffer,
@@ -78,7 +78,7 @@ impl Connection {
         let (max_message_size, triple) = handshake(address, &mut channel, options)?;
         Ok(Self {
             address: address.to_owned(),
-            reader: BufReader::with_capacity(READ_BUFFER_SIZE, channel),
+            reader: FrameReader::with_capacity(READ_BUFFER_SIZE, channel),
             peer_fingerprint,
             payload: Vec::new(),
             max_message_size,

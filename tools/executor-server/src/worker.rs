@@ -9,7 +9,7 @@
 
 use std::{
     collections::{HashMap, HashSet},
-    io::{BufRead, BufReader, Write},
+    io::{BufRead, Write},
     os::{
         fd::{AsFd, FromRawFd, OwnedFd, RawFd},
         unix::fs::OpenOptionsExt,
@@ -35,7 +35,7 @@ use executor_runtime::{
     local::{LocalExecutor, ObjectBytes, static_memory},
     memref::{DenseBuffer, Descriptor, OwnedDescriptor},
     polling::{more_than_one_cpu, poll_briefly, worth_polling},
-    protocol::{self, OutputShape, ProtocolError, Request, Response, Stream},
+    protocol::{self, FrameReader, OutputShape, ProtocolError, Request, Response, Stream},
     trace::kernel_name,
 };
 
@@ -98,7 +98,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
             return Err(ServerError::Worker(error.to_string()));
         }
     };
-    let reader = BufReader::with_capacity(protocol::READ_BUFFER_SIZE, reader);
+    let reader = FrameReader::with_capacity(protocol::READ_BUFFER_SIZE, reader);
     let assets = enter_asset_directory(&session_dir).map_err(|error| {
         ServerError::Worker(format!("cannot enter the asset directory: {error}"))
     })?;
@@ -185,7 +185,7 @@ struct Worker {
     writer: ReplyWriter,
     /// Requests are read through a buffer: a small frame then takes one
     /// system call, not one for its length and more for its payload.
-    reader: BufReader<RequestReader>,
+    reader: FrameReader<RequestReader>,
     /// Whether the worker polls for the next request before it blocks
     /// (`executor_runtime::polling::worth_polling`).
     poll_between_requests: bool,
