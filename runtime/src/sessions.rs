@@ -127,7 +127,12 @@ pub fn open(address: &str) -> Result<i64> {
     let settings = config::settings_for(&address)?;
     // Connecting may take a while: not under the lock.
     let executor: Arc<dyn Executor> = match &settings.target {
-        Address::Local { .. } => Arc::new(LocalExecutor::new()?),
+        Address::Local { .. } => {
+            // Kernels run in this process from now on: one that crashes is
+            // reported in one line.
+            crate::local::report_kernel_crashes();
+            Arc::new(LocalExecutor::new()?)
+        }
         target => Arc::new(RemoteExecutor::connect_with(
             &target.to_string(),
             &settings.connect,

@@ -199,12 +199,13 @@ impl fmt::Display for Microseconds {
     }
 }
 
-/// Sets up the host process on the first call: logging, and one-line reports
-/// of kernels that crash the embedded executor.
+/// Sets up the host process on the first call: logging and tracing. (The
+/// handlers that report kernels crashing the embedded executor come with the
+/// first `local` session, `sessions::open`: a program that runs its kernels
+/// on servers does without them.)
 fn init_host_process() {
     static LOGGING: Once = Once::new();
     LOGGING.call_once(|| {
-        crate::local::report_kernel_crashes();
         trace::init_from_env();
         super::logging::init();
     });
