@@ -203,9 +203,11 @@ impl LocalExecutor {
     }
 
     /// Creates the JIT now instead of with the first object file, and pays
-    /// for its first link with a throwaway one (an executor-server's worker
-    /// does this before its session starts).
+    /// for its first link with a throwaway one, and for the host's triple,
+    /// which every binary sent is checked against (an executor-server's
+    /// worker does this before its session starts).
     pub fn prepare_jit(&self) -> Result<()> {
+        host_triple();
         self.loaded()?.jit()?.warm_up()
     }
 
