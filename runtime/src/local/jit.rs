@@ -240,6 +240,9 @@ impl Jit {
     /// of this JIT costs once (about 0.15 ms) is not a session's.
     pub fn warm_up(&mut self) -> Result<()> {
         initialize_native_target();
+        // The check a whole object gets first runs too (on no bytes, which
+        // it refuses), so that its code is mapped before a session needs it.
+        let _ = check_object_file(&[], c"warm-up");
         // SAFETY: the JIT is live; the call creates and removes everything it
         // links; an error is returned to be consumed here.
         check(unsafe { executorWarmUpLinking(self.raw) }).map_err(RuntimeError::JitUnavailable)

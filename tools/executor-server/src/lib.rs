@@ -14,6 +14,7 @@
 mod activation;
 mod busy_workers;
 mod catalyst_assets;
+mod code_pages;
 mod handover;
 mod handshake;
 mod handshake_socket;

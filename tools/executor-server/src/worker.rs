@@ -21,7 +21,7 @@ use std::{
 use crate::{
     ServerError,
     catalyst_assets::CatalystAssetLink,
-    handover,
+    code_pages, handover,
     session_io::{self, ReplyWriter, RequestReader},
     status::{Announcer, Running},
     steps::{self, Steps},
@@ -64,6 +64,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     announcer.prepare();
     let executor_start = Instant::now();
     let started = start_executor(&config.preload);
+    code_pages::map_ahead();
     let executor_start = steps::since(steps::EXECUTOR_START, executor_start);
     // Leads to the working directory, which becomes the session's asset
     // directory as the session comes.
