@@ -1021,7 +1021,8 @@ def compare_first_launches(config: Config, kernels: Path, big_object: Path, bina
             for revision in REVISIONS:
                 servers[revision] = Server(f"before-after-first-{revision}-{placement}", prefix,
                                            executable=binaries[revision].executor_server)
-            printed = compare_runs(f"first launch on a server, {PLACEMENT_LABELS[placement]}", runs,
+            printed = compare_runs(f"first launch on a server, {PLACEMENT_LABELS[placement]}",
+                                   config.before_first_launch_runs,
                                    commands(lambda revision: servers[revision].address, kernels, "nothing",
                                             f"first_launch_{placement}"),
                                    prefix, expected=3, pause=FIRST_LAUNCH_PAUSE_S)

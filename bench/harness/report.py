@@ -553,8 +553,9 @@ def before_and_after(context: dict) -> list:
         + ", ".join(f"{config.before_compile_runs[size]} runs at {size:,}" for size in sizes)
         + " for each revision after a warm-up run of each: the pass time from `--mlir-timing`, the whole process "
         "as the harness times that command, the peak RSS from GNU time. Run time: "
-        f"{config.before_runs} process runs of each program for each revision and placement (a first launch, on a "
-        f"server or of the many-kernel object, after {FIRST_LAUNCH_PAUSE_S:g} s idle, as in "
+        f"{config.before_runs} process runs of each program for each revision and placement "
+        f"({config.before_first_launch_runs} of the first launch on a server; a first launch, on a "
+        f"server or of the many-kernel object, runs after {FIRST_LAUNCH_PAUSE_S:g} s idle, as in "
         "[First launch](#first-launch)). The runs alternate "
         "between the revisions (after, before, then before, after, and so on), so that the machine's load hits "
         "both alike, and each run is paired with the other revision's run next to it.")
