@@ -65,8 +65,6 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     let executor_start = Instant::now();
     let started = start_executor(&config.preload);
     code_pages::map_ahead();
-    // Read once per process: now, rather than at the session's first request.
-    more_than_one_cpu();
     let executor_start = steps::since(steps::EXECUTOR_START, executor_start);
     // Leads to the working directory, which becomes the session's asset
     // directory as the session comes.
