@@ -184,6 +184,20 @@ pub(crate) fn send_session(
     }
 }
 
+/// Whether the server has sent this worker its session (or closed the
+/// channel) already: a worker started for a waiting session, not ahead of
+/// one. Does not wait.
+pub(crate) fn session_waiting(control: BorrowedFd<'_>) -> bool {
+    let mut ready = libc::pollfd {
+        fd: control.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one pollfd, live for the call; a timeout of 0 does not wait.
+    let polled = unsafe { libc::poll(&mut ready, 1, 0) };
+    polled > 0
+}
+
 /// Waits for the server to send this worker its session. `None` when the
 /// server closed the channel without sending one.
 pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<ReceivedSession>> {

@@ -64,7 +64,10 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     announcer.prepare();
     let executor_start = Instant::now();
     let started = start_executor(&config.preload);
-    code_pages::map_ahead();
+    // Only ahead of a session: one that waits already would wait for it.
+    if !handover::session_waiting(control.as_fd()) {
+        code_pages::map_ahead();
+    }
     let executor_start = steps::since(steps::EXECUTOR_START, executor_start);
     // Leads to the working directory, which becomes the session's asset
     // directory as the session comes.
@@ -79,6 +82,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     let steps = Steps::new(session.steps, executor_start, config.trace_dir.as_deref());
     let session_dir = session.directory;
     let mut poll_between_requests = true;
+    let over_tls = session.tls.is_some();
     let (reader, mut writer) = Stream::from_fd(session.connection)
         .and_then(|stream| {
             poll_between_requests = worth_polling(stream.transport());
@@ -99,7 +103,12 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
             return Err(ServerError::Worker(error.to_string()));
         }
     };
-    let reader = FrameReader::with_capacity(protocol::READ_BUFFER_SIZE, reader);
+    // Over TLS, whole: see FrameReader.
+    let reader = if over_tls {
+        FrameReader::whole(protocol::READ_BUFFER_SIZE, reader)
+    } else {
+        FrameReader::with_capacity(protocol::READ_BUFFER_SIZE, reader)
+    };
     let assets = enter_asset_directory(&session_dir).map_err(|error| {
         ServerError::Worker(format!("cannot enter the asset directory: {error}"))
     })?;
