@@ -3,7 +3,11 @@
 //! capacity on its first read (safe Rust reads into initialized memory
 //! only), and a session's first request paid for that, 64 KiB after idle,
 //! on both ends. This buffer starts at [`FIRST_SIZE`] and doubles, up to its
-//! capacity, each time a read fills all of it.
+//! capacity, each time a read fills all of it. Over TLS it starts whole
+//! ([`FrameReader::whole`]): the record layer reads straight into a buffer
+//! that holds whole records (docs/protocol.md), so that what came with a
+//! reply (a crash report) is in this buffer, where `buffer` shows it, and
+//! not behind it in the record layer's.
 
 use std::io::{self, BufRead, Read};
 
@@ -15,6 +19,8 @@ pub struct FrameReader<R> {
     /// Zeroed up to its length, which grows up to `capacity`.
     buffer: Vec<u8>,
     capacity: usize,
+    /// How much of it the first read may fill.
+    first: usize,
     /// What was read and not consumed yet: `buffer[position..filled]`.
     position: usize,
     filled: usize,
@@ -23,10 +29,22 @@ pub struct FrameReader<R> {
 impl<R: Read> FrameReader<R> {
     /// A reader of `inner` whose buffer grows up to `capacity` bytes.
     pub fn with_capacity(capacity: usize, inner: R) -> Self {
+        Self::growing_from(FIRST_SIZE, capacity, inner)
+    }
+
+    /// A reader of `inner` whose buffer of `capacity` bytes is zeroed whole
+    /// for the first read, as `BufReader`'s.
+    pub fn whole(capacity: usize, inner: R) -> Self {
+        Self::growing_from(capacity, capacity, inner)
+    }
+
+    fn growing_from(first: usize, capacity: usize, inner: R) -> Self {
+        let capacity = capacity.max(1);
         Self {
             inner,
             buffer: Vec::new(),
-            capacity: capacity.max(1),
+            capacity,
+            first: first.clamp(1, capacity),
             position: 0,
             filled: 0,
         }
@@ -49,7 +67,7 @@ impl<R: Read> FrameReader<R> {
     /// fill would grow it.
     fn room(&self) -> usize {
         if self.filled == self.buffer.len() && self.buffer.len() < self.capacity {
-            (self.buffer.len() * 2).clamp(FIRST_SIZE.min(self.capacity), self.capacity)
+            (self.buffer.len() * 2).clamp(self.first, self.capacity)
         } else {
             self.buffer.len()
         }
@@ -177,6 +195,64 @@ mod tests {
         assert_eq!(out, bytes);
         assert!(reader.buffer.is_empty(), "nothing was zeroed for it");
         assert_eq!(reader.get_ref().reads, 1);
+    }
+
+    #[test]
+    fn a_whole_buffer_takes_all_there_is_at_the_first_read() {
+        let (bytes, source) = source(50_000, 50_000);
+        let mut reader = FrameReader::whole(65_536, source);
+        assert_eq!(reader.fill_buf().unwrap(), &bytes[..]);
+    }
+
+    /// Has nothing to give (WouldBlock) every other read.
+    struct NotReadyAtTimes {
+        bytes: Vec<u8>,
+        ready: bool,
+    }
+
+    impl Read for NotReadyAtTimes {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            self.ready = !self.ready;
+            if !self.ready {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            let taken = out.len().min(self.bytes.len()).min(3000);
+            out[..taken].copy_from_slice(&self.bytes[..taken]);
+            self.bytes.drain(..taken);
+            Ok(taken)
+        }
+    }
+
+    #[test]
+    fn a_read_that_finds_nothing_ready_loses_nothing_and_grows_nothing() {
+        let bytes: Vec<u8> = (0..10_000).map(|index| (index % 7) as u8).collect();
+        let mut reader = FrameReader::with_capacity(
+            65_536,
+            NotReadyAtTimes {
+                bytes: bytes.clone(),
+                ready: true,
+            },
+        );
+        let mut read = Vec::new();
+        while read.len() < bytes.len() {
+            match reader.fill_buf() {
+                Ok(available) => {
+                    let taken = available.len();
+                    read.extend_from_slice(available);
+                    reader.consume(taken);
+                }
+                Err(error) => {
+                    assert_eq!(error.kind(), io::ErrorKind::WouldBlock);
+                    assert!(reader.buffer().is_empty());
+                }
+            }
+        }
+        assert_eq!(read, bytes);
+        assert_eq!(
+            reader.buffer.len(),
+            FIRST_SIZE,
+            "reads of 3000 bytes never filled it"
+        );
     }
 
     #[test]

@@ -76,9 +76,13 @@ impl Connection {
             }
         };
         let (max_message_size, triple) = handshake(address, &mut channel, options)?;
+        let reader = match channel {
+            Channel::Tls(_) => FrameReader::whole(READ_BUFFER_SIZE, channel),
+            Channel::Plain(_) => FrameReader::with_capacity(READ_BUFFER_SIZE, channel),
+        };
         Ok(Self {
             address: address.to_owned(),
-            reader: FrameReader::with_capacity(READ_BUFFER_SIZE, channel),
+            reader,
             peer_fingerprint,
             payload: Vec::new(),
             max_message_size,
