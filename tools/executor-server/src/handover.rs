@@ -361,6 +361,24 @@ mod tests {
     }
 
     #[test]
+    fn a_session_waits_once_sent_not_before() {
+        let (server_end, worker_end) = channel().unwrap();
+        assert!(!session_waiting(worker_end.as_fd()));
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let _client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let accepted = listener.accept().unwrap().0;
+        send_session(
+            server_end.as_fd(),
+            accepted.as_fd(),
+            Path::new("/tmp/session-x"),
+            None,
+            &[],
+        )
+        .unwrap();
+        assert!(session_waiting(worker_end.as_fd()));
+    }
+
+    #[test]
     fn a_tls_session_arrives_with_its_secrets_and_unread_plaintext() {
         use executor_protocol::tls::{TlsSuite, TrafficKeys};
         let (server_end, worker_end) = channel().unwrap();
