@@ -140,7 +140,7 @@ struct Cli {
     /// that a session's first send_binary does not wait 10-15 ms for its
     /// worker to start. Each is an idle process that serves the one session
     /// that takes it; its replacement starts 50 ms later. A waiting worker
-    /// holds about 5 MiB of memory of its own (about 63 MiB resident, nearly
+    /// holds about 5 MiB of memory of its own (about 70 MiB resident, nearly
     /// all libLLVM's pages, shared with the server and the other workers;
     /// docs/protocol.md, "Warm workers"). 0: each session starts its worker
     /// at its first request.
