@@ -66,7 +66,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     let started = start_executor(&config.preload);
     // Only ahead of a session: one that waits already would wait for it.
     if !handover::session_waiting(control.as_fd()) {
-        code_pages::map_ahead();
+        let _ = code_pages::map_ahead();
     }
     let executor_start = steps::since(steps::EXECUTOR_START, executor_start);
     // Leads to the working directory, which becomes the session's asset
