@@ -1,13 +1,14 @@
 //! The read buffer of a connection. It does what std's `BufReader` does, but
-//! zeroes its buffer only as reads need it: `BufReader` zeroes all of its
-//! capacity on its first read (safe Rust reads into initialized memory
-//! only), and a session's first request paid for that, 64 KiB after idle,
-//! on both ends. This buffer starts at [`FIRST_SIZE`] and doubles, up to its
-//! capacity, each time a read fills all of it. Over TLS it starts whole
-//! ([`FrameReader::whole`]): the record layer reads straight into a buffer
-//! that holds whole records (docs/protocol.md), so that what came with a
-//! reply (a crash report) is in this buffer, where `buffer` shows it, and
-//! not behind it in the record layer's.
+//! zeroes its buffer only as reads need it. `BufReader` zeroes all of its
+//! capacity at its first read (safe Rust reads into initialized memory
+//! only): 64 KiB, on the way to a session's first reply, on both ends. This
+//! buffer starts at [`FIRST_SIZE`] and doubles, up to its capacity, each
+//! time a read fills all of it.
+//!
+//! Over TLS it starts whole ([`FrameReader::whole`]): the record layer reads
+//! straight into a buffer that holds whole records (docs/protocol.md), so
+//! what came with a reply (a crash report) lands in this buffer, where
+//! [`FrameReader::buffer`] shows it, not in the record layer's.
 
 use std::io::{self, BufRead, Read};
 

@@ -1,14 +1,16 @@
 //! Maps a worker's code before its session comes. Code a process runs for
 //! the first time costs it a page fault even when the file is in the page
 //! cache: about 10 us after idle on a VM, for the 16 pages the kernel maps
-//! around the one touched. A session's first requests met a few (libc's
-//! `sched_getaffinity`, the request decoder, the loader's crash reports). So
-//! a warm worker, while it waits, has the kernel map all the code of its program
-//! and of the libraries it links, but for the largest (libLLVM's 65 MiB,
-//! of which the JIT's warm-up maps what a first link runs):
-//! `MADV_POPULATE_READ` (Linux 5.14; before, pages fault in as they did).
-//! The page tables cost 2 KiB per MiB mapped; the call takes 2-3 ms, which
-//! a worker started for a session that waits already does not spend.
+//! around the one touched. A session's first requests run a few such pages
+//! (libc's `sched_getaffinity`, the request decoder, the loader's crash
+//! reports). So a warm worker, while it waits, has the kernel map all the
+//! code of its program and of the libraries it links, but for the largest
+//! (libLLVM's 65 MiB, of which the JIT's warm-up maps what a first link
+//! runs): `MADV_POPULATE_READ` (Linux 5.14; on older kernels the pages fault
+//! in as they are run).
+//!
+//! The page tables cost 2 KiB per MiB mapped. The call takes 2-3 ms, which a
+//! worker started for a session that waits already does not spend.
 
 use std::{ffi::c_void, ops::Range};
 
