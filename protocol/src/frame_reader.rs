@@ -5,12 +5,14 @@
 //! buffer starts at [`FIRST_SIZE`] and doubles, up to its capacity, each
 //! time a read fills all of it.
 //!
-//! Over TLS it starts whole ([`FrameReader::whole`]): the record layer reads
-//! straight into a buffer that holds whole records (docs/protocol.md), so
-//! what came with a reply (a crash report) lands in this buffer, where
+//! Over TLS it starts whole ([`FrameReader::for_session`]): the record layer
+//! reads straight into a buffer that holds whole records (docs/protocol.md),
+//! so what came with a reply (a crash report) lands in this buffer, where
 //! [`FrameReader::buffer`] shows it, not in the record layer's.
 
 use std::io::{self, BufRead, Read};
+
+use crate::framing::READ_BUFFER_SIZE;
 
 /// How much of the buffer the first read may fill: room for a small frame.
 const FIRST_SIZE: usize = 4096;
@@ -28,14 +30,24 @@ pub struct FrameReader<R> {
 }
 
 impl<R: Read> FrameReader<R> {
+    /// The reader of a session's `inner` end, of 64 KiB (`READ_BUFFER_SIZE`):
+    /// whole from the first read over TLS, else growing to it.
+    pub fn for_session(over_tls: bool, inner: R) -> Self {
+        if over_tls {
+            Self::whole(READ_BUFFER_SIZE, inner)
+        } else {
+            Self::with_capacity(READ_BUFFER_SIZE, inner)
+        }
+    }
+
     /// A reader of `inner` whose buffer grows up to `capacity` bytes.
-    pub fn with_capacity(capacity: usize, inner: R) -> Self {
+    fn with_capacity(capacity: usize, inner: R) -> Self {
         Self::growing_from(FIRST_SIZE, capacity, inner)
     }
 
     /// A reader of `inner` whose buffer of `capacity` bytes is zeroed whole
     /// for the first read, as `BufReader`'s.
-    pub fn whole(capacity: usize, inner: R) -> Self {
+    fn whole(capacity: usize, inner: R) -> Self {
         Self::growing_from(capacity, capacity, inner)
     }
 

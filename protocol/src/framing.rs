@@ -26,7 +26,7 @@ pub(super) const INITIAL_PAYLOAD_CAPACITY: u32 = 64 * 1024 * 1024;
 
 /// The read buffer of a connection: room for every small frame, so reading one
 /// takes one system call.
-pub const READ_BUFFER_SIZE: usize = 64 * 1024;
+pub(crate) const READ_BUFFER_SIZE: usize = 64 * 1024;
 
 /// Encodes `message` as one frame (length prefix included), refusing a payload
 /// over `max_size` bytes.

@@ -50,8 +50,8 @@ pub use error::ProtocolError;
 pub use fingerprint::{Fingerprint, InvalidFingerprint};
 pub use frame_reader::FrameReader;
 pub use framing::{
-    DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, LENGTH_PREFIX_SIZE, READ_BUFFER_SIZE,
-    decode_payload, encode_frame, read_frame, read_frame_into, read_message, write_message,
+    DEFAULT_MAX_MESSAGE_SIZE, HANDSHAKE_MAX_MESSAGE_SIZE, LENGTH_PREFIX_SIZE, decode_payload,
+    encode_frame, read_frame, read_frame_into, read_message, write_message,
 };
 pub use launch_codec::{
     LaunchFrame, MAX_LAUNCH_BUFFERS, MAX_LAUNCH_DIMENSIONS, MAX_LAUNCH_RANK, read_request,

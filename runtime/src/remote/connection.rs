@@ -20,8 +20,8 @@ use crate::{
     polling::{poll_briefly, unless_not_ready, worth_polling},
     protocol::{
         self, Fingerprint, FrameReader, HANDSHAKE_MAX_MESSAGE_SIZE, Hello, HelloReply, LaunchFrame,
-        OutputShape, PROTOCOL_VERSION, PollableStream, ProtocolError, READ_BUFFER_SIZE, Request,
-        Response, Step, Stream, signal_name,
+        OutputShape, PROTOCOL_VERSION, PollableStream, ProtocolError, Request, Response, Step,
+        Stream, signal_name,
     },
     trace::{self, ServerClock},
 };
@@ -76,13 +76,10 @@ impl Connection {
             }
         };
         let (max_message_size, triple) = handshake(address, &mut channel, options)?;
-        let reader = match channel {
-            Channel::Tls(_) => FrameReader::whole(READ_BUFFER_SIZE, channel),
-            Channel::Plain(_) => FrameReader::with_capacity(READ_BUFFER_SIZE, channel),
-        };
+        let over_tls = matches!(channel, Channel::Tls(_));
         Ok(Self {
             address: address.to_owned(),
-            reader,
+            reader: FrameReader::for_session(over_tls, channel),
             peer_fingerprint,
             payload: Vec::new(),
             max_message_size,

@@ -103,12 +103,7 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
             return Err(ServerError::Worker(error.to_string()));
         }
     };
-    // Over TLS, whole: see FrameReader.
-    let reader = if over_tls {
-        FrameReader::whole(protocol::READ_BUFFER_SIZE, reader)
-    } else {
-        FrameReader::with_capacity(protocol::READ_BUFFER_SIZE, reader)
-    };
+    let reader = FrameReader::for_session(over_tls, reader);
     let assets = enter_asset_directory(&session_dir).map_err(|error| {
         ServerError::Worker(format!("cannot enter the asset directory: {error}"))
     })?;
