@@ -111,8 +111,18 @@ struct TargetModule<'c, 'a> {
 struct Declaration<'c, 'a> {
     operation: OperationRef<'c, 'a>,
     /// Its kernel: the target module's index and the kernel's name, or why it
-    /// has none (reported at each call, or at the declaration if uncalled).
-    kernel: Result<(usize, &'c [u8]), String>,
+    /// has none.
+    kernel: Result<(usize, &'c [u8]), NoKernel>,
+}
+
+/// Why a declaration has no kernel.
+#[derive(Clone)]
+enum NoKernel {
+    /// Its target module is in error, which that module's own error says:
+    /// reported again at the declaration, it would read as a second mistake.
+    TargetInError,
+    /// Reported at each call, or at the declaration if it is not called.
+    Because(String),
 }
 
 /// A `func.func` of the host with a body.
@@ -189,6 +199,7 @@ impl<'c, 'a> Host<'c, 'a> {
         let mut addresses_by_name: HashMap<&[u8], usize> = HashMap::new();
         let mut declaration_names: HashMap<&[u8], usize> = HashMap::new();
         let mut function_names: HashMap<&[u8], usize> = HashMap::new();
+        let mut targets_in_error: Vec<&[u8]> = Vec::new();
         for &operation in &top_level {
             if operation.has_attribute(TARGET_ATTRIBUTE) {
                 let addresses = &mut host.addresses;
@@ -201,7 +212,10 @@ impl<'c, 'a> Host<'c, 'a> {
                 };
                 match read_target(operation, options.object_dir, index_of) {
                     Ok(target) => host.targets.push(target),
-                    Err(message) => errors.at(operation, message),
+                    Err(message) => {
+                        targets_in_error.extend(module_symbols::symbol_name(operation));
+                        errors.at(operation, message);
+                    }
                 }
             } else if is_function(operation) && operation.has_attribute(KERNEL_ATTRIBUTE) {
                 if let Some(name) = module_symbols::symbol_name(operation) {
@@ -209,7 +223,7 @@ impl<'c, 'a> Host<'c, 'a> {
                 }
                 host.declarations.push(Declaration {
                     operation,
-                    kernel: Err(String::new()),
+                    kernel: Err(NoKernel::TargetInError),
                 });
             } else if is_function(operation) && entry_block(operation).is_some() {
                 if let Some(name) = module_symbols::symbol_name(operation) {
@@ -234,7 +248,8 @@ impl<'c, 'a> Host<'c, 'a> {
             );
         }
         for index in 0..host.declarations.len() {
-            host.declarations[index].kernel = host.resolve(host.declarations[index].operation);
+            host.declarations[index].kernel =
+                host.resolve(host.declarations[index].operation, &targets_in_error);
         }
         if let Some(setup) = options.setup_function {
             host.setup = function_names.get(setup).copied();
@@ -274,7 +289,7 @@ impl<'c, 'a> Host<'c, 'a> {
             }
         }
         for (declaration, called) in host.declarations.iter().zip(called) {
-            if let (Err(message), false) = (&declaration.kernel, called) {
+            if let (Err(NoKernel::Because(message)), false) = (&declaration.kernel, called) {
                 errors.at(declaration.operation, message.clone());
             }
         }
@@ -292,8 +307,29 @@ impl<'c, 'a> Host<'c, 'a> {
         }
     }
 
-    /// The kernel a declaration names, checked against it.
-    fn resolve(&self, declaration: OperationRef<'c, 'a>) -> Result<(usize, &'c [u8]), String> {
+    /// The kernel a declaration names, checked against it; none without a
+    /// word when it names one of `targets_in_error`.
+    fn resolve(
+        &self,
+        declaration: OperationRef<'c, 'a>,
+        targets_in_error: &[&[u8]],
+    ) -> Result<(usize, &'c [u8]), NoKernel> {
+        let reference = declaration
+            .attribute(KERNEL_ATTRIBUTE)
+            .ok()
+            .and_then(ir::symbol_reference_path);
+        if reference
+            .as_ref()
+            .and_then(|path| path.first())
+            .is_some_and(|module| targets_in_error.contains(module))
+        {
+            return Err(NoKernel::TargetInError);
+        }
+        self.check_kernel(declaration).map_err(NoKernel::Because)
+    }
+
+    /// The kernel a declaration names, checked against it, or what is wrong.
+    fn check_kernel(&self, declaration: OperationRef<'c, 'a>) -> Result<(usize, &'c [u8]), String> {
         let name = lossy(module_symbols::symbol_name(declaration).unwrap_or_default());
         let reference = declaration
             .attribute(KERNEL_ATTRIBUTE)
@@ -414,7 +450,15 @@ impl<'c, 'a> Host<'c, 'a> {
                     continue;
                 }
                 called[declaration] = true;
-                match self.kernel_call(operation, top, function, declaration) {
+                let kernel = match &self.declarations[declaration].kernel {
+                    Ok(kernel) => *kernel,
+                    Err(NoKernel::Because(message)) => {
+                        errors.at(operation, message.clone());
+                        continue;
+                    }
+                    Err(NoKernel::TargetInError) => continue,
+                };
+                match self.kernel_call(operation, top, function, kernel) {
                     Ok((function, call)) => {
                         let uses = &mut self.functions[function].uses;
                         uses.modules.insert(call.module);
@@ -432,15 +476,14 @@ impl<'c, 'a> Host<'c, 'a> {
         }
     }
 
-    /// Checks a call to a kernel declaration.
+    /// Checks a call to a kernel declaration whose kernel is `kernel`.
     fn kernel_call(
         &self,
         call: OperationRef<'c, 'a>,
         top: OperationRef<'c, 'a>,
         function: Option<usize>,
-        declaration: usize,
+        (module, kernel): (usize, &'c [u8]),
     ) -> Result<(usize, KernelCall<'c, 'a>), String> {
-        let (module, kernel) = self.declarations[declaration].kernel.clone()?;
         let function = function.ok_or_else(|| {
             format!(
                 "a kernel is called from a func.func of the module, not from '{}'",

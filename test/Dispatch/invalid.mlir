@@ -231,3 +231,22 @@ module {
   module @lacking attributes {executor.target = {address = "10.0.0.2:9000", triple = "arc-unknown-linux-gnu"}} {
   }
 }
+
+// -----
+
+// A target module in error is the one error of its kernels' declarations and
+// calls: they are not reported again as naming no target module.
+module {
+  // expected-error @+1 {{cannot compile the target module @lacking for its triple: the triple 'arc-unknown-linux-gnu' names no target of this LLVM}}
+  module @lacking attributes {executor.target = {address = "10.0.0.2:9000", triple = "arc-unknown-linux-gnu"}} {
+    func.func @k(%buffer: memref<4xf32>) {
+      return
+    }
+  }
+  func.func private @called(memref<4xf32>) attributes {executor.kernel = @lacking::@k}
+  func.func private @uncalled(memref<4xf32>) attributes {executor.kernel = @lacking::@k}
+  func.func @main(%buffer: memref<4xf32>) {
+    func.call @called(%buffer) : (memref<4xf32>) -> ()
+    return
+  }
+}
