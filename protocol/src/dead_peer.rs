@@ -44,6 +44,12 @@ impl ProbeSchedule {
     }
 }
 
+/// How long a peer may be silent before it is given up on, for a `timeout`
+/// asked for: rounded up to whole seconds, at least [`MIN_DEAD_PEER_TIMEOUT`].
+pub fn applied_timeout(timeout: Duration) -> Duration {
+    Duration::from_secs(ProbeSchedule::within(timeout).total_seconds().into())
+}
+
 /// Makes reads and writes on the TCP socket `socket` fail once its peer has
 /// been silent for `timeout` (whole seconds, at least
 /// [`MIN_DEAD_PEER_TIMEOUT`]), whatever they wait for. On a listening socket,
@@ -120,6 +126,17 @@ mod tests {
         let schedule = ProbeSchedule::within(Duration::from_secs(30));
         assert_eq!(schedule.total_seconds(), 30);
         assert_eq!(schedule.idle_seconds, 10);
+    }
+
+    #[test]
+    fn the_applied_timeout_is_the_probes_whole_seconds() {
+        for (asked_ms, applied_s) in [(1, 2), (500, 2), (2_000, 2), (2_001, 3), (15_000, 15)] {
+            assert_eq!(
+                applied_timeout(Duration::from_millis(asked_ms)),
+                Duration::from_secs(applied_s),
+                "asked for {asked_ms} ms"
+            );
+        }
     }
 
     #[test]

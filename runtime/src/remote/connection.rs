@@ -47,8 +47,8 @@ pub(super) struct Connection {
     max_message_size: u32,
     /// The LLVM triple of the machine the server runs kernels on.
     triple: String,
-    /// How long the server's host may stay silent (for the message when it
-    /// has).
+    /// How long the server's host may stay silent, as the socket applies it
+    /// (whole seconds), for the message when it has.
     dead_link_timeout: Duration,
     /// Why the connection can no longer be used, once it can't.
     ended: Option<String>,
@@ -84,7 +84,7 @@ impl Connection {
             payload: Vec::new(),
             max_message_size,
             triple,
-            dead_link_timeout: options.dead_link_timeout,
+            dead_link_timeout: protocol::dead_peer::applied_timeout(options.dead_link_timeout),
             ended: None,
             clock: None,
         })

@@ -186,10 +186,13 @@ fn write_secrets(network: &Network, secrets: &Path) -> PathBuf {
         assert!(identity.status.success(), "{identity:?}");
         let fingerprint = String::from_utf8(identity.stdout).unwrap();
         let deadline_ms = DEAD_LINK_SECONDS * 1000;
+        // Not whole seconds: the link is given up on after DEAD_LINK_SECONDS,
+        // which the error must say.
+        let dead_link_ms = deadline_ms - 500;
         config += &format!(
             "[{}]\ntoken_file = {host}.token\ntls_fingerprint = {}\n\
              connect_timeout_ms = {deadline_ms}\nhandshake_timeout_ms = {deadline_ms}\n\
-             dead_link_timeout_ms = {deadline_ms}\n\n",
+             dead_link_timeout_ms = {dead_link_ms}\n\n",
             network.address(host),
             fingerprint.trim()
         );
@@ -359,7 +362,9 @@ fn three_hosts_with_their_own_tokens_a_restart_a_cut_link_and_a_killed_server() 
     assert!(
         lines[0].starts_with(&format!(
             "executor runtime: __catalyst__executor__launch(address {b}, symbol _mlir_ciface_hang): \
-             cannot reach executor at {b}: the link is dead"
+             cannot reach executor at {b}: the link is dead: the executor's host has not answered \
+             for {} ms (dead_link_timeout_ms)",
+            DEAD_LINK_SECONDS * 1000
         )),
         "{stderr}"
     );
