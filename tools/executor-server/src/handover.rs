@@ -1,7 +1,8 @@
 //! How a worker that is already running gets its session: the server sends
-//! the connection's descriptor (`SCM_RIGHTS`) with the session's directory
-//! and, for a TLS session, its secrets and the plaintext the supervisor
-//! decrypted and did not serve ([`SessionTls`]), as one message (postcard) on
+//! the connection's descriptor (`SCM_RIGHTS`) with the session's directory,
+//! the first bytes of the next request, which the supervisor read looking
+//! for a Ping, and, for a TLS session, its secrets and the plaintext the
+//! supervisor decrypted and did not read ([`SessionTls`]), as one message (postcard) on
 //! a Unix `SOCK_SEQPACKET` pair it created with the worker (the worker's
 //! *control channel*). A message is received whole or not at all, and the
 //! channel reads as ended once the server's end is closed. The buffers that
@@ -25,18 +26,21 @@ use executor_protocol::{
     tls::{MAX_PLAINTEXT_LEN, TlsSessionSecrets},
 };
 use serde::{Deserialize, Serialize};
+
+use crate::ping::MAX_REQUEST_HEAD;
 use zeroize::{Zeroize, Zeroizing};
 
 /// The longest session directory a handover carries (Linux's `PATH_MAX`).
 const MAX_DIRECTORY_LEN: usize = 4096;
 
 /// The most unread plaintext a TLS handover carries: what rustls decrypted
-/// of one record, and the few bytes the supervisor read of a request.
+/// of one record.
 const MAX_UNREAD_PLAINTEXT: usize = MAX_PLAINTEXT_LEN + 64;
 
-/// The longest handover message: the directory, the unread plaintext, and
-/// room for the secrets and postcard's lengths.
-const MAX_MESSAGE_LEN: usize = MAX_DIRECTORY_LEN + MAX_UNREAD_PLAINTEXT + 1024 + MAX_STEPS_LEN;
+/// The longest handover message: the directory, the request's head, the
+/// unread plaintext, and room for the secrets and postcard's lengths.
+const MAX_MESSAGE_LEN: usize =
+    MAX_DIRECTORY_LEN + MAX_REQUEST_HEAD + MAX_UNREAD_PLAINTEXT + 1024 + MAX_STEPS_LEN;
 
 /// Room for the steps the supervisor measured (two short names and their
 /// times).
@@ -46,8 +50,8 @@ const MAX_STEPS_LEN: usize = 256;
 #[derive(Serialize, Deserialize)]
 pub(crate) struct SessionTls {
     pub secrets: TlsSessionSecrets,
-    /// What the worker reads first: the bytes of a request the supervisor
-    /// read (looking for a Ping), then what rustls decrypted and nobody read.
+    /// What rustls decrypted and nobody read, which the worker reads after
+    /// the request's head.
     pub unread_plaintext: Vec<u8>,
 }
 
@@ -55,6 +59,9 @@ pub(crate) struct SessionTls {
 pub(crate) struct ReceivedSession {
     pub connection: OwnedFd,
     pub directory: PathBuf,
+    /// The first bytes of the next request, which the supervisor read (looking
+    /// for a Ping): the worker reads them first.
+    pub request_head: Vec<u8>,
     pub tls: Option<SessionTls>,
     /// What the supervisor measured of the session (`steps.rs`).
     pub steps: Vec<Step>,
@@ -75,6 +82,7 @@ impl std::fmt::Debug for ReceivedSession {
 #[derive(Serialize)]
 struct Outgoing<'a> {
     directory: &'a [u8],
+    request_head: &'a [u8],
     tls: Option<&'a SessionTls>,
     steps: &'a [Step],
 }
@@ -83,6 +91,7 @@ struct Outgoing<'a> {
 #[derive(Deserialize)]
 struct Incoming {
     directory: Vec<u8>,
+    request_head: Vec<u8>,
     tls: Option<SessionTls>,
     steps: Vec<Step>,
 }
@@ -113,12 +122,14 @@ pub(crate) fn channel() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Sends the session on `connection`, whose private directory is
-/// `directory` (and, over TLS, whose session is `tls`), to the worker at the
-/// other end of `control`.
+/// `directory`, whose next request starts with `request_head` (read already)
+/// and, over TLS, whose session is `tls`, to the worker at the other end of
+/// `control`.
 pub(crate) fn send_session(
     control: BorrowedFd<'_>,
     connection: BorrowedFd<'_>,
     directory: &Path,
+    request_head: &[u8],
     tls: Option<&SessionTls>,
     steps: &[Step],
 ) -> io::Result<()> {
@@ -128,6 +139,12 @@ pub(crate) fn send_session(
         return Err(invalid(format!(
             "a session directory of {} bytes",
             directory.len()
+        )));
+    }
+    if request_head.len() > MAX_REQUEST_HEAD {
+        return Err(invalid(format!(
+            "{} bytes of a request's head",
+            request_head.len()
         )));
     }
     if let Some(tls) = tls
@@ -141,6 +158,7 @@ pub(crate) fn send_session(
     let encoded = Zeroizing::new(
         postcard::to_stdvec(&Outgoing {
             directory,
+            request_head,
             tls,
             steps,
         })
@@ -245,6 +263,7 @@ pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<Rece
         connection.ok_or_else(|| malformed("a session handover without its connection"))?;
     let Incoming {
         directory,
+        request_head,
         tls,
         steps,
     }: Incoming = postcard::from_bytes(encoded.filled())
@@ -255,6 +274,7 @@ pub(crate) fn receive_session(control: BorrowedFd<'_>) -> io::Result<Option<Rece
     Ok(Some(ReceivedSession {
         connection,
         directory: PathBuf::from(OsString::from_vec(directory)),
+        request_head,
         tls,
         steps,
     }))
@@ -320,7 +340,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_session_arrives_with_its_connection_directory_and_steps() {
+    fn a_session_arrives_with_its_connection_directory_request_head_and_steps() {
         let (server_end, worker_end) = channel().unwrap();
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
@@ -341,6 +361,7 @@ mod tests {
             server_end.as_fd(),
             accepted.as_fd(),
             Path::new("/tmp/session-x"),
+            &[0, 0, 0, 1, 5],
             None,
             &steps,
         )
@@ -349,6 +370,7 @@ mod tests {
 
         let received = receive_session(worker_end.as_fd()).unwrap().unwrap();
         assert_eq!(received.directory, Path::new("/tmp/session-x"));
+        assert_eq!(received.request_head, [0, 0, 0, 1, 5]);
         assert!(received.tls.is_none());
         assert_eq!(received.steps, steps);
         let connection = received.connection;
@@ -371,6 +393,7 @@ mod tests {
             server_end.as_fd(),
             accepted.as_fd(),
             Path::new("/tmp/session-x"),
+            &[],
             None,
             &[],
         )
@@ -396,12 +419,14 @@ mod tests {
             server_end.as_fd(),
             connection.as_fd(),
             Path::new(&directory),
+            &[9; MAX_REQUEST_HEAD],
             Some(&tls),
             &[],
         )
         .unwrap();
         let received = receive_session(worker_end.as_fd()).unwrap().unwrap();
         assert_eq!(received.directory, Path::new(&directory));
+        assert_eq!(received.request_head, [9; MAX_REQUEST_HEAD]);
         let received = received.tls.unwrap();
         assert_eq!(received.unread_plaintext, tls.unread_plaintext);
         assert_eq!(received.secrets.tx().sequence(), 3);

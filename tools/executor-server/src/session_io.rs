@@ -1,5 +1,6 @@
-//! A worker's two ends of its session: requests read from the socket, replies
-//! written to it, each through the session's TLS records when it is TLS.
+//! A worker's two ends of its session: requests read from the socket, after
+//! the head of the next one that the supervisor read, and replies written to
+//! it, each through the session's TLS records when it is TLS.
 //! Over TLS, both halves continue the session from the secrets the
 //! supervisor handed over: the reader, on a clone of the socket, receives
 //! (starting with the plaintext the supervisor left unread), the writer
@@ -13,7 +14,13 @@ use executor_protocol::{PollableStream, Stream, tls::TlsRecords};
 
 use crate::{handover::SessionTls, linger::close_gracefully, status::RecordLog};
 
-pub(crate) enum RequestReader {
+pub(crate) struct RequestReader {
+    /// The head of the next request, read by the supervisor: read first.
+    head: io::Cursor<Vec<u8>>,
+    source: RequestSource,
+}
+
+enum RequestSource {
     Plain(PollableStream),
     Tls(TlsRecords<PollableStream>),
 }
@@ -28,24 +35,26 @@ pub(crate) enum ReplyWriter {
     },
 }
 
-/// The reader and the writer of the session on `stream`; over TLS, the
-/// writer notes its records in `log`.
+/// The reader and the writer of the session on `stream`, whose next request
+/// starts with `request_head`; over TLS, the writer notes its records in
+/// `log`.
 pub(crate) fn split(
     stream: Stream,
+    request_head: Vec<u8>,
     tls: Option<SessionTls>,
     log: RecordLog,
 ) -> io::Result<(RequestReader, ReplyWriter)> {
     let clone = stream.try_clone()?;
-    Ok(match tls {
+    let (source, writer) = match tls {
         None => (
-            RequestReader::Plain(PollableStream::new(clone)),
+            RequestSource::Plain(PollableStream::new(clone)),
             ReplyWriter::Plain(stream),
         ),
         Some(SessionTls {
             secrets,
             unread_plaintext,
         }) => (
-            RequestReader::Tls(TlsRecords::resume(
+            RequestSource::Tls(TlsRecords::resume(
                 PollableStream::new(clone),
                 &secrets,
                 unread_plaintext,
@@ -55,23 +64,32 @@ pub(crate) fn split(
                 log,
             },
         ),
-    })
+    };
+    let reader = RequestReader {
+        head: io::Cursor::new(request_head),
+        source,
+    };
+    Ok((reader, writer))
 }
 
 impl RequestReader {
     pub fn set_dont_wait(&mut self, dont_wait: bool) {
-        match self {
-            Self::Plain(stream) => stream.set_dont_wait(dont_wait),
-            Self::Tls(records) => records.get_mut().set_dont_wait(dont_wait),
+        match &mut self.source {
+            RequestSource::Plain(stream) => stream.set_dont_wait(dont_wait),
+            RequestSource::Tls(records) => records.get_mut().set_dont_wait(dont_wait),
         }
     }
 }
 
 impl Read for RequestReader {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Self::Plain(stream) => stream.read(buffer),
-            Self::Tls(records) => records.read(buffer),
+        let from_head = self.head.read(buffer)?;
+        if from_head > 0 {
+            return Ok(from_head);
+        }
+        match &mut self.source {
+            RequestSource::Plain(stream) => stream.read(buffer),
+            RequestSource::Tls(records) => records.read(buffer),
         }
     }
 }

@@ -94,11 +94,18 @@ impl SpawnedWorker {
         mut self,
         stream: &Stream,
         directory: &Path,
+        request_head: &[u8],
         tls: Option<&SessionTls>,
         steps: &[Step],
     ) -> io::Result<(Child, StatusTable)> {
-        let sent =
-            handover::send_session(self.control.as_fd(), stream.as_fd(), directory, tls, steps);
+        let sent = handover::send_session(
+            self.control.as_fd(),
+            stream.as_fd(),
+            directory,
+            request_head,
+            tls,
+            steps,
+        );
         match sent {
             Ok(()) => Ok((self.child, self.status)),
             Err(error) => {

@@ -33,7 +33,7 @@ use crate::{
     handover::SessionTls,
     linger::close_gracefully,
     link::Link,
-    ping::{self, AfterPings},
+    ping,
     shutdown::kill_process_group,
     spawn::SpawnedWorker,
     status::{RecordsSent, RunningSymbols, StatusTable},
@@ -77,25 +77,26 @@ pub(crate) fn run(
         sessions: u32::try_from(live_sessions.count().saturating_sub(1)).unwrap_or(u32::MAX),
         max_sessions: settings.max_sessions,
     };
-    let tls = match link {
+    let (request_head, tls) = match link {
         Link::Plain(_) => {
-            if ping::answer_pings(stream, pong) == AfterPings::ClientGone {
+            ping::poll_for_bytes(stream);
+            let Some(request_head) = ping::answer_pings(&mut &*stream, pong) else {
                 return;
-            }
-            None
+            };
+            (request_head, None)
         }
         Link::Tls(mut session) => {
-            let Some(mut unread_plaintext) = ping::answer_pings_through(&mut *session, pong) else {
+            let Some(request_head) = ping::answer_pings(&mut *session, pong) else {
                 return;
             };
             match session.hand_over() {
-                Ok(handover) => {
-                    unread_plaintext.extend_from_slice(&handover.unread_plaintext);
+                Ok(handover) => (
+                    request_head,
                     Some(SessionTls {
                         secrets: handover.secrets,
-                        unread_plaintext,
-                    })
-                }
+                        unread_plaintext: handover.unread_plaintext,
+                    }),
+                ),
                 Err(error) => {
                     tracing::info!(%error, "cannot hand the TLS session over");
                     return;
@@ -103,7 +104,15 @@ pub(crate) fn run(
             }
         }
     };
-    let started = start_session(stream, directory, tls.as_ref(), settings, pool, handshake);
+    let started = start_session(
+        stream,
+        directory,
+        &request_head,
+        tls.as_ref(),
+        settings,
+        pool,
+        handshake,
+    );
     let (mut child, status) = match started {
         Ok(started) => started,
         Err(error) => {
@@ -168,6 +177,7 @@ pub(crate) fn run(
 fn start_session(
     stream: &Stream,
     directory: &Path,
+    request_head: &[u8],
     tls: Option<&SessionTls>,
     settings: &Settings,
     pool: &WarmPool,
@@ -180,7 +190,7 @@ fn start_session(
             handshake.clone(),
             steps::since(steps::WARM_HAND_OVER, begun),
         ];
-        match warm.hand_over(stream, directory, tls, &steps) {
+        match warm.hand_over(stream, directory, request_head, tls, &steps) {
             Ok(started) => return Ok(started),
             Err(error) => tracing::warn!(%error, "a warm worker could not take the session"),
         }
@@ -190,7 +200,7 @@ fn start_session(
     drop(taken);
     let worker = SpawnedWorker::spawn(settings)?;
     let steps = [handshake, steps::since(steps::WORKER_START, begun)];
-    worker.hand_over(stream, directory, tls, &steps)
+    worker.hand_over(stream, directory, request_head, tls, &steps)
 }
 
 /// Waits until the worker exits. A client that disconnects gets its worker

@@ -86,7 +86,12 @@ pub fn run_worker(config: WorkerConfig) -> std::result::Result<(), ServerError> 
     let (reader, mut writer) = Stream::from_fd(session.connection)
         .and_then(|stream| {
             poll_between_requests = worth_polling(stream.transport());
-            session_io::split(stream, session.tls, announcer.record_log())
+            session_io::split(
+                stream,
+                session.request_head,
+                session.tls,
+                announcer.record_log(),
+            )
         })
         .map_err(|error| {
             ServerError::Worker(format!("cannot serve the session's socket: {error}"))
