@@ -115,6 +115,9 @@ pub(crate) fn serve(
         }
     };
     if !live_sessions.add_within(settings.max_sessions, id, directory.path().to_owned()) {
+        // Removed before the refusal lingers (up to a second): not being a
+        // live session's, it would outlive a server stopped meanwhile.
+        drop(directory);
         span.enter();
         tracing::warn!(
             max_sessions = settings.max_sessions,

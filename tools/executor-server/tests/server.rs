@@ -135,6 +135,32 @@ fn sessions_past_the_limit_are_refused_until_one_ends() {
     server.connect().unwrap().close().unwrap();
 }
 
+#[test]
+fn a_connection_refused_at_the_session_limit_holds_no_session_directory() {
+    let server = Server::start(&["--max-sessions", "1"]);
+    let first = server.connect().unwrap();
+    let sessions_directories = || {
+        let spares = server.spare_dirs();
+        let mut held = server.session_dirs();
+        held.retain(|directory| !spares.contains(directory));
+        held
+    };
+    assert_eq!(sessions_directories().len(), 1);
+    // The server lingers on a refused connection until its client closes it
+    // (or for a second); a server stopped meanwhile would leave behind
+    // whatever the connection still held.
+    let mut refused = TcpStream::connect(&server.address).unwrap();
+    let reply = say_hello(&mut refused);
+    assert!(
+        matches!(&reply, Ok(HelloReply::Refused { reason }) if reason.contains("limit of 1 sessions")),
+        "{reply:?}"
+    );
+    assert_eq!(sessions_directories().len(), 1);
+    drop(refused);
+    first.close().unwrap();
+    server.assert_sessions_cleaned_up();
+}
+
 /// Runs `executor-server --check address` with `token` in the environment.
 fn check(address: &str, token: Option<&str>) -> (bool, String) {
     let mut command = Command::new(common::SERVER);
