@@ -9,7 +9,7 @@
 use std::{
     collections::HashMap,
     sync::{
-        Arc, Mutex, MutexGuard, Once, PoisonError,
+        Arc, Mutex, MutexGuard, Once, OnceLock, PoisonError,
         atomic::{AtomicBool, AtomicU64, Ordering},
         mpsc,
     },
@@ -110,7 +110,7 @@ impl Table {
 /// ended (its server restarted, say), when a new one is opened.
 pub fn open(address: &str) -> Result<i64> {
     let address = config::parse_address(address)?;
-    close_all_at_exit();
+    close_all_at_exit()?;
     let current = with_table(|table| {
         let handle = *table.by_address.get(&address)?;
         Some((handle, Arc::clone(&table.sessions.get(&handle)?.executor)))
@@ -225,10 +225,14 @@ pub fn failure_reported() {
 /// unless `EXECUTOR_EXIT_TIMEOUT_MS` says otherwise.
 const EXIT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The exit timeout, read with the first `open` (which fails on a value that
+/// is not one, rather than the exit ignoring it).
+static EXIT_TIMEOUT_SET: OnceLock<std::result::Result<Duration, String>> = OnceLock::new();
+
 /// Arranges, once per process, that the sessions still open when the program
 /// exits are closed as Catalyst's runtime closes them: each waits for its
 /// outstanding async launches (for at most the exit timeout), then ends.
-fn close_all_at_exit() {
+fn close_all_at_exit() -> Result<()> {
     static REGISTER: Once = Once::new();
     REGISTER.call_once(|| {
         // SAFETY: registers a function without arguments that lives as long
@@ -237,6 +241,7 @@ fn close_all_at_exit() {
             tracing::warn!("cannot register the closing of sessions at exit");
         }
     });
+    exit_timeout().map(drop)
 }
 
 extern "C" fn close_open_sessions() {
@@ -266,7 +271,7 @@ extern "C" fn close_open_sessions() {
             table.by_address.clear();
             table.sessions.drain().map(|(_, session)| session).collect()
         });
-        let timeout = exit_timeout();
+        let timeout = exit_timeout().unwrap_or(EXIT_TIMEOUT);
         for session in open {
             close_within(session, timeout);
         }
@@ -274,11 +279,15 @@ extern "C" fn close_open_sessions() {
     });
 }
 
-fn exit_timeout() -> Duration {
-    std::env::var("EXECUTOR_EXIT_TIMEOUT_MS")
-        .ok()
-        .and_then(|value| value.parse().ok())
-        .map_or(EXIT_TIMEOUT, Duration::from_millis)
+fn exit_timeout() -> Result<Duration> {
+    EXIT_TIMEOUT_SET
+        .get_or_init(|| {
+            config::exit_timeout_from_env()
+                .map(|set| set.unwrap_or(EXIT_TIMEOUT))
+                .map_err(|error| error.to_string())
+        })
+        .clone()
+        .map_err(RuntimeError::Config)
 }
 
 /// Closes `session`, waiting at most `timeout`; says so in one line when it

@@ -28,6 +28,10 @@ pub const CONFIG_ENV: &str = "EXECUTOR_CONFIG";
 /// milliseconds, unless the file sets it for the address.
 pub const LAUNCH_TIMEOUT_ENV: &str = "EXECUTOR_LAUNCH_TIMEOUT_MS";
 
+/// The environment variable that sets how long the process waits at exit
+/// for a session's outstanding launches, in milliseconds.
+pub const EXIT_TIMEOUT_ENV: &str = "EXECUTOR_EXIT_TIMEOUT_MS";
+
 /// How long `launch`, `await` and `call` wait for a kernel, and which
 /// setting said so (for the message when it passes).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,6 +212,17 @@ fn launch_timeout_from_env() -> Result<Option<LaunchTimeout>> {
         duration,
         origin: LAUNCH_TIMEOUT_ENV.to_owned(),
     }))
+}
+
+/// What `EXECUTOR_EXIT_TIMEOUT_MS` sets, if it is set.
+pub fn exit_timeout_from_env() -> Result<Option<Duration>> {
+    parse_timeout(std::env::var_os(EXIT_TIMEOUT_ENV)).map_err(|value| {
+        RuntimeError::InvalidSetting {
+            variable: EXIT_TIMEOUT_ENV,
+            value,
+            expected: "a positive number of milliseconds",
+        }
+    })
 }
 
 /// The timeout `value` gives; unset or empty is none, the value itself is
