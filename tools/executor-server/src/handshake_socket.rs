@@ -190,7 +190,7 @@ mod tests {
         let served = Arc::new(Stream::Tcp(listener.accept().unwrap().0));
         let peer = Peer::Ip(SocketAddr::new(Ipv4Addr::LOCALHOST.into(), 0));
         let pending = PendingHandshakes::new(HandshakeLimits::default())
-            .add(peer, Arc::clone(&served))
+            .add(peer, Arc::clone(&served), Instant::now())
             .unwrap();
         (served, pending, client)
     }

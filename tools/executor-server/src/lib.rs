@@ -38,6 +38,7 @@ mod steps;
 mod supervisor;
 mod tls;
 mod token;
+mod waiting_room;
 mod warm_pool;
 mod work_dir;
 mod worker;
@@ -56,7 +57,7 @@ use std::{
 use thiserror::Error;
 
 use executor_abi::address::Address;
-use executor_protocol::unix_socket;
+use executor_protocol::{Stream, unix_socket};
 
 pub use activation::sockets_passed;
 pub use listen::is_loopback_only;
@@ -65,13 +66,14 @@ pub use pending::{
 };
 pub use worker::{WorkerConfig, run_worker};
 
-use listener::Listener;
-use pending::PendingHandshakes;
+use listener::{Listener, Peer};
+use pending::{Admission, Pending, PendingHandshakes};
 use session_dirs::SessionDirectories;
 use session_threads::SessionThreads;
 use shutdown::LiveSessions;
 use socket_file::SocketFile;
 use tls::ServerTls;
+use waiting_room::{Waiting, WaitingRoom};
 use warm_pool::WarmPool;
 use work_dir::WorkDirClaim;
 
@@ -359,6 +361,9 @@ impl Server {
             .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
         let mut listeners = self.listeners;
         let last = listeners.pop().expect("at least one listen address");
+        let (waiting_room, waiting_line) = waiting_room::open(
+            self.settings.handshake.max_pending * waiting_room::WAITING_PER_PENDING,
+        );
         let shared = Arc::new(Accepting {
             settings: self.settings,
             live_sessions: self.live_sessions,
@@ -367,7 +372,12 @@ impl Server {
             warm_workers,
             next_session_id,
             threads,
+            waiting_room,
         });
+        let admitting = Arc::clone(&shared);
+        waiting_line
+            .serve(move |waiting| admitting.admit_waiting(waiting))
+            .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
         for listener in listeners {
             let accepting = Arc::clone(&shared);
             std::thread::Builder::new()
@@ -485,6 +495,8 @@ struct Accepting {
     warm_workers: Arc<WarmPool>,
     next_session_id: Arc<AtomicU64>,
     threads: Arc<SessionThreads>,
+    /// Where connections wait for room among their own peer's.
+    waiting_room: WaitingRoom,
 }
 
 impl Accepting {
@@ -506,24 +518,74 @@ impl Accepting {
             let accepted = Instant::now();
             let id = self.next_session_id.fetch_add(1, Ordering::Relaxed);
             let stream = Arc::new(stream);
-            let Some(pending) = self.pending.add(peer, Arc::clone(&stream)) else {
-                tracing::warn!(%peer, "refused: no room among the connections in their handshake within the handshake timeout");
-                handshake::refuse(
-                    &stream,
-                    "too many connections are in their handshake with this server".to_owned(),
-                    Instant::now() + REFUSAL_WRITE_TIMEOUT,
-                );
-                continue;
-            };
-            let server = Arc::clone(self);
-            let served = self.threads.serve(Box::new(move || {
-                session::serve(id, &stream, peer, accepted, pending, &server);
-            }));
-            if let Err(error) = served {
-                tracing::error!(session = id, %error, "cannot start a thread for the session");
+            match self.pending.admit(peer, Arc::clone(&stream)) {
+                Admission::Admitted(pending) => self.serve(id, stream, peer, accepted, pending),
+                Admission::NoRoom => refuse_for_room(&stream, peer),
+                Admission::PeerAtCap => {
+                    let waiting = Waiting {
+                        id,
+                        stream,
+                        peer,
+                        accepted,
+                    };
+                    if let Err(turned_away) = self.waiting_room.enter(waiting) {
+                        tracing::warn!(%peer, "refused: the waiting room for connections over their peer's cap is full");
+                        handshake::refuse(
+                            &turned_away.stream,
+                            "too many connections from this address are in their handshake with \
+                             this server"
+                                .to_owned(),
+                            Instant::now() + REFUSAL_WRITE_TIMEOUT,
+                        );
+                    }
+                }
             }
         }
     }
+
+    /// Counts a connection from the waiting room as pending once there is
+    /// room for it, and serves it.
+    fn admit_waiting(self: &Arc<Self>, waiting: Waiting) {
+        let Waiting {
+            id,
+            stream,
+            peer,
+            accepted,
+        } = waiting;
+        match self.pending.add(peer, Arc::clone(&stream), accepted) {
+            Some(pending) => self.serve(id, stream, peer, accepted, pending),
+            None => refuse_for_room(&stream, peer),
+        }
+    }
+
+    /// Serves connection `id` on a session thread.
+    fn serve(
+        self: &Arc<Self>,
+        id: u64,
+        stream: Arc<Stream>,
+        peer: Peer,
+        accepted: Instant,
+        pending: Pending,
+    ) {
+        let server = Arc::clone(self);
+        let served = self.threads.serve(Box::new(move || {
+            session::serve(id, &stream, peer, accepted, pending, &server);
+        }));
+        if let Err(error) = served {
+            tracing::error!(session = id, %error, "cannot start a thread for the session");
+        }
+    }
+}
+
+/// Refuses a connection for which no room was made within the handshake
+/// timeout.
+fn refuse_for_room(stream: &Stream, peer: Peer) {
+    tracing::warn!(%peer, "refused: no room among the connections in their handshake within the handshake timeout");
+    handshake::refuse(
+        stream,
+        "too many connections are in their handshake with this server".to_owned(),
+        Instant::now() + REFUSAL_WRITE_TIMEOUT,
+    );
 }
 
 /// Fails at startup rather than in every session.

@@ -10,12 +10,14 @@
 //! sends its `Hello` whole) or after [`HandshakeLimits::silence_allowed`] of
 //! silence (a client writes its `Hello` as soon as it is connected). A
 //! connection whose `Hello` has arrived, even if its thread has not read it
-//! yet, is never shed; the new connection waits instead, and the listener
-//! accepts nothing more meanwhile. So a burst of real clients far beyond the
-//! caps is served in turn; connections that trickle or say nothing cannot
-//! keep a prompt client out for long; and the threads and descriptors of
-//! pending connections never exceed the caps, whatever is left for the
-//! sessions.
+//! yet, is never shed; the new connection waits instead. At the total cap it
+//! waits in the accept loop, which accepts nothing more meanwhile. At its
+//! peer's cap it waits in the waiting room (`waiting_room.rs`), so that one
+//! peer's connections never hold up another's. So a burst of real clients
+//! far beyond the caps is served in turn; connections that trickle or say
+//! nothing cannot keep a prompt client out for long; and the threads of
+//! pending connections never exceed the caps, nor their descriptors the caps
+//! and the waiting room, whatever is left for the sessions.
 
 use std::{
     collections::VecDeque,
@@ -66,6 +68,18 @@ impl Default for HandshakeLimits {
     }
 }
 
+/// What [`PendingHandshakes::admit`] made of a new connection.
+pub(crate) enum Admission {
+    /// It counts as pending: its handshake may start.
+    Admitted(Pending),
+    /// Its peer is at its cap and none of its connections may be shed yet:
+    /// it waits for room apart ([`PendingHandshakes::add`]), not in the
+    /// accept loop.
+    PeerAtCap,
+    /// No room was made within the handshake timeout.
+    NoRoom,
+}
+
 /// How far a pending connection's handshake has got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Progress {
@@ -76,6 +90,13 @@ pub(crate) enum Progress {
         /// Whether any of the `Hello` arrived.
         received_part: bool,
     },
+}
+
+/// The cap a new connection is over.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CapScope {
+    Peer,
+    All,
 }
 
 /// The connections in their handshake, oldest first.
@@ -126,16 +147,42 @@ impl PendingHandshakes {
         })
     }
 
-    /// Counts a new connection from `peer` as pending until its handshake
-    /// ends ([`Pending::finish`]). At the peer's cap, or else at the total
-    /// cap, the oldest pending connection in that scope is closed once it may
-    /// be shed; until then this waits, at most the handshake timeout. None if
-    /// no room was made by then.
-    pub fn add(self: &Arc<Self>, peer: Peer, stream: Arc<Stream>) -> Option<Pending> {
+    /// Counts a new connection from `peer`, accepted at `accepted`, as
+    /// pending until its handshake ends ([`Pending::finish`]). At the peer's
+    /// cap, or else at the total cap, the oldest pending connection in that
+    /// scope is closed once it may be shed; until then this waits, at most
+    /// until the handshake timeout after `accepted`. None if no room was made
+    /// by then.
+    pub fn add(
+        self: &Arc<Self>,
+        peer: Peer,
+        stream: Arc<Stream>,
+        accepted: Instant,
+    ) -> Option<Pending> {
+        match self.count(peer, stream, accepted, true) {
+            Admission::Admitted(pending) => Some(pending),
+            Admission::PeerAtCap | Admission::NoRoom => None,
+        }
+    }
+
+    /// As [`Self::add`], but for the accept loop: where the new connection
+    /// would wait for room among its own peer's, it is left to wait apart
+    /// ([`Admission::PeerAtCap`]).
+    pub fn admit(self: &Arc<Self>, peer: Peer, stream: Arc<Stream>) -> Admission {
+        self.count(peer, stream, Instant::now(), false)
+    }
+
+    fn count(
+        self: &Arc<Self>,
+        peer: Peer,
+        stream: Arc<Stream>,
+        accepted: Instant,
+        wait_at_peer_cap: bool,
+    ) -> Admission {
         let peer = PeerKey::of(peer);
-        let give_up = Instant::now() + self.limits.timeout;
+        let give_up = accepted + self.limits.timeout;
         let mut state = self.state();
-        while let Some(oldest) = self.oldest_over_cap(&state, peer) {
+        while let Some((oldest, scope)) = self.oldest_over_cap(&state, peer) {
             let now = Instant::now();
             let sheddable_from =
                 state.connections[oldest].sheddable_from(self.limits.silence_allowed);
@@ -150,8 +197,11 @@ impl PendingHandshakes {
                 let _ = shed.stream.shutdown(Shutdown::Read);
                 continue;
             }
+            if scope == CapScope::Peer && !wait_at_peer_cap {
+                return Admission::PeerAtCap;
+            }
             if now >= give_up {
-                return None;
+                return Admission::NoRoom;
             }
             let wake = sheddable_from.map_or(give_up, |from| from.min(give_up));
             state = self
@@ -169,21 +219,25 @@ impl PendingHandshakes {
             started: Instant::now(),
             progress: Progress::Reading,
         });
-        Some(Pending {
+        Admission::Admitted(Pending {
             registry: Arc::clone(self),
             id,
         })
     }
 
     /// The index of the connection that must go before one more from `peer`
-    /// can count: the peer's oldest if it is at its cap, else the oldest of
-    /// all if the total is; None if there is room.
-    fn oldest_over_cap(&self, state: &State, peer: PeerKey) -> Option<usize> {
+    /// can count, and the cap it is over: the peer's oldest if it is at its
+    /// cap, else the oldest of all if the total is; None if there is room.
+    fn oldest_over_cap(&self, state: &State, peer: PeerKey) -> Option<(usize, CapScope)> {
         let from_peer = state.connections.iter().filter(|c| c.peer == peer).count();
         if from_peer >= self.limits.max_pending_per_peer {
-            return state.connections.iter().position(|c| c.peer == peer);
+            return state
+                .connections
+                .iter()
+                .position(|c| c.peer == peer)
+                .map(|oldest| (oldest, CapScope::Peer));
         }
-        (state.connections.len() >= self.limits.max_pending).then_some(0)
+        (state.connections.len() >= self.limits.max_pending).then_some((0, CapScope::All))
     }
 
     /// Stops counting connection `id`; false if it was no longer counted.
@@ -327,7 +381,11 @@ mod tests {
                 earlier.set_progress(PART_OF_A_HELLO);
             }
             let (stream, client) = connection(&listener);
-            pending.push(registry.add(peer, Arc::clone(&stream)).expect("room made"));
+            pending.push(
+                registry
+                    .add(peer, Arc::clone(&stream), Instant::now())
+                    .expect("room made"),
+            );
             streams.push((stream, client));
         }
         // a's third connection shed a's first (#1); c's second found four
@@ -353,9 +411,12 @@ mod tests {
         let registry = PendingHandshakes::new(limits);
         let peer = at(Ipv4Addr::LOCALHOST);
         let (first, first_client) = connection(&listener);
-        let first_pending = registry.add(peer, Arc::clone(&first)).unwrap();
+        let first_pending = registry
+            .add(peer, Arc::clone(&first), Instant::now())
+            .unwrap();
         let (second, second_client) = connection(&listener);
-        let adding = std::thread::spawn(move || registry.add(peer, second).is_some());
+        let adding =
+            std::thread::spawn(move || registry.add(peer, second, Instant::now()).is_some());
         SecondAtACapOfOne {
             first,
             first_pending,
@@ -401,6 +462,45 @@ mod tests {
         assert!(!cap.first_pending.finish());
     }
 
+    /// The accept loop's admission: at the peer's cap, with nothing that
+    /// may be shed for as long as the test could wait, it returns at once
+    /// (the connection waits apart); at the total cap it waits, as `add`.
+    #[test]
+    fn admission_waits_at_the_total_cap_only() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let registry = PendingHandshakes::new(HandshakeLimits {
+            timeout: Duration::from_secs(600),
+            silence_allowed: Duration::from_secs(600),
+            ..limits(2, 1)
+        });
+        let (a, b) = (
+            at(Ipv4Addr::new(10, 0, 0, 1)),
+            at(Ipv4Addr::new(10, 0, 0, 2)),
+        );
+        let (first, _first_client) = connection(&listener);
+        let first_pending = registry.add(a, first, Instant::now()).unwrap();
+        first_pending.set_progress(Progress::WaitingForClient {
+            received_part: false,
+        });
+        let (second, _second_client) = connection(&listener);
+        assert!(matches!(registry.admit(a, second), Admission::PeerAtCap));
+        let (third, _third_client) = connection(&listener);
+        let Admission::Admitted(_third_pending) = registry.admit(b, third) else {
+            panic!("another peer's connection is let in");
+        };
+        // Both caps reached: a third peer's connection waits for room.
+        let (fourth, _fourth_client) = connection(&listener);
+        let c = at(Ipv4Addr::new(10, 0, 0, 3));
+        let admitting = std::thread::spawn({
+            let registry = Arc::clone(&registry);
+            move || matches!(registry.admit(c, fourth), Admission::Admitted(_))
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!admitting.is_finished(), "it waits at the total cap");
+        drop(first_pending);
+        assert!(admitting.join().unwrap(), "let in once there is room");
+    }
+
     #[test]
     fn a_connection_finds_no_room_within_the_handshake_timeout() {
         let cap = second_at_a_cap_of_one(HandshakeLimits {
@@ -416,15 +516,21 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let registry = PendingHandshakes::new(limits(4, 1));
         let (first, _first_client) = connection(&listener);
-        let _first = registry.add(Peer::Uid(1000), Arc::clone(&first)).unwrap();
+        let _first = registry
+            .add(Peer::Uid(1000), Arc::clone(&first), Instant::now())
+            .unwrap();
         // Another uid is not held back by the first uid's cap.
         let (second, _second_client) = connection(&listener);
-        let _second = registry.add(Peer::Uid(1001), second).unwrap();
+        let _second = registry
+            .add(Peer::Uid(1001), second, Instant::now())
+            .unwrap();
         // The same uid is: its oldest, waiting for the rest of its Hello,
         // is shed.
         _first.set_progress(PART_OF_A_HELLO);
         let (third, _third_client) = connection(&listener);
-        let _third = registry.add(Peer::Uid(1000), third).unwrap();
+        let _third = registry
+            .add(Peer::Uid(1000), third, Instant::now())
+            .unwrap();
         assert!(evicted(&first));
     }
 
@@ -434,9 +540,11 @@ mod tests {
         let registry = PendingHandshakes::new(limits(1, 1));
         let peer = at(Ipv4Addr::LOCALHOST);
         let (first, _first_client) = connection(&listener);
-        drop(registry.add(peer, Arc::clone(&first)));
+        drop(registry.add(peer, Arc::clone(&first), Instant::now()));
         let (second, _second_client) = connection(&listener);
-        let _second = registry.add(peer, Arc::clone(&second)).expect("room");
+        let _second = registry
+            .add(peer, Arc::clone(&second), Instant::now())
+            .expect("room");
         assert!(!evicted(&first), "nothing was evicted for the second");
     }
 

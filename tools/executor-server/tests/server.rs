@@ -900,6 +900,21 @@ fn a_hundred_clients_started_at_once_each_launch_a_thousand_times_and_lose_nothi
 }
 
 #[test]
+fn a_peer_whose_connections_say_nothing_holds_up_no_other_peer() {
+    let server = Server::start(&[]);
+    // Far over its cap of 8: each connection beyond it waits for one of the
+    // peer's to be shed, a second after it came. Had they waited in turn
+    // in the accept loop, the client below would have waited about 24 s.
+    let silent: Vec<TcpStream> = (0..200)
+        .map(|_| connect_from(Ipv4Addr::new(127, 0, 0, 3), &server.address))
+        .collect();
+    // A client from 127.0.0.1, with its default handshake timeout (10 s).
+    server.connect().unwrap().close().unwrap();
+    drop(silent);
+    server.assert_sessions_cleaned_up();
+}
+
+#[test]
 fn connections_stuck_in_their_handshake_cannot_keep_a_client_out() {
     // As in the report, but with 48 descriptors: 100 connections that never
     // finish their Hello would take all of them.
