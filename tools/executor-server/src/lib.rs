@@ -73,7 +73,7 @@ use session_threads::SessionThreads;
 use shutdown::LiveSessions;
 use socket_file::SocketFile;
 use tls::ServerTls;
-use waiting_room::{Waiting, WaitingRoom};
+use waiting_room::Waiting;
 use warm_pool::WarmPool;
 use work_dir::WorkDirClaim;
 
@@ -361,9 +361,6 @@ impl Server {
             .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
         let mut listeners = self.listeners;
         let last = listeners.pop().expect("at least one listen address");
-        let (waiting_room, waiting_line) = waiting_room::open(
-            self.settings.handshake.max_pending * waiting_room::WAITING_PER_PENDING,
-        );
         let shared = Arc::new(Accepting {
             settings: self.settings,
             live_sessions: self.live_sessions,
@@ -372,11 +369,16 @@ impl Server {
             warm_workers,
             next_session_id,
             threads,
-            waiting_room,
         });
         let admitting = Arc::clone(&shared);
-        waiting_line
-            .serve(move |waiting| admitting.admit_waiting(waiting))
+        std::thread::Builder::new()
+            .name("waiting-room".to_owned())
+            .spawn(move || {
+                admitting.pending.serve_waiting(
+                    |waiting, pending| admitting.serve(waiting, pending),
+                    |waiting| refuse_for_room(&waiting.stream, waiting.peer),
+                )
+            })
             .map_err(|error| ServerError::Worker(format!("cannot start a thread: {error}")))?;
         for listener in listeners {
             let accepting = Arc::clone(&shared);
@@ -495,8 +497,6 @@ struct Accepting {
     warm_workers: Arc<WarmPool>,
     next_session_id: Arc<AtomicU64>,
     threads: Arc<SessionThreads>,
-    /// Where connections wait for room among their own peer's.
-    waiting_room: WaitingRoom,
 }
 
 impl Accepting {
@@ -517,56 +517,37 @@ impl Accepting {
             };
             let accepted = Instant::now();
             let id = self.next_session_id.fetch_add(1, Ordering::Relaxed);
-            let stream = Arc::new(stream);
-            match self.pending.admit(peer, Arc::clone(&stream)) {
-                Admission::Admitted(pending) => self.serve(id, stream, peer, accepted, pending),
-                Admission::NoRoom => refuse_for_room(&stream, peer),
-                Admission::PeerAtCap => {
-                    let waiting = Waiting {
-                        id,
-                        stream,
-                        peer,
-                        accepted,
-                    };
-                    if let Err(turned_away) = self.waiting_room.enter(waiting) {
-                        tracing::warn!(%peer, "refused: the waiting room for connections over their peer's cap is full");
-                        handshake::refuse(
-                            &turned_away.stream,
-                            "too many connections from this address are in their handshake with \
-                             this server"
-                                .to_owned(),
-                            Instant::now() + REFUSAL_WRITE_TIMEOUT,
-                        );
-                    }
+            let waiting = Waiting {
+                id,
+                stream: Arc::new(stream),
+                peer,
+                accepted,
+            };
+            match self.pending.admit(waiting) {
+                Admission::Admitted(connection, pending) => self.serve(connection, pending),
+                Admission::Waits => {}
+                Admission::NoRoom(connection) => refuse_for_room(&connection.stream, peer),
+                Admission::RoomFull(connection) => {
+                    tracing::warn!(%peer, "refused: the waiting room for connections over their peer's cap is full, or the peer's share of it");
+                    handshake::refuse(
+                        &connection.stream,
+                        "too many connections are waiting for their handshake with this server"
+                            .to_owned(),
+                        Instant::now() + REFUSAL_WRITE_TIMEOUT,
+                    );
                 }
             }
         }
     }
 
-    /// Counts a connection from the waiting room as pending once there is
-    /// room for it, and serves it.
-    fn admit_waiting(self: &Arc<Self>, waiting: Waiting) {
+    /// Serves a connection counted as `pending` on a session thread.
+    fn serve(self: &Arc<Self>, connection: Waiting, pending: Pending) {
         let Waiting {
             id,
             stream,
             peer,
             accepted,
-        } = waiting;
-        match self.pending.add(peer, Arc::clone(&stream), accepted) {
-            Some(pending) => self.serve(id, stream, peer, accepted, pending),
-            None => refuse_for_room(&stream, peer),
-        }
-    }
-
-    /// Serves connection `id` on a session thread.
-    fn serve(
-        self: &Arc<Self>,
-        id: u64,
-        stream: Arc<Stream>,
-        peer: Peer,
-        accepted: Instant,
-        pending: Pending,
-    ) {
+        } = connection;
         let server = Arc::clone(self);
         let served = self.threads.serve(Box::new(move || {
             session::serve(id, &stream, peer, accepted, pending, &server);

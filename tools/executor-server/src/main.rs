@@ -190,8 +190,8 @@ struct HandshakeArgs {
     /// The most connections in their handshake at once from one address (one
     /// /64 for IPv6). One more waits for, or sheds, that address's oldest, as
     /// with --max-handshakes, but apart, so that other addresses' connections
-    /// are still accepted: up to four times --max-handshakes wait so, and one
-    /// more is refused at once.
+    /// are still accepted: up to twice --max-handshakes per address wait so
+    /// (four times in all), and one more is refused at once.
     #[arg(
         long,
         value_name = "N",

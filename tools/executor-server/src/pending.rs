@@ -12,7 +12,8 @@
 //! connection whose `Hello` has arrived, even if its thread has not read it
 //! yet, is never shed; the new connection waits instead. At the total cap it
 //! waits in the accept loop, which accepts nothing more meanwhile. At its
-//! peer's cap it waits in the waiting room (`waiting_room.rs`), so that one
+//! peer's cap it waits in the waiting room (`waiting_room.rs`), served by a
+//! thread of its own ([`PendingHandshakes::serve_waiting`]), so that one
 //! peer's connections never hold up another's. So a burst of real clients
 //! far beyond the caps is served in turn; connections that trickle or say
 //! nothing cannot keep a prompt client out for long; and the threads of
@@ -28,7 +29,10 @@ use std::{
 
 use executor_protocol::Stream;
 
-use crate::listener::Peer;
+use crate::{
+    listener::Peer,
+    waiting_room::{self, Waiting, WaitingRoom},
+};
 
 /// How long a new connection has to complete its whole handshake.
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -71,13 +75,27 @@ impl Default for HandshakeLimits {
 /// What [`PendingHandshakes::admit`] made of a new connection.
 pub(crate) enum Admission {
     /// It counts as pending: its handshake may start.
-    Admitted(Pending),
+    Admitted(Waiting, Pending),
     /// Its peer is at its cap and none of its connections may be shed yet:
-    /// it waits for room apart ([`PendingHandshakes::add`]), not in the
-    /// accept loop.
-    PeerAtCap,
+    /// it waits in the waiting room.
+    Waits,
+    /// Its peer is at its cap, and the peer's share of the waiting room, or
+    /// the room, is full.
+    RoomFull(Waiting),
     /// No room was made within the handshake timeout.
-    NoRoom,
+    NoRoom(Waiting),
+}
+
+/// One try at counting a connection, having shed what may be shed now.
+enum Attempt {
+    Counted(Pending),
+    /// Over `scope`'s cap: room may come when a connection stops counting or
+    /// starts waiting for its client, or at `until`, when the oldest in the
+    /// way may be shed (None while that one is being read).
+    Over {
+        scope: CapScope,
+        until: Option<Instant>,
+    },
 }
 
 /// How far a pending connection's handshake has got.
@@ -104,14 +122,15 @@ pub(crate) struct PendingHandshakes {
     limits: HandshakeLimits,
     state: Mutex<State>,
     /// Signalled when a connection stops counting or starts waiting for its
-    /// client: either may make room for a connection waiting in [`Self::add`].
+    /// client, either of which may make room for a waiting connection, and
+    /// when one enters the waiting room.
     changed: Condvar,
 }
 
-#[derive(Default)]
 struct State {
     connections: VecDeque<PendingConnection>,
     next_id: u64,
+    waiting_room: WaitingRoom,
 }
 
 struct PendingConnection {
@@ -140,9 +159,17 @@ impl PendingConnection {
 
 impl PendingHandshakes {
     pub fn new(limits: HandshakeLimits) -> Arc<Self> {
+        let waiting_room = WaitingRoom::new(
+            limits.max_pending * waiting_room::PER_PEER,
+            limits.max_pending * waiting_room::IN_ALL,
+        );
         Arc::new(Self {
             limits,
-            state: Mutex::default(),
+            state: Mutex::new(State {
+                connections: VecDeque::new(),
+                next_id: 0,
+                waiting_room,
+            }),
             changed: Condvar::new(),
         })
     }
@@ -153,73 +180,178 @@ impl PendingHandshakes {
     /// scope is closed once it may be shed; until then this waits, at most
     /// until the handshake timeout after `accepted`. None if no room was made
     /// by then.
+    #[cfg(test)]
     pub fn add(
         self: &Arc<Self>,
         peer: Peer,
         stream: Arc<Stream>,
         accepted: Instant,
     ) -> Option<Pending> {
-        match self.count(peer, stream, accepted, true) {
-            Admission::Admitted(pending) => Some(pending),
-            Admission::PeerAtCap | Admission::NoRoom => None,
+        let state = self.state();
+        self.wait_to_count(state, PeerKey::of(peer), &stream, accepted, true)
+            .1
+            .ok()
+    }
+
+    /// Counts the new connection `waiting` as [`Self::add`] does, in the
+    /// accept loop: at the total cap it waits there, but at its peer's cap,
+    /// once the peer's oldest connection waits for its client (or behind its
+    /// peer's connections in the waiting room), it enters the waiting room,
+    /// which [`Self::serve_waiting`] serves.
+    pub fn admit(self: &Arc<Self>, waiting: Waiting) -> Admission {
+        let peer = PeerKey::of(waiting.peer);
+        let mut state = self.state();
+        if !state.waiting_room.has_waiting(peer) {
+            let (guard, counted) =
+                self.wait_to_count(state, peer, &waiting.stream, waiting.accepted, false);
+            state = guard;
+            match counted {
+                Ok(pending) => return Admission::Admitted(waiting, pending),
+                Err(CapScope::All) => return Admission::NoRoom(waiting),
+                Err(CapScope::Peer) => {}
+            }
+        }
+        match state.waiting_room.enter(peer, waiting) {
+            Ok(()) => {
+                self.changed.notify_all();
+                Admission::Waits
+            }
+            Err(waiting) => Admission::RoomFull(waiting),
         }
     }
 
-    /// As [`Self::add`], but for the accept loop: where the new connection
-    /// would wait for room among its own peer's, it is left to wait apart
-    /// ([`Admission::PeerAtCap`]).
-    pub fn admit(self: &Arc<Self>, peer: Peer, stream: Arc<Stream>) -> Admission {
-        self.count(peer, stream, Instant::now(), false)
-    }
-
-    fn count(
+    /// Counts the connections of the waiting room as room is made for them,
+    /// each peer's in the order they came and the peers in turn, and starts
+    /// each one counted (`start`); one whose handshake timeout passes first
+    /// is turned away (`turn_away`). Never returns.
+    pub fn serve_waiting(
         self: &Arc<Self>,
-        peer: Peer,
-        stream: Arc<Stream>,
-        accepted: Instant,
-        wait_at_peer_cap: bool,
-    ) -> Admission {
-        let peer = PeerKey::of(peer);
-        let give_up = accepted + self.limits.timeout;
+        mut start: impl FnMut(Waiting, Pending),
+        mut turn_away: impl FnMut(Waiting),
+    ) -> ! {
         let mut state = self.state();
-        while let Some((oldest, scope)) = self.oldest_over_cap(&state, peer) {
-            let now = Instant::now();
-            let sheddable_from =
-                state.connections[oldest].sheddable_from(self.limits.silence_allowed);
-            if sheddable_from.is_some_and(|from| from <= now) {
-                let shed = state
-                    .connections
-                    .remove(oldest)
-                    .expect("an index just found");
-                tracing::debug!(peer = ?shed.peer, progress = ?shed.progress, "too many connections in their handshake: closing the oldest, which waits for its client");
-                // Its thread's read ends at once; the thread then tells the
-                // client why (`Pending::finish` says it was shed) and closes.
-                let _ = shed.stream.shutdown(Shutdown::Read);
+        loop {
+            let mut counted = Vec::new();
+            let mut expired = Vec::new();
+            let mut wake: Option<Instant> = None;
+            for _ in 0..state.waiting_room.peers() {
+                let Some((peer, first)) = state.waiting_room.next_in_turn() else {
+                    break;
+                };
+                let stream = Arc::clone(&first.stream);
+                let give_up = first.accepted + self.limits.timeout;
+                if Instant::now() >= give_up {
+                    expired.extend(state.waiting_room.take_first(peer));
+                    continue;
+                }
+                match self.attempt(&mut state, peer, &stream) {
+                    Attempt::Counted(pending) => {
+                        if let Some(first) = state.waiting_room.take_first(peer) {
+                            counted.push((first, pending));
+                        }
+                    }
+                    Attempt::Over { until, .. } => {
+                        let at = until.map_or(give_up, |until| until.min(give_up));
+                        wake = Some(wake.map_or(at, |wake| wake.min(at)));
+                    }
+                }
+            }
+            if counted.is_empty() && expired.is_empty() {
+                state = match wake {
+                    None => self
+                        .changed
+                        .wait(state)
+                        .unwrap_or_else(PoisonError::into_inner),
+                    Some(at) => {
+                        self.changed
+                            .wait_timeout(state, at.saturating_duration_since(Instant::now()))
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .0
+                    }
+                };
                 continue;
             }
-            if scope == CapScope::Peer && !wait_at_peer_cap {
-                return Admission::PeerAtCap;
+            // Started without the lock: starting takes a session thread.
+            drop(state);
+            for (waiting, pending) in counted {
+                start(waiting, pending);
             }
-            if now >= give_up {
-                return Admission::NoRoom;
+            for waiting in expired {
+                turn_away(waiting);
             }
-            let wake = sheddable_from.map_or(give_up, |from| from.min(give_up));
+            state = self.state();
+        }
+    }
+
+    /// Counts a connection of `peer` once there is room for it, waiting at
+    /// most until the handshake timeout after `accepted`; at the peer's cap,
+    /// unless `wait_at_peer_cap`, only while the peer's oldest connection is
+    /// being read (which takes no longer than its thread takes), not while it
+    /// waits for its client. Else says which cap it stayed over.
+    fn wait_to_count<'s>(
+        self: &'s Arc<Self>,
+        mut state: MutexGuard<'s, State>,
+        peer: PeerKey,
+        stream: &Arc<Stream>,
+        accepted: Instant,
+        wait_at_peer_cap: bool,
+    ) -> (MutexGuard<'s, State>, Result<Pending, CapScope>) {
+        let give_up = accepted + self.limits.timeout;
+        loop {
+            let (scope, until) = match self.attempt(&mut state, peer, stream) {
+                Attempt::Counted(pending) => return (state, Ok(pending)),
+                Attempt::Over { scope, until } => (scope, until),
+            };
+            let now = Instant::now();
+            let waits_for_its_client = until.is_some();
+            if (scope == CapScope::Peer && !wait_at_peer_cap && waits_for_its_client)
+                || now >= give_up
+            {
+                return (state, Err(scope));
+            }
+            let wake = until.map_or(give_up, |until| until.min(give_up));
             state = self
                 .changed
                 .wait_timeout(state, wake - now)
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
+    }
+
+    /// Counts a connection of `peer` if there is room, or once the oldest
+    /// connection in the way has been shed, if it may be now.
+    fn attempt(
+        self: &Arc<Self>,
+        state: &mut State,
+        peer: PeerKey,
+        stream: &Arc<Stream>,
+    ) -> Attempt {
+        while let Some((oldest, scope)) = self.oldest_over_cap(state, peer) {
+            let sheddable_from =
+                state.connections[oldest].sheddable_from(self.limits.silence_allowed);
+            if sheddable_from.is_none_or(|from| from > Instant::now()) {
+                return Attempt::Over {
+                    scope,
+                    until: sheddable_from,
+                };
+            }
+            if let Some(shed) = state.connections.remove(oldest) {
+                tracing::debug!(peer = ?shed.peer, progress = ?shed.progress, "too many connections in their handshake: closing the oldest, which waits for its client");
+                // Its thread's read ends at once; the thread then tells the
+                // client why (`Pending::finish` says it was shed) and closes.
+                let _ = shed.stream.shutdown(Shutdown::Read);
+            }
+        }
         let id = state.next_id;
         state.next_id += 1;
         state.connections.push_back(PendingConnection {
             id,
             peer,
-            stream,
+            stream: Arc::clone(stream),
             started: Instant::now(),
             progress: Progress::Reading,
         });
-        Admission::Admitted(Pending {
+        Attempt::Counted(Pending {
             registry: Arc::clone(self),
             id,
         })
@@ -299,13 +431,13 @@ impl Drop for Pending {
 /// What a connection counts against for the per-peer cap: its peer's
 /// address on TCP, its peer's uid on a Unix socket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PeerKey {
+pub(crate) enum PeerKey {
     Ip(IpAddr),
     Uid(u32),
 }
 
 impl PeerKey {
-    fn of(peer: Peer) -> Self {
+    pub(crate) fn of(peer: Peer) -> Self {
         match peer {
             Peer::Ip(address) => Self::Ip(peer_of(address.ip())),
             Peer::Uid(uid) => Self::Uid(uid),
@@ -463,8 +595,9 @@ mod tests {
     }
 
     /// The accept loop's admission: at the peer's cap, with nothing that
-    /// may be shed for as long as the test could wait, it returns at once
-    /// (the connection waits apart); at the total cap it waits, as `add`.
+    /// may be shed for as long as the test could wait, the connection enters
+    /// the waiting room at once, and so does the peer's next one (behind
+    /// it); another peer's is let in; at the total cap admission waits.
     #[test]
     fn admission_waits_at_the_total_cap_only() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -473,32 +606,97 @@ mod tests {
             silence_allowed: Duration::from_secs(600),
             ..limits(2, 1)
         });
-        let (a, b) = (
-            at(Ipv4Addr::new(10, 0, 0, 1)),
-            at(Ipv4Addr::new(10, 0, 0, 2)),
-        );
-        let (first, _first_client) = connection(&listener);
-        let first_pending = registry.add(a, first, Instant::now()).unwrap();
-        first_pending.set_progress(Progress::WaitingForClient {
+        let mut clients = Vec::new();
+        let mut connection_from = |last: u8| {
+            let (stream, client) = connection(&listener);
+            clients.push(client);
+            Waiting {
+                id: 0,
+                stream,
+                peer: at(Ipv4Addr::new(10, 0, 0, last)),
+                accepted: Instant::now(),
+            }
+        };
+        let Admission::Admitted(_, first) = registry.admit(connection_from(1)) else {
+            panic!("room for the first");
+        };
+        first.set_progress(Progress::WaitingForClient {
             received_part: false,
         });
-        let (second, _second_client) = connection(&listener);
-        assert!(matches!(registry.admit(a, second), Admission::PeerAtCap));
-        let (third, _third_client) = connection(&listener);
-        let Admission::Admitted(_third_pending) = registry.admit(b, third) else {
+        assert!(matches!(
+            registry.admit(connection_from(1)),
+            Admission::Waits
+        ));
+        drop(first);
+        assert!(
+            matches!(registry.admit(connection_from(1)), Admission::Waits),
+            "behind the peer's waiting one, though there is room now"
+        );
+        let Admission::Admitted(_, _second) = registry.admit(connection_from(2)) else {
             panic!("another peer's connection is let in");
         };
-        // Both caps reached: a third peer's connection waits for room.
-        let (fourth, _fourth_client) = connection(&listener);
-        let c = at(Ipv4Addr::new(10, 0, 0, 3));
+        let Admission::Admitted(_, _third) = registry.admit(connection_from(3)) else {
+            panic!("room for a third peer's");
+        };
+        // Both caps reached: a fourth peer's connection waits for room.
+        let fourth = connection_from(4);
         let admitting = std::thread::spawn({
             let registry = Arc::clone(&registry);
-            move || matches!(registry.admit(c, fourth), Admission::Admitted(_))
+            move || matches!(registry.admit(fourth), Admission::Admitted(..))
         });
         std::thread::sleep(Duration::from_millis(200));
         assert!(!admitting.is_finished(), "it waits at the total cap");
-        drop(first_pending);
+        drop(_third);
         assert!(admitting.join().unwrap(), "let in once there is room");
+    }
+
+    /// The waiting room's thread counts each peer's first connection as soon
+    /// as that peer has room, whatever another peer's wait.
+    #[test]
+    fn the_waiting_room_lets_a_peer_in_as_its_own_room_is_made() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let registry = PendingHandshakes::new(HandshakeLimits {
+            timeout: Duration::from_secs(600),
+            silence_allowed: Duration::from_secs(600),
+            ..limits(8, 1)
+        });
+        let mut clients = Vec::new();
+        let mut connection_from = |id: u64, last: u8| {
+            let (stream, client) = connection(&listener);
+            clients.push(client);
+            Waiting {
+                id,
+                stream,
+                peer: at(Ipv4Addr::new(10, 0, 0, last)),
+                accepted: Instant::now(),
+            }
+        };
+        // Peer 1: one silent connection and one waiting behind it, first in
+        // the room; peer 2: one connection and one waiting.
+        let mut held = Vec::new();
+        for (id, peer) in [(0, 1), (1, 1), (2, 2), (3, 2)] {
+            if let Admission::Admitted(_, pending) = registry.admit(connection_from(id, peer)) {
+                pending.set_progress(Progress::WaitingForClient {
+                    received_part: false,
+                });
+                held.push(pending);
+            }
+        }
+        let (started, order) = std::sync::mpsc::channel();
+        std::thread::spawn({
+            let registry = Arc::clone(&registry);
+            move || {
+                registry.serve_waiting(
+                    |waiting, pending| started.send((waiting.id, pending)).unwrap(),
+                    |_| panic!("no one is turned away"),
+                )
+            }
+        });
+        // Peer 2's pending connection ends: its waiting one gets in, while
+        // peer 1's, ahead of it in the room, still waits.
+        drop(held.pop());
+        let (id, _pending) = order.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(id, 3);
     }
 
     #[test]

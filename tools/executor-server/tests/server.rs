@@ -792,19 +792,22 @@ fn connections_in_their_handshake_are_capped_per_peer_and_in_all_by_shedding_the
     };
 
     // A quiet peer's connection, then twenty of a noisy peer, none of which
-    // says anything: the noisy peer's connections made room among
-    // themselves, each closed with the reason, down to its last three...
+    // says anything. The first three count; the next twelve wait (the
+    // peer's share of the waiting room, twice --max-handshakes) and the last
+    // five are refused at once. The waiting ones take the places of the
+    // oldest silent ones, each closed with the reason...
     let mut quiet = connect_from(Ipv4Addr::new(127, 0, 0, 2), &server.address);
     let mut noisy: Vec<TcpStream> = (0..20)
         .map(|_| connect_from(Ipv4Addr::new(127, 0, 0, 3), &server.address))
         .collect();
-    for stream in &mut noisy[..17] {
+    let (shed, rest) = noisy.split_at_mut(12);
+    for stream in shed.iter_mut().chain(&mut rest[3..]) {
         refused_for_room(stream);
     }
     // ...and the quiet peer's connection, older than all of them, is still
-    // open: it completes its handshake, as do the noisy peer's last three.
+    // open: it completes its handshake, as do the last three that waited.
     welcomed(&mut quiet);
-    for stream in &mut noisy[17..] {
+    for stream in &mut noisy[12..15] {
         welcomed(stream);
     }
 
@@ -902,14 +905,39 @@ fn a_hundred_clients_started_at_once_each_launch_a_thousand_times_and_lose_nothi
 #[test]
 fn a_peer_whose_connections_say_nothing_holds_up_no_other_peer() {
     let server = Server::start(&[]);
-    // Far over its cap of 8: each connection beyond it waits for one of the
-    // peer's to be shed, a second after it came. Had they waited in turn
-    // in the accept loop, the client below would have waited about 24 s.
-    let silent: Vec<TcpStream> = (0..200)
+    // Far over its cap of 8 and its share of the waiting room (128): each
+    // connection beyond the cap waits for one of the peer's to be shed, a
+    // second after it came, or is refused. Had they waited in turn, in the
+    // accept loop or in one queue, the clients below would have waited about
+    // 24 s, or found the room full.
+    let silent: Vec<TcpStream> = (0..300)
         .map(|_| connect_from(Ipv4Addr::new(127, 0, 0, 3), &server.address))
         .collect();
-    // A client from 127.0.0.1, with its default handshake timeout (10 s).
-    server.connect().unwrap().close().unwrap();
+    // A burst of real clients from 127.0.0.1, over that address's own cap,
+    // with their default handshake timeout (10 s).
+    const CLIENTS: usize = 30;
+    let start = Arc::new(std::sync::Barrier::new(CLIENTS));
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let (start, address) = (Arc::clone(&start), server.address.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                RemoteExecutor::connect_with(&address, &ConnectOptions::default())
+                    .and_then(|session| session.close())
+            })
+        })
+        .collect();
+    let failed: Vec<String> = clients
+        .into_iter()
+        .filter_map(|client| client.join().unwrap().err())
+        .map(|error| error.to_string())
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {CLIENTS} failed, first: {}",
+        failed.len(),
+        failed[0]
+    );
     drop(silent);
     server.assert_sessions_cleaned_up();
 }
