@@ -594,6 +594,34 @@ mod tests {
         assert!(!cap.first_pending.finish());
     }
 
+    /// A registry with these caps in which nothing times out, nor may be
+    /// shed, within a test.
+    fn patient(max_pending: usize, max_pending_per_peer: usize) -> Arc<PendingHandshakes> {
+        PendingHandshakes::new(HandshakeLimits {
+            timeout: Duration::from_secs(600),
+            silence_allowed: Duration::from_secs(600),
+            ..limits(max_pending, max_pending_per_peer)
+        })
+    }
+
+    /// A new connection `id` from 10.0.0.`last`, its client's end kept in
+    /// `clients`.
+    fn waiting_from(
+        listener: &TcpListener,
+        clients: &mut Vec<TcpStream>,
+        id: u64,
+        last: u8,
+    ) -> Waiting {
+        let (stream, client) = connection(listener);
+        clients.push(client);
+        Waiting {
+            id,
+            stream,
+            peer: at(Ipv4Addr::new(10, 0, 0, last)),
+            accepted: Instant::now(),
+        }
+    }
+
     /// The accept loop's admission: at the peer's cap, with nothing that
     /// may be shed for as long as the test could wait, the connection enters
     /// the waiting room at once, and so does the peer's next one (behind
@@ -601,22 +629,9 @@ mod tests {
     #[test]
     fn admission_waits_at_the_total_cap_only() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let registry = PendingHandshakes::new(HandshakeLimits {
-            timeout: Duration::from_secs(600),
-            silence_allowed: Duration::from_secs(600),
-            ..limits(2, 1)
-        });
+        let registry = patient(2, 1);
         let mut clients = Vec::new();
-        let mut connection_from = |last: u8| {
-            let (stream, client) = connection(&listener);
-            clients.push(client);
-            Waiting {
-                id: 0,
-                stream,
-                peer: at(Ipv4Addr::new(10, 0, 0, last)),
-                accepted: Instant::now(),
-            }
-        };
+        let mut connection_from = |last| waiting_from(&listener, &mut clients, 0, last);
         let Admission::Admitted(_, first) = registry.admit(connection_from(1)) else {
             panic!("room for the first");
         };
@@ -655,22 +670,9 @@ mod tests {
     #[test]
     fn the_waiting_room_lets_a_peer_in_as_its_own_room_is_made() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let registry = PendingHandshakes::new(HandshakeLimits {
-            timeout: Duration::from_secs(600),
-            silence_allowed: Duration::from_secs(600),
-            ..limits(8, 1)
-        });
+        let registry = patient(8, 1);
         let mut clients = Vec::new();
-        let mut connection_from = |id: u64, last: u8| {
-            let (stream, client) = connection(&listener);
-            clients.push(client);
-            Waiting {
-                id,
-                stream,
-                peer: at(Ipv4Addr::new(10, 0, 0, last)),
-                accepted: Instant::now(),
-            }
-        };
+        let mut connection_from = |id, last| waiting_from(&listener, &mut clients, id, last);
         // Peer 1: one silent connection and one waiting behind it, first in
         // the room; peer 2: one connection and one waiting.
         let mut held = Vec::new();
