@@ -525,10 +525,13 @@ impl Accepting {
             };
             match self.pending.admit(waiting) {
                 Admission::Admitted(connection, pending) => self.serve(connection, pending),
-                Admission::Waits => {}
+                Admission::Waits { turned_out: None } => {}
                 Admission::NoRoom(connection) => refuse_for_room(&connection.stream, peer),
-                Admission::RoomFull(connection) => {
-                    tracing::warn!(%peer, "refused: the waiting room for connections over their peer's cap is full, or the peer's share of it");
+                Admission::Waits {
+                    turned_out: Some(connection),
+                }
+                | Admission::RoomFull(connection) => {
+                    tracing::warn!(peer = %connection.peer, "refused: no place in the waiting room for connections over their peer's cap");
                     handshake::refuse(
                         &connection.stream,
                         "too many connections are waiting for their handshake with this server"

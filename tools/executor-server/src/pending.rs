@@ -31,7 +31,7 @@ use executor_protocol::Stream;
 
 use crate::{
     listener::Peer,
-    waiting_room::{self, Waiting, WaitingRoom},
+    waiting_room::{self, Entered, Waiting, WaitingRoom},
 };
 
 /// How long a new connection has to complete its whole handshake.
@@ -77,8 +77,9 @@ pub(crate) enum Admission {
     /// It counts as pending: its handshake may start.
     Admitted(Waiting, Pending),
     /// Its peer is at its cap and none of its connections may be shed yet:
-    /// it waits in the waiting room.
-    Waits,
+    /// it waits in the waiting room, in the place of `turned_out` if the
+    /// room was full.
+    Waits { turned_out: Option<Waiting> },
     /// Its peer is at its cap, and the peer's share of the waiting room, or
     /// the room, is full.
     RoomFull(Waiting),
@@ -212,11 +213,11 @@ impl PendingHandshakes {
             }
         }
         match state.waiting_room.enter(peer, waiting) {
-            Ok(()) => {
+            Entered::Waits { turned_out } => {
                 self.changed.notify_all();
-                Admission::Waits
+                Admission::Waits { turned_out }
             }
-            Err(waiting) => Admission::RoomFull(waiting),
+            Entered::Refused(waiting) => Admission::RoomFull(waiting),
         }
     }
 
@@ -640,11 +641,11 @@ mod tests {
         });
         assert!(matches!(
             registry.admit(connection_from(1)),
-            Admission::Waits
+            Admission::Waits { turned_out: None }
         ));
         drop(first);
         assert!(
-            matches!(registry.admit(connection_from(1)), Admission::Waits),
+            matches!(registry.admit(connection_from(1)), Admission::Waits { .. }),
             "behind the peer's waiting one, though there is room now"
         );
         let Admission::Admitted(_, _second) = registry.admit(connection_from(2)) else {
