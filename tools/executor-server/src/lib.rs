@@ -73,7 +73,7 @@ use session_threads::SessionThreads;
 use shutdown::LiveSessions;
 use socket_file::SocketFile;
 use tls::ServerTls;
-use waiting_room::Waiting;
+use waiting_room::Accepted;
 use warm_pool::WarmPool;
 use work_dir::WorkDirClaim;
 
@@ -517,13 +517,13 @@ impl Accepting {
             };
             let accepted = Instant::now();
             let id = self.next_session_id.fetch_add(1, Ordering::Relaxed);
-            let waiting = Waiting {
+            let connection = Accepted {
                 id,
                 stream: Arc::new(stream),
                 peer,
                 accepted,
             };
-            match self.pending.admit(waiting) {
+            match self.pending.admit(connection) {
                 Admission::Admitted(connection, pending) => self.serve(connection, pending),
                 Admission::Waits { turned_out: None } => {}
                 Admission::NoRoom(connection) => refuse_for_room(&connection.stream, peer),
@@ -544,8 +544,8 @@ impl Accepting {
     }
 
     /// Serves a connection counted as `pending` on a session thread.
-    fn serve(self: &Arc<Self>, connection: Waiting, pending: Pending) {
-        let Waiting {
+    fn serve(self: &Arc<Self>, connection: Accepted, pending: Pending) {
+        let Accepted {
             id,
             stream,
             peer,

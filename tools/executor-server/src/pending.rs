@@ -31,7 +31,7 @@ use executor_protocol::Stream;
 
 use crate::{
     listener::Peer,
-    waiting_room::{self, Entered, Waiting, WaitingRoom},
+    waiting_room::{self, Accepted, Entered, WaitingRoom},
 };
 
 /// How long a new connection has to complete its whole handshake.
@@ -75,16 +75,16 @@ impl Default for HandshakeLimits {
 /// What [`PendingHandshakes::admit`] made of a new connection.
 pub(crate) enum Admission {
     /// It counts as pending: its handshake may start.
-    Admitted(Waiting, Pending),
+    Admitted(Accepted, Pending),
     /// Its peer is at its cap and none of its connections may be shed yet:
     /// it waits in the waiting room, in the place of `turned_out` if the
     /// room was full.
-    Waits { turned_out: Option<Waiting> },
+    Waits { turned_out: Option<Accepted> },
     /// Its peer is at its cap, and the peer's share of the waiting room, or
     /// the room, is full.
-    RoomFull(Waiting),
+    RoomFull(Accepted),
     /// No room was made within the handshake timeout.
-    NoRoom(Waiting),
+    NoRoom(Accepted),
 }
 
 /// One try at counting a connection, having shed what may be shed now.
@@ -199,7 +199,7 @@ impl PendingHandshakes {
     /// once the peer's oldest connection waits for its client (or behind its
     /// peer's connections in the waiting room), it enters the waiting room,
     /// which [`Self::serve_waiting`] serves.
-    pub fn admit(self: &Arc<Self>, waiting: Waiting) -> Admission {
+    pub fn admit(self: &Arc<Self>, waiting: Accepted) -> Admission {
         let peer = PeerKey::of(waiting.peer);
         let mut state = self.state();
         if !state.waiting_room.has_waiting(peer) {
@@ -227,8 +227,8 @@ impl PendingHandshakes {
     /// is turned away (`turn_away`). Never returns.
     pub fn serve_waiting(
         self: &Arc<Self>,
-        mut start: impl FnMut(Waiting, Pending),
-        mut turn_away: impl FnMut(Waiting),
+        mut start: impl FnMut(Accepted, Pending),
+        mut turn_away: impl FnMut(Accepted),
     ) -> ! {
         let mut state = self.state();
         loop {
@@ -612,10 +612,10 @@ mod tests {
         clients: &mut Vec<TcpStream>,
         id: u64,
         last: u8,
-    ) -> Waiting {
+    ) -> Accepted {
         let (stream, client) = connection(listener);
         clients.push(client);
-        Waiting {
+        Accepted {
             id,
             stream,
             peer: at(Ipv4Addr::new(10, 0, 0, last)),

@@ -21,8 +21,9 @@ use crate::{listener::Peer, pending::PeerKey};
 pub(crate) const PER_PEER: usize = 2;
 pub(crate) const IN_ALL: usize = 4;
 
-/// A connection accepted over its peer's cap.
-pub(crate) struct Waiting {
+/// A connection just accepted, before it counts as pending: it waits in
+/// the room if it is over its peer's cap.
+pub(crate) struct Accepted {
     pub id: u64,
     pub stream: Arc<Stream>,
     pub peer: Peer,
@@ -32,16 +33,16 @@ pub(crate) struct Waiting {
 /// What entering the room did to a connection.
 pub(crate) enum Entered {
     /// It waits; `turned_out` is the connection whose place it took.
-    Waits { turned_out: Option<Waiting> },
+    Waits { turned_out: Option<Accepted> },
     /// It is refused: its peer's share is full, or the room is, with no
     /// peer that has more waiting than it would.
-    Refused(Waiting),
+    Refused(Accepted),
 }
 
 pub(crate) struct WaitingRoom {
     /// A queue per peer that has connections waiting, the next peer to serve
     /// first.
-    queues: VecDeque<(PeerKey, VecDeque<Waiting>)>,
+    queues: VecDeque<(PeerKey, VecDeque<Accepted>)>,
     waiting: usize,
     max_per_peer: usize,
     max: usize,
@@ -63,7 +64,7 @@ impl WaitingRoom {
     }
 
     /// Queues `waiting`, of `peer`, behind that peer's.
-    pub(crate) fn enter(&mut self, peer: PeerKey, waiting: Waiting) -> Entered {
+    pub(crate) fn enter(&mut self, peer: PeerKey, waiting: Accepted) -> Entered {
         let own = self
             .queue_of(peer)
             .map_or(0, |index| self.queues[index].1.len());
@@ -100,14 +101,14 @@ impl WaitingRoom {
 
     /// The next peer in turn and its first waiting connection, that peer
     /// moved behind the others.
-    pub(crate) fn next_in_turn(&mut self) -> Option<(PeerKey, &Waiting)> {
+    pub(crate) fn next_in_turn(&mut self) -> Option<(PeerKey, &Accepted)> {
         self.queues.rotate_left(1.min(self.queues.len()));
         let (peer, queue) = self.queues.back()?;
         Some((*peer, queue.front()?))
     }
 
     /// Takes the first waiting connection of `peer` out of the room.
-    pub(crate) fn take_first(&mut self, peer: PeerKey) -> Option<Waiting> {
+    pub(crate) fn take_first(&mut self, peer: PeerKey) -> Option<Accepted> {
         let index = self.queue_of(peer)?;
         let waiting = self.queues[index].1.pop_front();
         if self.queues[index].1.is_empty() {
@@ -124,12 +125,12 @@ mod tests {
 
     use super::*;
 
-    fn waiting(id: u64, listener: &TcpListener) -> (Waiting, TcpStream) {
+    fn waiting(id: u64, listener: &TcpListener) -> (Accepted, TcpStream) {
         let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let stream = Arc::new(Stream::Tcp(listener.accept().unwrap().0));
         let peer = Peer::Ip(SocketAddr::new(Ipv4Addr::LOCALHOST.into(), 0));
         let accepted = Instant::now();
-        let waiting = Waiting {
+        let waiting = Accepted {
             id,
             stream,
             peer,
