@@ -126,6 +126,10 @@ pub(crate) struct PendingHandshakes {
     /// client, either of which may make room for a waiting connection, and
     /// when one enters the waiting room.
     changed: Condvar,
+    /// Signalled when a connection enters the waiting room. The room's
+    /// thread waits on this one while the room is empty: on `changed`, every
+    /// handshake would wake it for nothing, a wake-up on another CPU each.
+    entered: Condvar,
 }
 
 struct State {
@@ -172,6 +176,7 @@ impl PendingHandshakes {
                 waiting_room,
             }),
             changed: Condvar::new(),
+            entered: Condvar::new(),
         })
     }
 
@@ -214,6 +219,7 @@ impl PendingHandshakes {
         }
         match state.waiting_room.enter(peer, waiting) {
             Entered::Waits { turned_out } => {
+                self.entered.notify_one();
                 self.changed.notify_all();
                 Admission::Waits { turned_out }
             }
@@ -246,10 +252,10 @@ impl PendingHandshakes {
                     continue;
                 }
                 match self.attempt(&mut state, peer, &stream) {
+                    // Kept until the lock is released, whatever happens to
+                    // it: a `Pending` dropped here would take the lock again.
                     Attempt::Counted(pending) => {
-                        if let Some(first) = state.waiting_room.take_first(peer) {
-                            counted.push((first, pending));
-                        }
+                        counted.push((state.waiting_room.take_first(peer), pending));
                     }
                     Attempt::Over { until, .. } => {
                         let at = until.map_or(give_up, |until| until.min(give_up));
@@ -259,8 +265,9 @@ impl PendingHandshakes {
             }
             if counted.is_empty() && expired.is_empty() {
                 state = match wake {
+                    // The room is empty.
                     None => self
-                        .changed
+                        .entered
                         .wait(state)
                         .unwrap_or_else(PoisonError::into_inner),
                     Some(at) => {
@@ -275,7 +282,10 @@ impl PendingHandshakes {
             // Started without the lock: starting takes a session thread.
             drop(state);
             for (waiting, pending) in counted {
-                start(waiting, pending);
+                // The peer's first connection, which this lock held in place.
+                if let Some(waiting) = waiting {
+                    start(waiting, pending);
+                }
             }
             for waiting in expired {
                 turn_away(waiting);
