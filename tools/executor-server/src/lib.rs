@@ -23,6 +23,7 @@ mod linger;
 mod link;
 mod listen;
 mod listener;
+mod peer_key;
 mod pending;
 mod ping;
 mod proc_stat;

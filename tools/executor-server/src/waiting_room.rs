@@ -13,7 +13,7 @@ use std::{collections::VecDeque, sync::Arc, time::Instant};
 
 use executor_protocol::Stream;
 
-use crate::{listener::Peer, pending::PeerKey};
+use crate::{listener::Peer, peer_key::PeerKey};
 
 /// How many connections may wait per connection the total cap lets into
 /// its handshake, from one peer ([`PER_PEER`]) and in all ([`IN_ALL`]): a
