@@ -159,12 +159,20 @@ impl Server {
 
     /// The session directories that some server holds open: each server's
     /// spare, made ahead for its next session (a session's directory is
-    /// never held open by its server).
+    /// never held open by its server). A server's children do not count: one
+    /// forked but not yet running its program holds a copy of every
+    /// descriptor of the server's, the spare's that became a session's too.
     pub fn spare_dirs(&self) -> Vec<PathBuf> {
         let directories = self.session_dirs();
+        let server_program = std::fs::canonicalize(SERVER).unwrap();
+        let is_server = |pid: u32| {
+            std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == server_program)
+        };
         let mut spares: Vec<PathBuf> = std::fs::read_dir("/proc")
             .unwrap()
-            .filter_map(|process| std::fs::read_dir(process.ok()?.path().join("fd")).ok())
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|&pid| parent_of(pid).is_some_and(|parent| !is_server(parent)))
+            .filter_map(|pid| std::fs::read_dir(format!("/proc/{pid}/fd")).ok())
             .flatten()
             .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
             .filter(|target| directories.contains(target))
@@ -413,17 +421,16 @@ pub fn children_of(parent: u32) -> Vec<u32> {
     std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            // The parent is the 2nd field after the command, which ends at the last ')'.
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|stat| {
-                    let fields = stat.rsplit_once(')')?.1;
-                    fields.split_whitespace().nth(1)?.parse::<u32>().ok()
-                })
-                == Some(parent)
-        })
+        .filter(|&pid| parent_of(pid) == Some(parent))
         .collect()
+}
+
+/// The parent of process `pid`, unless it has ended.
+fn parent_of(pid: u32) -> Option<u32> {
+    // The parent is the 2nd field after the command, which ends at the last ')'.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields = stat.rsplit_once(')')?.1;
+    fields.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// A rank-1 buffer of `values`.
