@@ -16,9 +16,18 @@ use std::{
 /// one of them after at least one second of silence.
 pub const MIN_DEAD_PEER_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// The longest deadline, a day: a longer one is taken as a day.
+pub const MAX_DEAD_PEER_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The most keepalive probes Linux sends before giving up
+/// (`TCP_KEEPCNT`; more is refused with `EINVAL`).
+const MAX_PROBES: u32 = 127;
+
 /// How keepalive probes are spaced so that a silent peer is given up
-/// `timeout` (rounded up to whole seconds, at least 2) after its last sign of
-/// life: the first probe after a third of it, then one a second.
+/// `timeout` (rounded up to whole seconds, from 2 s to a day) after its last
+/// sign of life: the first probe after about a third of it, then one every
+/// `interval_seconds` (a second, or more where 127 probes a second apart
+/// would not fill the rest).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ProbeSchedule {
     idle_seconds: u32,
@@ -28,14 +37,17 @@ struct ProbeSchedule {
 
 impl ProbeSchedule {
     fn within(timeout: Duration) -> Self {
-        let total = u32::try_from(timeout.as_millis().div_ceil(1000))
-            .unwrap_or(u32::MAX)
-            .max(MIN_DEAD_PEER_TIMEOUT.as_secs() as u32);
-        let idle_seconds = (total / 3).max(1);
+        let total = timeout
+            .clamp(MIN_DEAD_PEER_TIMEOUT, MAX_DEAD_PEER_TIMEOUT)
+            .as_millis()
+            .div_ceil(1000) as u32;
+        let probing = total - (total / 3).max(1);
+        let interval_seconds = probing.div_ceil(MAX_PROBES);
+        let probes = probing / interval_seconds;
         Self {
-            idle_seconds,
-            interval_seconds: 1,
-            probes: total - idle_seconds,
+            idle_seconds: total - interval_seconds * probes,
+            interval_seconds,
+            probes,
         }
     }
 
@@ -45,15 +57,16 @@ impl ProbeSchedule {
 }
 
 /// How long a peer may be silent before it is given up on, for a `timeout`
-/// asked for: rounded up to whole seconds, at least [`MIN_DEAD_PEER_TIMEOUT`].
+/// asked for: rounded up to whole seconds, from [`MIN_DEAD_PEER_TIMEOUT`] to
+/// [`MAX_DEAD_PEER_TIMEOUT`].
 pub fn applied_timeout(timeout: Duration) -> Duration {
     Duration::from_secs(ProbeSchedule::within(timeout).total_seconds().into())
 }
 
 /// Makes reads and writes on the TCP socket `socket` fail once its peer has
-/// been silent for `timeout` (whole seconds, at least
-/// [`MIN_DEAD_PEER_TIMEOUT`]), whatever they wait for. On a listening socket,
-/// every connection it accepts starts with these options.
+/// been silent for `timeout` (its [`applied_timeout`]), whatever they wait
+/// for. On a listening socket, every connection it accepts starts with these
+/// options.
 pub fn give_up_on_silent_peer(socket: impl AsFd, timeout: Duration) -> io::Result<()> {
     let stream = socket.as_fd();
     let schedule = ProbeSchedule::within(timeout);
@@ -129,6 +142,22 @@ mod tests {
     }
 
     #[test]
+    fn long_timeouts_space_the_probes_within_linuxs_limits() {
+        for seconds in [128, 129, 300, 301, 3_600, 86_399, 86_400] {
+            let schedule = ProbeSchedule::within(Duration::from_secs(seconds));
+            assert_eq!(u64::from(schedule.total_seconds()), seconds, "{schedule:?}");
+            assert!(schedule.probes <= MAX_PROBES, "{schedule:?}");
+            // Linux's MAX_TCP_KEEPIDLE and MAX_TCP_KEEPINTVL.
+            assert!(schedule.idle_seconds <= 32_767, "{schedule:?}");
+            assert!(schedule.interval_seconds <= 32_767, "{schedule:?}");
+        }
+        assert_eq!(
+            applied_timeout(Duration::from_secs(u64::MAX)),
+            MAX_DEAD_PEER_TIMEOUT
+        );
+    }
+
+    #[test]
     fn the_applied_timeout_is_the_probes_whole_seconds() {
         for (asked_ms, applied_s) in [(1, 2), (500, 2), (2_000, 2), (2_001, 3), (15_000, 15)] {
             assert_eq!(
@@ -143,6 +172,10 @@ mod tests {
     fn the_options_are_set_on_a_real_socket() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let stream = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        for long in [300, 86_400, u64::MAX] {
+            give_up_on_silent_peer(&stream, Duration::from_secs(long))
+                .unwrap_or_else(|error| panic!("{long} s: {error}"));
+        }
         give_up_on_silent_peer(&stream, Duration::from_secs(9)).unwrap();
         let mut value: libc::c_int = 0;
         let mut length = std::mem::size_of::<libc::c_int>() as libc::socklen_t;

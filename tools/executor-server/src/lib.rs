@@ -64,6 +64,7 @@ pub use activation::sockets_passed;
 pub use listen::is_loopback_only;
 pub use pending::{
     DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, HandshakeLimits,
+    MAX_HANDSHAKE_TIMEOUT,
 };
 pub use worker::{WorkerConfig, run_worker};
 

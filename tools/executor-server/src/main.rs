@@ -10,12 +10,13 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, parser::ValueSource};
+use executor_protocol::dead_peer::{MAX_DEAD_PEER_TIMEOUT, MIN_DEAD_PEER_TIMEOUT};
 use executor_runtime::{address::Address, config, protocol::DEFAULT_MAX_MESSAGE_SIZE, remote};
 use executor_server::{
     DEFAULT_DEAD_LINK_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_LISTEN_ADDRESS,
     DEFAULT_MAX_PENDING, DEFAULT_MAX_PENDING_PER_PEER, DEFAULT_MAX_SESSIONS, DEFAULT_WARM_WORKERS,
-    HandshakeLimits, Listen, Server, ServerConfig, TlsFiles, WorkerConfig, identity, run_worker,
-    sockets_passed,
+    HandshakeLimits, Listen, MAX_HANDSHAKE_TIMEOUT, Server, ServerConfig, TlsFiles, WorkerConfig,
+    identity, run_worker, sockets_passed,
 };
 use tracing_subscriber::EnvFilter;
 
@@ -117,12 +118,13 @@ struct Cli {
 
     /// How long a client's host may stay silent (TCP keepalive probes
     /// unanswered) before its session is ended, idle or not; its worker is
-    /// killed at most 2 s later.
+    /// killed at most 2 s later. From 2 s to a day (86400).
     #[arg(
         long,
         value_name = "SECONDS",
         default_value_t = DEFAULT_DEAD_LINK_TIMEOUT.as_secs(),
-        value_parser = clap::value_parser!(u64).range(2..)
+        value_parser = clap::value_parser!(u64)
+            .range(MIN_DEAD_PEER_TIMEOUT.as_secs()..=MAX_DEAD_PEER_TIMEOUT.as_secs())
     )]
     dead_link_timeout: u64,
 
@@ -167,12 +169,13 @@ struct Cli {
 /// (docs/protocol.md, "Handshake").
 #[derive(Args, Debug)]
 struct HandshakeArgs {
-    /// How long a new connection has to complete its whole handshake.
+    /// How long a new connection has to complete its whole handshake, at
+    /// most an hour (3600).
     #[arg(
         long,
         value_name = "SECONDS",
         default_value_t = DEFAULT_HANDSHAKE_TIMEOUT.as_secs(),
-        value_parser = clap::value_parser!(u64).range(1..)
+        value_parser = clap::value_parser!(u64).range(1..=MAX_HANDSHAKE_TIMEOUT.as_secs())
     )]
     handshake_timeout: u64,
 

@@ -36,6 +36,9 @@ use crate::{
 
 /// How long a new connection has to complete its whole handshake.
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest handshake timeout that may be set, an hour: deadlines are
+/// counted from now, and no client needs longer to say Hello.
+pub const MAX_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60 * 60);
 /// The most connections in their handshake at once.
 pub const DEFAULT_MAX_PENDING: usize = 64;
 /// The most connections in their handshake at once from one peer.

@@ -443,6 +443,33 @@ fn a_port_in_use_is_reported_once() {
 }
 
 #[test]
+fn a_dead_link_timeout_of_minutes_is_applied() {
+    // Past 128 s, a probe a second would be more than Linux sends.
+    let server = Server::start(&["--dead-link-timeout", "300"]);
+    server.connect().unwrap().close().unwrap();
+}
+
+#[test]
+fn a_timeout_past_its_bound_is_refused_before_the_server_starts() {
+    for (flag, value, bound) in [
+        ("--handshake-timeout", "3601", "1..=3600"),
+        ("--dead-link-timeout", "86401", "2..=86400"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_executor-server"))
+            .args(["--listen", "127.0.0.1:0", flag, value])
+            .stdin(Stdio::null())
+            .output()
+            .expect("executor-server runs");
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("'{value}' for '{flag}")) && stderr.contains(bound),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn kernels_run_remotely_and_a_crash_ends_only_its_session() {
     let scratch = tempfile::tempdir().unwrap();
     let library = compile_kernels(scratch.path());
