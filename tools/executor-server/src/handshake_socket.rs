@@ -1,7 +1,10 @@
 //! A connection's socket as its handshake reads and writes it: every read
 //! and write by the handshake's deadline, and while a read waits for bytes
-//! the client has not sent, its pending entry says so (so that it can be
-//! shed to make room, `pending.rs`). The TLS handshake and the `Hello` both
+//! the client has not sent, its pending entry says so, and whether part of
+//! the message the client owes has come (so that it can be shed to make
+//! room, `pending.rs`). The client owes its `Hello`, or on TLS first its
+//! part of the TLS handshake; each answer of the server's starts a new
+//! message, and so does the TLS handshake's end. The TLS handshake and the `Hello` both
 //! go through it; once the client is welcomed, it reads and writes without
 //! deadline. Bytes that have not come yet are polled for briefly before the
 //! read blocks (`executor_runtime::polling`): a client sends its `Hello` right
@@ -24,8 +27,11 @@ pub(crate) struct HandshakeSocket<'s> {
     deadline: Option<Instant>,
     /// Until the handshake's outcome is known.
     pending: Option<Pending>,
-    /// Bytes read so far.
-    received: usize,
+    /// Bytes of the message the client owes read so far.
+    received_of_message: usize,
+    /// When the server last answered (None: not yet), since when the client
+    /// owes its next message.
+    answered_at: Option<Instant>,
     /// Whether a read or a write waited with a timeout, which ending the
     /// deadline clears.
     read_timeout_set: bool,
@@ -38,7 +44,8 @@ impl<'s> HandshakeSocket<'s> {
             stream,
             deadline: Some(deadline),
             pending: Some(pending),
-            received: 0,
+            received_of_message: 0,
+            answered_at: None,
             read_timeout_set: false,
             write_timeout_set: false,
         }
@@ -46,6 +53,13 @@ impl<'s> HandshakeSocket<'s> {
 
     pub fn stream(&self) -> &'s Stream {
         self.stream
+    }
+
+    /// The client owes a new message from now: what it sent so far was
+    /// whole (the server answers it, or the TLS handshake is over).
+    pub fn expect_new_message(&mut self) {
+        self.received_of_message = 0;
+        self.answered_at = Some(Instant::now());
     }
 
     /// Stops counting the connection as pending; false if it was shed
@@ -115,7 +129,8 @@ impl<'s> HandshakeSocket<'s> {
         self.stream.set_read_timeout(Some(left))?;
         self.read_timeout_set = true;
         self.set_progress(Progress::WaitingForClient {
-            received_part: self.received > 0,
+            received_part: self.received_of_message > 0,
+            owed_since: self.answered_at,
         });
         let result = read(self.stream);
         self.set_progress(Progress::Reading);
@@ -140,7 +155,7 @@ impl Read for HandshakeSocket<'_> {
             }
             read => read,
         }?;
-        self.received += read;
+        self.received_of_message += read;
         Ok(read)
     }
 }
@@ -153,16 +168,19 @@ impl Write for HandshakeSocket<'_> {
         let Some(deadline) = self.deadline else {
             return (&*self.stream).write(buffer);
         };
-        match self.stream.send_now(buffer) {
-            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
-            sent => return sent,
-        }
-        // A zero timeout is not allowed: it would mean none.
-        let left = deadline.saturating_duration_since(Instant::now());
-        self.stream
-            .set_write_timeout(Some(left.max(Duration::from_millis(1))))?;
-        self.write_timeout_set = true;
-        (&*self.stream).write(buffer)
+        let sent = match self.stream.send_now(buffer) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                // A zero timeout is not allowed: it would mean none.
+                let left = deadline.saturating_duration_since(Instant::now());
+                self.stream
+                    .set_write_timeout(Some(left.max(Duration::from_millis(1))))?;
+                self.write_timeout_set = true;
+                (&*self.stream).write(buffer)
+            }
+            sent => sent,
+        }?;
+        self.expect_new_message();
+        Ok(sent)
     }
 
     fn flush(&mut self) -> io::Result<()> {

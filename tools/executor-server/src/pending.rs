@@ -6,12 +6,14 @@
 //! At a cap, a new connection is let in only by shedding the *oldest* pending
 //! connection in the cap's scope (of that peer, or of all), and only once that
 //! one has shown that it is not a prompt client: its handshake has read all
-//! the client sent and waits for more, after part of a `Hello` (a client
-//! sends its `Hello` whole) or after [`HandshakeLimits::silence_allowed`] of
-//! silence (a client writes its `Hello` as soon as it is connected). A
-//! connection whose `Hello` has arrived, even if its thread has not read it
-//! yet, is never shed; the new connection waits instead. At the total cap it
-//! waits in the accept loop, which accepts nothing more meanwhile. At its
+//! the client sent and waits for more, after part of the message the client
+//! owes (its `Hello`, or first its part of the TLS handshake: a client sends
+//! each whole) or after [`HandshakeLimits::silence_allowed`] of silence since
+//! the connection started or the server last answered (a client writes each
+//! as soon as it can). A connection whose `Hello` has arrived, even if its
+//! thread has not read it yet, is never shed; the new connection waits
+//! instead. At the total cap it waits in the accept loop, which accepts
+//! nothing more meanwhile. At its
 //! peer's cap it waits in the waiting room (`waiting_room.rs`), served by a
 //! thread of its own ([`PendingHandshakes::serve_waiting`]), so that one
 //! peer's connections never hold up another's. So a burst of real clients
@@ -117,10 +119,15 @@ enum Attempt {
 pub(crate) enum Progress {
     /// Reading, or about to read, what the client has sent.
     Reading,
-    /// Everything the client sent is read, and the `Hello` is incomplete.
+    /// Everything the client sent is read, and the message it owes (its
+    /// part of the TLS handshake, or its `Hello`) is incomplete.
     WaitingForClient {
-        /// Whether any of the `Hello` arrived.
+        /// Whether part of that message arrived: a client sends each whole.
         received_part: bool,
+        /// Since when the client owes it: the server's last answer (its part
+        /// of the TLS handshake, or the handshake's end); None for since the
+        /// connection's handshake started.
+        owed_since: Option<Instant>,
     },
 }
 
@@ -167,10 +174,12 @@ impl PendingConnection {
             Progress::Reading => None,
             Progress::WaitingForClient {
                 received_part: true,
+                ..
             } => Some(self.started),
             Progress::WaitingForClient {
                 received_part: false,
-            } => Some(self.started + silence_allowed),
+                owed_since,
+            } => Some(owed_since.unwrap_or(self.started) + silence_allowed),
         }
     }
 }
@@ -482,6 +491,13 @@ mod tests {
 
     const PART_OF_A_HELLO: Progress = Progress::WaitingForClient {
         received_part: true,
+        owed_since: None,
+    };
+
+    /// Silent since the handshake started.
+    const SILENT: Progress = Progress::WaitingForClient {
+        received_part: false,
+        owed_since: None,
     };
 
     fn limits(max_pending: usize, max_pending_per_peer: usize) -> HandshakeLimits {
@@ -580,14 +596,33 @@ mod tests {
             silence_allowed: Duration::from_millis(300),
             ..limits(1, 1)
         });
-        cap.first_pending.set_progress(Progress::WaitingForClient {
-            received_part: false,
-        });
+        cap.first_pending.set_progress(SILENT);
         std::thread::sleep(Duration::from_millis(100));
         assert!(!evicted(&cap.first), "silent for less than allowed");
         assert!(cap.adding.join().unwrap());
         assert!(evicted(&cap.first), "silent for longer than allowed");
         assert!(!cap.first_pending.finish());
+    }
+
+    /// A client the server has answered (its part of the TLS handshake, say)
+    /// owes its next message only from then: its silence before does not
+    /// count.
+    #[test]
+    fn a_silence_counts_from_the_servers_last_answer() {
+        let cap = second_at_a_cap_of_one(HandshakeLimits {
+            silence_allowed: Duration::from_millis(500),
+            ..limits(1, 1)
+        });
+        // Read, and answered, for longer than the silence allowed.
+        std::thread::sleep(Duration::from_millis(600));
+        cap.first_pending.set_progress(Progress::WaitingForClient {
+            received_part: false,
+            owed_since: Some(Instant::now()),
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!evicted(&cap.first), "silent for less than allowed");
+        assert!(cap.adding.join().unwrap());
+        assert!(evicted(&cap.first), "silent for longer than allowed");
     }
 
     /// A registry with these caps in which nothing times out, nor may be
@@ -631,9 +666,7 @@ mod tests {
         let Admission::Admitted(_, first) = registry.admit(connection_from(1)) else {
             panic!("room for the first");
         };
-        first.set_progress(Progress::WaitingForClient {
-            received_part: false,
-        });
+        first.set_progress(SILENT);
         assert!(matches!(
             registry.admit(connection_from(1)),
             Admission::Waits { turned_out: None }
@@ -676,9 +709,7 @@ mod tests {
             };
             // Silent (and not to be shed within the test): a new connection
             // of the peer's need not wait for it to be read.
-            pending.set_progress(Progress::WaitingForClient {
-                received_part: false,
-            });
+            pending.set_progress(SILENT);
             held.push(pending);
         }
         assert!(
@@ -704,9 +735,7 @@ mod tests {
         let mut held = Vec::new();
         for (id, peer) in [(0, 1), (1, 1), (2, 2), (3, 2)] {
             if let Admission::Admitted(_, pending) = registry.admit(connection_from(id, peer)) {
-                pending.set_progress(Progress::WaitingForClient {
-                    received_part: false,
-                });
+                pending.set_progress(SILENT);
                 held.push(pending);
             }
         }

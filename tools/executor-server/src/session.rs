@@ -203,7 +203,11 @@ fn start_tls<'s>(
     };
     let mut session = RecordExactStream::new(connection, socket);
     match session.complete_handshake() {
-        Ok(()) => Some(Link::Tls(Box::new(session))),
+        Ok(()) => {
+            // The client's Hello is a message of its own, owed from now.
+            session.socket_mut().expect_new_message();
+            Some(Link::Tls(Box::new(session)))
+        }
         Err(error) => {
             tracing::info!(%error, "the TLS handshake failed");
             None

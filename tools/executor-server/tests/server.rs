@@ -33,8 +33,8 @@ use executor_runtime::{
 mod common;
 
 use common::{
-    Server, call_twice, children_of, compile_kernels, compile_kernels_to, floats, launch_1d,
-    log_once_it_holds, process_state, token_file,
+    Server, burst_of_clients, call_twice, children_of, compile_kernels, compile_kernels_to, floats,
+    launch_1d, log_once_it_holds, process_state, token_file,
 };
 
 #[test]
@@ -850,27 +850,6 @@ fn connections_in_their_handshake_are_capped_per_peer_and_in_all_by_shedding_the
     }
 }
 
-/// Opens and closes `clients` sessions at `address` at once, with the
-/// default connect options; the errors of those that failed.
-fn burst_of_clients(address: &str, clients: usize) -> Vec<String> {
-    let start = Arc::new(std::sync::Barrier::new(clients));
-    let clients: Vec<_> = (0..clients)
-        .map(|_| {
-            let (start, address) = (Arc::clone(&start), address.to_owned());
-            std::thread::spawn(move || {
-                start.wait();
-                RemoteExecutor::connect_with(&address, &ConnectOptions::default())
-                    .and_then(|session| session.close())
-            })
-        })
-        .collect();
-    clients
-        .into_iter()
-        .filter_map(|client| client.join().unwrap().err())
-        .map(|error| error.to_string())
-        .collect()
-}
-
 #[test]
 fn a_burst_of_clients_far_beyond_the_handshake_caps_waits_and_is_never_refused() {
     // The default caps (8 per peer, 64 in all); every client is 127.0.0.1,
@@ -879,7 +858,7 @@ fn a_burst_of_clients_far_beyond_the_handshake_caps_waits_and_is_never_refused()
     const ROUNDS: usize = 5;
     let server = Server::start(&[]);
     for round in 0..ROUNDS {
-        let refused = burst_of_clients(&server.address, CLIENTS);
+        let refused = burst_of_clients(&server.address, &ConnectOptions::default(), CLIENTS);
         assert!(
             refused.is_empty(),
             "round {round}: {} of {CLIENTS} clients failed, first: {}",
@@ -949,7 +928,7 @@ fn a_peer_whose_connections_say_nothing_holds_up_no_other_peer() {
     // A burst of real clients from 127.0.0.1, over that address's own cap,
     // with their default handshake timeout (10 s).
     const CLIENTS: usize = 30;
-    let failed = burst_of_clients(&server.address, CLIENTS);
+    let failed = burst_of_clients(&server.address, &ConnectOptions::default(), CLIENTS);
     assert!(
         failed.is_empty(),
         "{} of {CLIENTS} failed, first: {}",

@@ -26,8 +26,8 @@ use executor_runtime::{
 mod common;
 
 use common::{
-    Identity, SERVER, Server, call_twice, compile_kernels, floats, gen_identity, launch_1d,
-    token_file,
+    Identity, SERVER, Server, burst_of_clients, call_twice, compile_kernels, floats, gen_identity,
+    launch_1d, token_file,
 };
 
 const TOKEN: &str = "tls-test-token-7f3a9c2e";
@@ -427,6 +427,30 @@ fn clients_and_servers_that_disagree_about_tls_say_so_in_one_line() {
         .close()
         .unwrap();
     plain.connect().unwrap().close().unwrap();
+}
+
+/// As over plaintext: while its TLS handshake waits for the client's reply,
+/// or for its Hello after the handshake, a connection is not taken for one
+/// that sent part of a Hello and stopped.
+#[test]
+fn a_burst_of_tls_clients_beyond_the_handshake_caps_is_never_refused() {
+    // Every client is 127.0.0.1, one peer: with the default caps (8 per
+    // peer), 30 at once are almost four times its cap.
+    const CLIENTS: usize = 30;
+    let secrets = secrets();
+    let server = tls_server(&secrets, &[]);
+    let failed = burst_of_clients(
+        &server.address,
+        &pinned(secrets.identity.fingerprint),
+        CLIENTS,
+    );
+    assert!(
+        failed.is_empty(),
+        "{} of {CLIENTS} failed, first: {}",
+        failed.len(),
+        failed[0]
+    );
+    server.assert_sessions_cleaned_up();
 }
 
 #[test]

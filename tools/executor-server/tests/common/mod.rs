@@ -9,6 +9,7 @@ use std::{
     os::unix::fs::PermissionsExt,
     path::{Path, PathBuf},
     process::{Child, ChildStdout, Command, Stdio},
+    sync::Arc,
     thread::sleep,
     time::{Duration, Instant},
 };
@@ -414,6 +415,27 @@ pub fn process_state(pid: u32) -> Option<char> {
         .next()?
         .chars()
         .next()
+}
+
+/// Opens and closes `clients` sessions at `address` at once, with
+/// `options`; the errors of those that failed.
+pub fn burst_of_clients(address: &str, options: &ConnectOptions, clients: usize) -> Vec<String> {
+    let start = Arc::new(std::sync::Barrier::new(clients));
+    let clients: Vec<_> = (0..clients)
+        .map(|_| {
+            let (start, address, options) =
+                (Arc::clone(&start), address.to_owned(), options.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                RemoteExecutor::connect_with(&address, &options).and_then(|session| session.close())
+            })
+        })
+        .collect();
+    clients
+        .into_iter()
+        .filter_map(|client| client.join().unwrap().err())
+        .map(|error| error.to_string())
+        .collect()
 }
 
 /// The processes whose parent is `parent`.
