@@ -58,8 +58,8 @@ pub use launch_codec::{
 };
 pub use launched_frame::{fill_from_launched, write_launched_frame};
 pub use messages::{
-    Hello, HelloReply, OLDEST_PROTOCOL_VERSION, OutputShape, PROTOCOL_VERSION, Request, Response,
-    Step,
+    BUSY_REFUSAL, Hello, HelloReply, OLDEST_PROTOCOL_VERSION, OutputShape, PROTOCOL_VERSION,
+    Request, Response, Step,
 };
 pub use signal::signal_name;
 pub use stream::{PollableStream, Stream, Transport};

@@ -23,6 +23,12 @@ pub const PROTOCOL_VERSION: u32 = 4;
 /// never gets [`Response::Steps`]).
 pub const OLDEST_PROTOCOL_VERSION: u32 = 3;
 
+/// How the reason of a refusal for want of room starts: the server has too
+/// many connections in, or waiting for, their handshake. A server sends the
+/// refusals its accept loop makes before TLS, in plaintext; a TLS client
+/// tells a busy server from one that does not speak TLS by this.
+pub const BUSY_REFUSAL: &str = "too many connections";
+
 /// The first message on a connection, from the client.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hello {

@@ -20,7 +20,7 @@ use std::{
 };
 
 use executor_protocol::{
-    Fingerprint, PollableStream, Stream,
+    BUSY_REFUSAL, Fingerprint, HelloReply, PollableStream, Stream,
     tls::{TlsRecords, TlsSessionSecrets},
 };
 use rustls::{
@@ -62,20 +62,21 @@ pub(super) fn handshake(
         .set_read_timeout(Some(timeout))
         .and_then(|()| stream.set_write_timeout(Some(timeout)))
         .map_err(|error| error.to_string())?;
-    let mut observed = FirstByte {
+    let mut observed = ObservedSocket {
         stream: &stream,
         first: None,
+        plaintext: Vec::new(),
         deadline: Instant::now() + timeout,
     };
     while connection.is_handshaking() {
         if let Err(error) = connection.complete_io(&mut observed) {
-            return Err(explain(&error, observed.first, trust, timeout));
+            return Err(explain(&error, &observed, trust, timeout));
         }
     }
     // The client's Finished, which complete_io leaves queued.
     while connection.wants_write() {
         if let Err(error) = connection.write_tls(&mut observed) {
-            return Err(explain(&error, observed.first, trust, timeout));
+            return Err(explain(&error, &observed, trust, timeout));
         }
     }
     let presented = connection
@@ -106,14 +107,17 @@ fn continue_session(connection: ClientConnection, stream: Stream) -> Result<TlsS
 }
 
 /// The one line a failed handshake is reported as.
-fn explain(error: &io::Error, first: Option<u8>, trust: &TlsTrust, timeout: Duration) -> String {
-    /// A TLS server's first record is a handshake one (or an alert).
-    const HANDSHAKE: u8 = 0x16;
-    const ALERT: u8 = 0x15;
-    if let Some(first) = first
-        && first != HANDSHAKE
-        && first != ALERT
-    {
+fn explain(
+    error: &io::Error,
+    observed: &ObservedSocket<'_>,
+    trust: &TlsTrust,
+    timeout: Duration,
+) -> String {
+    let first = observed.first;
+    if first.is_some_and(|first| !starts_tls_record(first)) {
+        if let Some(reason) = busy_refusal(&observed.plaintext) {
+            return format!("the server is too busy to start TLS; it said, in plaintext: {reason}");
+        }
         return "the server does not speak TLS (it answered in plaintext): remove tls_fingerprint \
                 and tls_ca from its section, or start it with --tls-cert and --tls-key"
             .to_owned();
@@ -150,6 +154,25 @@ fn explain(error: &io::Error, first: Option<u8>, trust: &TlsTrust, timeout: Dura
             "the server closed the connection in the TLS handshake".to_owned()
         }
         None => format!("the TLS handshake failed: {error}"),
+    }
+}
+
+/// Whether `byte` may start a TLS server's first record: a handshake one
+/// (or an alert).
+fn starts_tls_record(byte: u8) -> bool {
+    const HANDSHAKE: u8 = 0x16;
+    const ALERT: u8 = 0x15;
+    byte == HANDSHAKE || byte == ALERT
+}
+
+/// The reason of `reply`, if it is the refusal a TLS server sends in
+/// plaintext when it has no room for another connection's handshake
+/// (docs/protocol.md, "Caps"). It comes before TLS, unauthenticated: it is
+/// only reported.
+fn busy_refusal(reply: &[u8]) -> Option<String> {
+    match executor_protocol::read_message(&mut &*reply, PLAINTEXT_REPLY_MAX as u32) {
+        Ok(HelloReply::Refused { reason }) if reason.starts_with(BUSY_REFUSAL) => Some(reason),
+        _ => None,
     }
 }
 
@@ -299,17 +322,24 @@ impl ServerCertVerifier for PinnedCertificate {
     }
 }
 
+/// The most of a plaintext reply kept: a refusal is a sentence.
+const PLAINTEXT_REPLY_MAX: usize = 4096;
+
 /// The socket during the handshake, remembering the first byte the server
-/// sent: a plaintext server's answer is told apart by it.
-struct FirstByte<'s> {
+/// sent, by which a plaintext answer is told apart, and the start of such an
+/// answer.
+struct ObservedSocket<'s> {
     stream: &'s Stream,
     first: Option<u8>,
+    /// What the server sent, if it was not TLS (up to
+    /// [`PLAINTEXT_REPLY_MAX`] bytes).
+    plaintext: Vec<u8>,
     /// When the whole handshake must be done: a server that sends a byte
     /// now and then cannot hold the client past it.
     deadline: Instant,
 }
 
-impl FirstByte<'_> {
+impl ObservedSocket<'_> {
     /// Bounds the next wait by the time left; TimedOut once there is none.
     fn bound_wait(&self) -> io::Result<()> {
         let left = self.deadline.saturating_duration_since(Instant::now());
@@ -324,18 +354,22 @@ impl FirstByte<'_> {
     }
 }
 
-impl Read for FirstByte<'_> {
+impl Read for ObservedSocket<'_> {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
         self.bound_wait()?;
         let read = (&*self.stream).read(buffer)?;
         if self.first.is_none() && read > 0 {
             self.first = Some(buffer[0]);
         }
+        if self.first.is_some_and(|first| !starts_tls_record(first)) {
+            let room = PLAINTEXT_REPLY_MAX - self.plaintext.len();
+            self.plaintext.extend_from_slice(&buffer[..read.min(room)]);
+        }
         Ok(read)
     }
 }
 
-impl Write for FirstByte<'_> {
+impl Write for ObservedSocket<'_> {
     fn write(&mut self, buffer: &[u8]) -> io::Result<usize> {
         self.bound_wait()?;
         (&*self.stream).write(buffer)
@@ -367,6 +401,51 @@ mod tests {
         assert_eq!(
             name("bad_host!:9000", &pinned).unwrap(),
             expected("executor-server")
+        );
+    }
+
+    /// The line a handshake fails with against a server that answers its
+    /// ClientHello with the plaintext `reply`.
+    fn handshake_answered_in_plaintext(reply: HelloReply) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let server = std::thread::spawn(move || {
+            let (mut connection, _) = listener.accept().unwrap();
+            executor_protocol::write_message(&mut connection, &reply, 4096).unwrap();
+            // Closed once the client has given up.
+            let _ = connection.read(&mut [0u8; 4096]);
+        });
+        let stream = Stream::Tcp(std::net::TcpStream::connect(&address).unwrap());
+        let trust = TlsTrust::Fingerprint(Fingerprint::of_certificate(b"x"));
+        let error = handshake(&address, stream, &trust, Duration::from_secs(10))
+            .err()
+            .unwrap();
+        server.join().unwrap();
+        error
+    }
+
+    #[test]
+    fn a_busy_servers_plaintext_refusal_is_reported_as_it_said() {
+        let reason = format!("{BUSY_REFUSAL} are waiting for their handshake with this server");
+        let error = handshake_answered_in_plaintext(HelloReply::Refused {
+            reason: reason.clone(),
+        });
+        assert_eq!(
+            error,
+            format!("the server is too busy to start TLS; it said, in plaintext: {reason}")
+        );
+    }
+
+    #[test]
+    fn any_other_plaintext_answer_is_a_server_that_does_not_speak_tls() {
+        // What a plaintext server answers a ClientHello.
+        let error = handshake_answered_in_plaintext(HelloReply::Refused {
+            reason: "expected a Hello message: a 369295618-byte message exceeds the limit"
+                .to_owned(),
+        });
+        assert!(
+            error.starts_with("the server does not speak TLS (it answered in plaintext)"),
+            "{error}"
         );
     }
 

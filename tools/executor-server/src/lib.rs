@@ -58,7 +58,7 @@ use std::{
 use thiserror::Error;
 
 use executor_abi::address::Address;
-use executor_protocol::{Stream, unix_socket};
+use executor_protocol::{BUSY_REFUSAL, Stream, unix_socket};
 
 pub use activation::sockets_passed;
 pub use listen::is_loopback_only;
@@ -536,8 +536,7 @@ impl Accepting {
                     tracing::warn!(peer = %connection.peer, "refused: no place in the waiting room for connections over their peer's cap");
                     handshake::refuse(
                         &connection.stream,
-                        "too many connections are waiting for their handshake with this server"
-                            .to_owned(),
+                        format!("{BUSY_REFUSAL} are waiting for their handshake with this server"),
                         Instant::now() + REFUSAL_WRITE_TIMEOUT,
                     );
                 }
@@ -569,7 +568,7 @@ fn refuse_for_room(stream: &Stream, peer: Peer) {
     tracing::warn!(%peer, "refused: no room among the connections in their handshake within the handshake timeout");
     handshake::refuse(
         stream,
-        "too many connections are in their handshake with this server".to_owned(),
+        format!("{BUSY_REFUSAL} are in their handshake with this server"),
         Instant::now() + REFUSAL_WRITE_TIMEOUT,
     );
 }

@@ -4,7 +4,7 @@
 
 use std::{io, time::Instant};
 
-use executor_protocol::{Stream, Transport, tls::RecordExactStream};
+use executor_protocol::{BUSY_REFUSAL, Stream, Transport, tls::RecordExactStream};
 
 use crate::{
     Accepting,
@@ -78,9 +78,10 @@ pub(crate) fn serve(
         tracing::info!("closed to make room for newer connections in their handshake");
         handshake::refuse_through(
             &mut link,
-            "too many connections are in their handshake with this server; this one was the \
-             oldest and had not sent its whole Hello"
-                .to_owned(),
+            format!(
+                "{BUSY_REFUSAL} are in their handshake with this server; this one was the \
+                 oldest and had not sent its whole Hello"
+            ),
         );
         return;
     }
