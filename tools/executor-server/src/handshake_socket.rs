@@ -4,11 +4,11 @@
 //! the message the client owes has come (so that it can be shed to make
 //! room, `pending.rs`). The client owes its `Hello`, or on TLS first its
 //! part of the TLS handshake; each answer of the server's starts a new
-//! message, and so does the TLS handshake's end. The TLS handshake and the `Hello` both
-//! go through it; once the client is welcomed, it reads and writes without
-//! deadline. Bytes that have not come yet are polled for briefly before the
-//! read blocks (`executor_runtime::polling`): a client sends its `Hello` right
-//! after connecting, usually within the poll.
+//! message, and so does the TLS handshake's end. The TLS handshake and the
+//! `Hello` both go through it; once the client is welcomed, it reads and
+//! writes without deadline. Bytes that have not come yet are polled for
+//! briefly before the read blocks (`executor_runtime::polling`): a client
+//! sends its `Hello` right after connecting, usually within the poll.
 
 use std::{
     io::{self, Read, Write},
