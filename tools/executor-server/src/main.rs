@@ -191,11 +191,12 @@ struct HandshakeArgs {
     max_handshakes: u32,
 
     /// The most connections in their handshake at once from one address (one
-    /// /64 for IPv6), and no more than half of --max-handshakes, so that one
-    /// address cannot fill it. One more waits for, or sheds, that address's
-    /// oldest, as with --max-handshakes, but apart, so that other addresses'
-    /// connections are still accepted: up to twice --max-handshakes per
-    /// address wait so (four times in all), and one more is refused at once.
+    /// /64 for IPv6). One more waits for, or sheds, that address's oldest, as
+    /// with --max-handshakes, but apart, so that other addresses' connections
+    /// are still accepted: up to twice --max-handshakes per address wait so
+    /// (four times in all), and one more is refused at once. Keep it below
+    /// --max-handshakes: at or above it, one address's silent connections
+    /// can fill that cap, where every address waits.
     #[arg(
         long,
         value_name = "N",

@@ -58,8 +58,7 @@ pub struct HandshakeLimits {
     pub max_pending: usize,
     /// Connections in their handshake at once from one peer: one IPv4
     /// address, or one IPv6 /64 (what a single host is usually given), or
-    /// one uid on a Unix socket. Half of `max_pending` at most
-    /// ([`HandshakeLimits::per_peer_cap`]).
+    /// one uid on a Unix socket.
     pub max_pending_per_peer: usize,
     /// How long after its handshake starts a connection that has sent
     /// nothing is still taken for a prompt client that the scheduler has
@@ -75,15 +74,6 @@ impl Default for HandshakeLimits {
             max_pending_per_peer: DEFAULT_MAX_PENDING_PER_PEER,
             silence_allowed: DEFAULT_SILENCE_ALLOWED,
         }
-    }
-}
-
-impl HandshakeLimits {
-    /// The cap of one peer: `max_pending_per_peer`, but at most half of
-    /// `max_pending` (and at least one), so that one peer's connections
-    /// never fill the total cap, at which every peer's wait.
-    pub(crate) fn per_peer_cap(&self) -> usize {
-        self.max_pending_per_peer.min((self.max_pending / 2).max(1))
     }
 }
 
@@ -395,7 +385,7 @@ impl PendingHandshakes {
     /// cap, else the oldest of all if the total is; None if there is room.
     fn oldest_over_cap(&self, state: &State, peer: PeerKey) -> Option<(usize, CapScope)> {
         let from_peer = state.connections.iter().filter(|c| c.peer == peer).count();
-        if from_peer >= self.limits.per_peer_cap() {
+        if from_peer >= self.limits.max_pending_per_peer {
             return state
                 .connections
                 .iter()
@@ -692,34 +682,6 @@ mod tests {
         assert!(!admitting.is_finished(), "it waits at the total cap");
         drop(_third);
         assert!(admitting.join().unwrap(), "let in once there is room");
-    }
-
-    /// A peer's cap larger than half the total is taken as half: one peer
-    /// cannot fill the total cap, at which every peer's connections wait.
-    #[test]
-    fn a_peer_is_capped_at_half_the_total() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let registry = patient(4, 8);
-        let mut clients = Vec::new();
-        let mut connection_from = |last| waiting_from(&listener, &mut clients, 0, last);
-        let mut held = Vec::new();
-        for _ in 0..2 {
-            let Admission::Admitted(_, pending) = registry.admit(connection_from(1)) else {
-                panic!("room for two of peer 1's");
-            };
-            // Silent (and not to be shed within the test): a new connection
-            // of the peer's need not wait for it to be read.
-            pending.set_progress(SILENT);
-            held.push(pending);
-        }
-        assert!(
-            matches!(registry.admit(connection_from(1)), Admission::Waits { .. }),
-            "peer 1's third waits in the room"
-        );
-        assert!(
-            matches!(registry.admit(connection_from(2)), Admission::Admitted(..)),
-            "peer 2's is let in"
-        );
     }
 
     /// The waiting room's thread counts each peer's first connection as soon
