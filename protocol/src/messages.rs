@@ -25,8 +25,9 @@ pub const OLDEST_PROTOCOL_VERSION: u32 = 3;
 
 /// How the reason of a refusal for want of room starts: the server has too
 /// many connections in, or waiting for, their handshake. A server sends the
-/// refusals its accept loop makes before TLS, in plaintext; a TLS client
-/// tells a busy server from one that does not speak TLS by this.
+/// refusals its accept loop makes in plaintext, before any TLS; a TLS client
+/// tells such a refusal from the answer of a server that does not speak TLS
+/// by this.
 pub const BUSY_REFUSAL: &str = "too many connections";
 
 /// The first message on a connection, from the client.

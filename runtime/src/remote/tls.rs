@@ -116,7 +116,10 @@ fn explain(
     let first = observed.first;
     if first.is_some_and(|first| !starts_tls_record(first)) {
         if let Some(reason) = busy_refusal(&observed.plaintext) {
-            return format!("the server is too busy to start TLS; it said, in plaintext: {reason}");
+            // A plaintext server refuses so too: this says nothing of TLS.
+            return format!(
+                "the server is too busy for another connection; it said, in plaintext: {reason}"
+            );
         }
         return "the server does not speak TLS (it answered in plaintext): remove tls_fingerprint \
                 and tls_ca from its section, or start it with --tls-cert and --tls-key"
@@ -165,10 +168,10 @@ fn starts_tls_record(byte: u8) -> bool {
     byte == HANDSHAKE || byte == ALERT
 }
 
-/// The reason of `reply`, if it is the refusal a TLS server sends in
-/// plaintext when it has no room for another connection's handshake
-/// (docs/protocol.md, "Caps"). It comes before TLS, unauthenticated: it is
-/// only reported.
+/// The reason of `reply`, if it is the refusal a server sends in plaintext
+/// when it has no room for another connection's handshake (docs/protocol.md,
+/// "Caps"), whether it speaks TLS or not. It is unauthenticated: it is only
+/// reported.
 fn busy_refusal(reply: &[u8]) -> Option<String> {
     match executor_protocol::read_message(&mut &*reply, PLAINTEXT_REPLY_MAX as u32) {
         Ok(HelloReply::Refused { reason }) if reason.starts_with(BUSY_REFUSAL) => Some(reason),
@@ -432,7 +435,9 @@ mod tests {
         });
         assert_eq!(
             error,
-            format!("the server is too busy to start TLS; it said, in plaintext: {reason}")
+            format!(
+                "the server is too busy for another connection; it said, in plaintext: {reason}"
+            )
         );
     }
 
