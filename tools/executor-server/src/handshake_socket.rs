@@ -4,7 +4,8 @@
 //! the message the client owes has come (so that it can be shed to make
 //! room, `pending.rs`). The client owes its `Hello`, or on TLS first its
 //! part of the TLS handshake; each answer of the server's starts a new
-//! message, and so does the TLS handshake's end. The TLS handshake and the
+//! message, and so does the TLS handshake's end. On TLS, a message is a
+//! record (`record_boundary.rs`). The TLS handshake and the
 //! `Hello` both go through it; once the client is welcomed, it reads and
 //! writes without deadline. Bytes that have not come yet are polled for
 //! briefly before the read blocks (`executor_runtime::polling`): a client
@@ -19,7 +20,10 @@ use std::{
 use executor_protocol::{Stream, unix_socket};
 use executor_runtime::polling::poll_briefly;
 
-use crate::pending::{Pending, Progress};
+use crate::{
+    pending::{Pending, Progress},
+    record_boundary::RecordBoundary,
+};
 
 pub(crate) struct HandshakeSocket<'s> {
     stream: &'s Stream,
@@ -29,6 +33,8 @@ pub(crate) struct HandshakeSocket<'s> {
     pending: Option<Pending>,
     /// Bytes of the message the client owes read so far.
     received_of_message: usize,
+    /// On TLS, where those bytes stand in the client's records.
+    records: Option<RecordBoundary>,
     /// When the server last answered (None: not yet), since when the client
     /// owes its next message.
     answered_at: Option<Instant>,
@@ -45,6 +51,7 @@ impl<'s> HandshakeSocket<'s> {
             deadline: Some(deadline),
             pending: Some(pending),
             received_of_message: 0,
+            records: None,
             answered_at: None,
             read_timeout_set: false,
             write_timeout_set: false,
@@ -53,6 +60,19 @@ impl<'s> HandshakeSocket<'s> {
 
     pub fn stream(&self) -> &'s Stream {
         self.stream
+    }
+
+    /// Reads TLS records from here on: a record read whole is a message.
+    pub fn speak_tls(&mut self) {
+        self.records = Some(RecordBoundary::default());
+    }
+
+    /// Whether part of the message the client owes has come.
+    fn received_part(&self) -> bool {
+        match &self.records {
+            Some(records) => records.inside_a_record(),
+            None => self.received_of_message > 0,
+        }
     }
 
     /// The client owes a new message from now: what it sent so far was
@@ -129,7 +149,7 @@ impl<'s> HandshakeSocket<'s> {
         self.stream.set_read_timeout(Some(left))?;
         self.read_timeout_set = true;
         self.set_progress(Progress::WaitingForClient {
-            received_part: self.received_of_message > 0,
+            received_part: self.received_part(),
             owed_since: self.answered_at,
         });
         let result = read(self.stream);
@@ -156,6 +176,9 @@ impl Read for HandshakeSocket<'_> {
             read => read,
         }?;
         self.received_of_message += read;
+        if let Some(records) = &mut self.records {
+            records.advance(&buffer[..read]);
+        }
         Ok(read)
     }
 }
@@ -254,5 +277,47 @@ mod tests {
         assert!(write_timeout(&served).is_some());
         socket.end_deadline().unwrap();
         assert_eq!(write_timeout(&served), None);
+    }
+
+    /// Whether a TLS client that has sent `sent` and waits is shed for a new
+    /// connection under caps of one (it would be only after 30 s of silence).
+    fn shed_after_sending_on_tls(sent: &[u8]) -> bool {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let peer = Peer::Ip(SocketAddr::new(Ipv4Addr::LOCALHOST.into(), 0));
+        let registry = PendingHandshakes::new(HandshakeLimits {
+            timeout: Duration::from_millis(300),
+            max_pending: 1,
+            max_pending_per_peer: 1,
+            silence_allowed: Duration::from_secs(30),
+        });
+        let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let served = Arc::new(Stream::Tcp(listener.accept().unwrap().0));
+        let pending = registry
+            .add(peer, Arc::clone(&served), Instant::now())
+            .unwrap();
+        let mut socket =
+            HandshakeSocket::new(&served, Instant::now() + Duration::from_secs(30), pending);
+        socket.speak_tls();
+        client.write_all(sent).unwrap();
+        socket.read_exact(&mut vec![0; sent.len()]).unwrap();
+        std::thread::scope(|scope| {
+            // Waits for the client's next bytes until shed or closed.
+            scope.spawn(|| socket.read(&mut [0u8; 1]));
+            std::thread::sleep(Duration::from_millis(100));
+            let _second_client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+            let second = Arc::new(Stream::Tcp(listener.accept().unwrap().0));
+            let shed = registry.add(peer, second, Instant::now()).is_some();
+            drop(client);
+            shed
+        })
+    }
+
+    #[test]
+    fn on_tls_a_client_that_sent_whole_records_is_not_shed_but_one_inside_a_record_is() {
+        // A ChangeCipherSpec record, which a client may send apart from the
+        // Finished after it.
+        let change_cipher_spec = [0x14, 3, 3, 0, 1, 1];
+        assert!(!shed_after_sending_on_tls(&change_cipher_spec));
+        assert!(shed_after_sending_on_tls(&change_cipher_spec[..4]));
     }
 }

@@ -27,6 +27,7 @@ mod peer_key;
 mod pending;
 mod ping;
 mod proc_stat;
+mod record_boundary;
 mod session;
 mod session_dirs;
 mod session_io;

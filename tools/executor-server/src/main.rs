@@ -181,7 +181,8 @@ struct HandshakeArgs {
 
     /// The most connections in their handshake at once. One more waits until
     /// the oldest of them completes its Hello, or closes it once it waits for
-    /// the rest of a Hello, or has been silent for a second.
+    /// the rest of a Hello (or of a TLS record), or has been silent for a
+    /// second since it connected or the server last answered it.
     #[arg(
         long,
         value_name = "N",

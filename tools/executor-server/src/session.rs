@@ -202,6 +202,7 @@ fn start_tls<'s>(
             return None;
         }
     };
+    socket.speak_tls();
     let mut session = RecordExactStream::new(connection, socket);
     match session.complete_handshake() {
         Ok(()) => {
