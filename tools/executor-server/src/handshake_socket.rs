@@ -5,11 +5,11 @@
 //! room, `pending.rs`). The client owes its `Hello`, or on TLS first its
 //! part of the TLS handshake; each answer of the server's starts a new
 //! message, and so does the TLS handshake's end. On TLS, a message is a
-//! record (`record_boundary.rs`). The TLS handshake and the
-//! `Hello` both go through it; once the client is welcomed, it reads and
-//! writes without deadline. Bytes that have not come yet are polled for
-//! briefly before the read blocks (`executor_runtime::polling`): a client
-//! sends its `Hello` right after connecting, usually within the poll.
+//! record (`record_boundary.rs`). The TLS handshake and the `Hello` both go
+//! through it; once the client is welcomed, it reads and writes without
+//! deadline. Bytes that have not come yet are polled for briefly before the
+//! read blocks (`executor_runtime::polling`): a client sends its `Hello`
+//! right after connecting, usually within the poll.
 
 use std::{
     io::{self, Read, Write},
@@ -31,10 +31,8 @@ pub(crate) struct HandshakeSocket<'s> {
     deadline: Option<Instant>,
     /// Until the handshake's outcome is known.
     pending: Option<Pending>,
-    /// Bytes of the message the client owes read so far.
-    received_of_message: usize,
-    /// On TLS, where those bytes stand in the client's records.
-    records: Option<RecordBoundary>,
+    /// What of the message the client owes has come.
+    received: Received,
     /// When the server last answered (None: not yet), since when the client
     /// owes its next message.
     answered_at: Option<Instant>,
@@ -44,14 +42,21 @@ pub(crate) struct HandshakeSocket<'s> {
     write_timeout_set: bool,
 }
 
+/// What of the message the client owes has come: a count of bytes, or on
+/// TLS where they stand in the client's records (a whole record is a whole
+/// message).
+enum Received {
+    Plain(usize),
+    Tls(RecordBoundary),
+}
+
 impl<'s> HandshakeSocket<'s> {
     pub fn new(stream: &'s Stream, deadline: Instant, pending: Pending) -> Self {
         Self {
             stream,
             deadline: Some(deadline),
             pending: Some(pending),
-            received_of_message: 0,
-            records: None,
+            received: Received::Plain(0),
             answered_at: None,
             read_timeout_set: false,
             write_timeout_set: false,
@@ -64,21 +69,23 @@ impl<'s> HandshakeSocket<'s> {
 
     /// Reads TLS records from here on: a record read whole is a message.
     pub fn speak_tls(&mut self) {
-        self.records = Some(RecordBoundary::default());
+        self.received = Received::Tls(RecordBoundary::default());
     }
 
     /// Whether part of the message the client owes has come.
     fn received_part(&self) -> bool {
-        match &self.records {
-            Some(records) => records.inside_a_record(),
-            None => self.received_of_message > 0,
+        match &self.received {
+            Received::Plain(bytes) => *bytes > 0,
+            Received::Tls(records) => records.inside_a_record(),
         }
     }
 
     /// The client owes a new message from now: what it sent so far was
     /// whole (the server answers it, or the TLS handshake is over).
     pub fn expect_new_message(&mut self) {
-        self.received_of_message = 0;
+        if let Received::Plain(bytes) = &mut self.received {
+            *bytes = 0;
+        }
         self.answered_at = Some(Instant::now());
     }
 
@@ -175,9 +182,9 @@ impl Read for HandshakeSocket<'_> {
             }
             read => read,
         }?;
-        self.received_of_message += read;
-        if let Some(records) = &mut self.records {
-            records.advance(&buffer[..read]);
+        match &mut self.received {
+            Received::Plain(bytes) => *bytes += read,
+            Received::Tls(records) => records.advance(&buffer[..read]),
         }
         Ok(read)
     }

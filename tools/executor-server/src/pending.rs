@@ -7,15 +7,14 @@
 //! connection in the cap's scope (of that peer, or of all), and only once that
 //! one has shown that it is not a prompt client: its handshake has read all
 //! the client sent and waits for more, after part of the message the client
-//! owes (its `Hello`, or first its part of the TLS handshake: a client sends
-//! each whole) or after [`HandshakeLimits::silence_allowed`] of silence since
-//! the connection started or the server last answered (a client writes each
-//! as soon as it can). A connection whose `Hello` has arrived, even if its
-//! thread has not read it yet, is never shed; the new connection waits
-//! instead. At the total cap it waits in the accept loop, which accepts
-//! nothing more meanwhile. At its
-//! peer's cap it waits in the waiting room (`waiting_room.rs`), served by a
-//! thread of its own ([`PendingHandshakes::serve_waiting`]), so that one
+//! owes (its `Hello`, or on TLS a record: a client sends each whole) or after
+//! [`HandshakeLimits::silence_allowed`] of silence since the connection
+//! started or the server last answered (a client writes each as soon as it
+//! can). A connection whose `Hello` has arrived, even if its thread has not
+//! read it yet, is never shed; the new connection waits instead. At the total
+//! cap it waits in the accept loop, which accepts nothing more meanwhile. At
+//! its peer's cap it waits in the waiting room (`waiting_room.rs`), served by
+//! a thread of its own ([`PendingHandshakes::serve_waiting`]), so that one
 //! peer's connections never hold up another's. So a burst of real clients
 //! far beyond the caps is served in turn; connections that trickle or say
 //! nothing cannot keep a prompt client out for long; and the threads of
